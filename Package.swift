@@ -1,0 +1,47 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "ActionStack",
+    products: [
+        .library(name: "ActionStack", targets: ["ActionStack"]),
+        .executable(name: "board", targets: ["board"]),
+    ],
+    dependencies: [],
+    targets: [
+        .target(name: "ActionStack"),
+        // The board example: its model is a library target so that tests can drive it directly,
+        // and the executable is a thin terminal front end over that model.
+        .target(
+            name: "BoardModel",
+            dependencies: ["ActionStack"],
+            path: "Examples/Board/Model"
+        ),
+        .executableTarget(
+            name: "board",
+            dependencies: ["BoardModel", "ActionStack"],
+            path: "Examples/Board/CLI"
+        ),
+        .testTarget(
+            name: "ActionStackTests",
+            dependencies: ["ActionStack"]
+        ),
+        .testTarget(
+            name: "BoardTests",
+            dependencies: ["BoardModel", "ActionStack"]
+        ),
+    ]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    // Swift 6 language mode is the tools-version default; state it so the manifest says it.
+    settings.append(.swiftLanguageMode(.v6))
+    // Every public type says whether it is Sendable (conformance or an unavailable extension).
+    settings.append(.treatWarning("ExplicitSendable", as: .error))
+    // Existential types are spelled `any P`, as Swift 6 code should.
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    // Imports say whether they are part of the public interface.
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

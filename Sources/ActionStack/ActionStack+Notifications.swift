@@ -1,0 +1,60 @@
+public import Foundation
+
+extension ActionStack {
+    /// Posted whenever the stack reaches a checkpoint: before a group opens (except an automatic
+    /// top-level group), before a group closes, at the start of undo, redo and
+    /// ``undoNestedGroup()``, and when ``canRedo`` is read.
+    public static let checkpointNotification = Notification.Name("NSUndoManagerCheckpointNotification")
+
+    /// Posted after a group opens, except the group that an undo or redo builds.
+    public static let didOpenUndoGroupNotification = Notification.Name(
+        "NSUndoManagerDidOpenUndoGroupNotification"
+    )
+
+    /// Posted before a group closes, except the group that an undo or redo builds. Its `userInfo`
+    /// is always `nil`.
+    public static let willCloseUndoGroupNotification = Notification.Name(
+        "NSUndoManagerWillCloseUndoGroupNotification"
+    )
+
+    /// Posted after a group closes, except the group that an undo or redo builds. Its `userInfo`
+    /// is `[groupIsDiscardableUserInfoKey: true]` when the closed top-level group is discardable,
+    /// `nil` otherwise.
+    public static let didCloseUndoGroupNotification = Notification.Name(
+        "NSUndoManagerDidCloseUndoGroupNotification"
+    )
+
+    /// Posted before an undo runs its handlers; ``isUndoing`` is already `true`.
+    public static let willUndoChangeNotification = Notification.Name("NSUndoManagerWillUndoChangeNotification")
+
+    /// Posted after an undo; ``isUndoing`` is still `true`. Its `userInfo` is
+    /// `[groupIsDiscardableUserInfoKey: true]` when the undone group was discardable.
+    public static let didUndoChangeNotification = Notification.Name("NSUndoManagerDidUndoChangeNotification")
+
+    /// Posted before a redo runs its handlers; ``isRedoing`` is already `true`.
+    public static let willRedoChangeNotification = Notification.Name("NSUndoManagerWillRedoChangeNotification")
+
+    /// Posted after a redo; ``isRedoing`` is still `true`. Its `userInfo` is
+    /// `[groupIsDiscardableUserInfoKey: true]` when the redone group was discardable.
+    public static let didRedoChangeNotification = Notification.Name("NSUndoManagerDidRedoChangeNotification")
+
+    /// The `userInfo` key that marks a discardable group in ``didCloseUndoGroupNotification``,
+    /// ``didUndoChangeNotification`` and ``didRedoChangeNotification``.
+    public static let groupIsDiscardableUserInfoKey = "NSUndoManagerGroupIsDiscardableKey"
+
+    /// Posts `name` with the stack as object, when ``postsNotifications`` is on.
+    @inline(__always)
+    func post(_ name: Notification.Name, discardable: Bool = false) {
+        guard postsNotifications else { return }
+        NotificationCenter.default.post(
+            name: name,
+            object: self,
+            userInfo: discardable ? [ActionStack.groupIsDiscardableUserInfoKey: true] : nil
+        )
+    }
+
+    @inline(__always)
+    func postCheckpoint() {
+        post(ActionStack.checkpointNotification)
+    }
+}

@@ -1,0 +1,59 @@
+/// An item in a group: an action or a nested group, in registration order.
+enum Item {
+    case action(Action)
+    case group(Group)
+}
+
+/// What a top-level group carries: its action name, discardable flag and user info.
+///
+/// Nested groups carry none (Foundation keeps metadata on the top-level group only), and most
+/// groups carry only a name or nothing, so the storage is allocated on first use.
+struct GroupMetadata {
+    var name = ""
+    var isDiscardable = false
+    var userInfo: [ActionStack.UserInfoKey: Any] = [:]
+
+    var isEmpty: Bool { name.isEmpty && !isDiscardable && userInfo.isEmpty }
+}
+
+/// An undo group: actions and nested groups in registration order.
+final class Group {
+    var items: [Item] = []
+    var isOpen = true
+    /// Actions in this group at any depth.
+    var actionCount = 0
+    /// Top-level groups only; nil while empty.
+    var metadata: GroupMetadata?
+
+    init() {}
+
+    init(metadata: GroupMetadata?) {
+        self.metadata = metadata
+    }
+
+    var name: String { metadata?.name ?? "" }
+    var isDiscardable: Bool { metadata?.isDiscardable ?? false }
+
+    /// Visits every action at any depth, newest first (the order undo runs them in).
+    func forEachActionNewestFirst(_ body: (Action) -> Void) {
+        for item in items.reversed() {
+            switch item {
+            case .action(let action): body(action)
+            case .group(let group): group.forEachActionNewestFirst(body)
+            }
+        }
+    }
+
+    /// Counts the actions at any depth by walking the tree (the invariant check compares it
+    /// with `actionCount`).
+    func countActions() -> Int {
+        var n = 0
+        for item in items {
+            switch item {
+            case .action: n += 1
+            case .group(let group): n += group.countActions()
+            }
+        }
+        return n
+    }
+}
