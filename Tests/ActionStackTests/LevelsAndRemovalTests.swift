@@ -1,0 +1,313 @@
+import ActionStack
+import Foundation
+import Testing
+
+struct LevelsOfUndoTests {
+    @Test func oldestGroupsAreDroppedWhenAGroupCloses() {
+        let stack = makeStack()
+        stack.levelsOfUndo = 3
+        let counter = Counter()
+        for value in 1...5 { group(stack) { counter.set(value, on: stack) } }
+        #expect(stack.undoCount == 3)
+        for _ in 0..<5 { stack.undo() }
+        #expect(counter.value == 2, "steps 1 and 2 were dropped")
+    }
+
+    @Test func loweringTheLimitTrimsAtOnce() {
+        let stack = makeStack()
+        let counter = Counter()
+        for value in 1...6 { group(stack) { counter.set(value, on: stack) } }
+        stack.levelsOfUndo = 2
+        #expect(stack.undoCount == 2)
+        stack.levelsOfUndo = 0
+        for value in 7...9 { group(stack) { counter.set(value, on: stack) } }
+        #expect(stack.undoCount == 5, "0 means unlimited")
+    }
+
+    @Test func theRedoStackIsNeverTrimmed() {
+        let stack = makeStack()
+        let counter = Counter()
+        for value in 1...4 { group(stack) { counter.set(value, on: stack) } }
+        for _ in 0..<4 { stack.undo() }
+        stack.levelsOfUndo = 1
+        #expect(stack.redoCount == 4)
+        stack.redo()
+        stack.redo()
+        #expect(stack.undoCount == 1, "redo's group close trims the undo stack")
+        #expect(stack.redoCount == 2)
+    }
+
+    @Test func openGroupIsNeverTrimmed() {
+        let stack = makeStack()
+        let counter = Counter()
+        for value in 1...3 { group(stack) { counter.set(value, on: stack) } }
+        stack.beginUndoGrouping()
+        counter.set(10, on: stack)
+        stack.levelsOfUndo = 1
+        #expect(stack.undoCount == 1)
+        #expect(stack.groupingLevel == 1)
+        stack.endUndoGrouping()
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(counter.value == 3)
+    }
+
+    @Test func trimmedActionsReleaseWhatTheyCaptured() {
+        let stack = makeStack()
+        stack.levelsOfUndo = 1
+        let target = Counter()
+        var captured: Captured? = Captured()
+        let tracker = LifetimeTracker(captured!)
+        group(stack) { [captured] in stack.registerUndo(withTarget: target) { _ in _ = captured } }
+        captured = nil
+        #expect(tracker.isAlive)
+        group(stack) { target.set(1, on: stack) }
+        #expect(!tracker.isAlive)
+    }
+}
+
+struct RemovalTests {
+    @Test func removeAllActionsEmptiesEverythingAndResetsState() {
+        let stack = makeStack(groupsByEvent: true)
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.endEvent()
+        counter.set(2, on: stack)
+        stack.endEvent()
+        stack.undo()
+        stack.beginUndoGrouping()
+        stack.beginUndoGrouping()
+        stack.disableUndoRegistration()
+        stack.disableUndoRegistration()
+        stack.removeAllActions()
+        #expect(stack.groupingLevel == 0)
+        #expect(!stack.canUndo && !stack.canRedo)
+        #expect(stack.isUndoRegistrationEnabled)
+        #expect(stack.undoCount == 0 && stack.redoCount == 0)
+        #expect(stack._trackedTargetCount == 0)
+    }
+
+    @Test func removeAllActionsWithTargetRemovesOnlyThatTargetOnBothStacks() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let b = Counter("b")
+        group(stack) {
+            a.set(1, on: stack)
+            b.set(1, on: stack)
+        }
+        group(stack) { a.set(2, on: stack) }
+        group(stack) { b.set(2, on: stack) }
+        stack.undo()  // b 2 -> 1, redo holds b
+        stack.removeAllActions(withTarget: b)
+        #expect(stack.undoCount == 2, "the a-only group stays, the mixed group keeps its a action")
+        #expect(stack.redoCount == 0, "the b redo step became empty and went")
+        stack.undo()
+        stack.undo()
+        #expect(a.value == 0)
+        #expect(b.value == 1, "b's actions are gone")
+    }
+
+    @Test func removeAllWithTargetIsTheSameCall() {
+        let stack = makeStack()
+        let a = Counter()
+        group(stack) { a.set(1, on: stack) }
+        stack.removeAll(withTarget: a)
+        #expect(!stack.canUndo)
+    }
+
+    @Test func emptiedNestedGroupsCascadeOutwardsButAlreadyEmptyAndOpenGroupsStay() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let b = Counter("b")
+        // [ a [ b ] [] ] : removing a leaves [ [ b ] [] ]; removing b empties [ b ] and then the whole
+        // group, since the already-empty [] does not keep it.
+        stack.beginUndoGrouping()
+        a.set(1, on: stack)
+        stack.beginUndoGrouping()
+        b.set(1, on: stack)
+        stack.endUndoGrouping()
+        stack.beginUndoGrouping()
+        stack.endUndoGrouping()
+        stack.endUndoGrouping()
+        #expect(stack._structure.hasPrefix("undo([a [a] []])"))
+        stack.removeAllActions(withTarget: a)
+        #expect(stack._structure.hasPrefix("undo([[a] []])"))
+        stack.removeAllActions(withTarget: b)
+        #expect(stack._structure.hasPrefix("undo()"))
+        #expect(!stack.canUndo)
+    }
+
+    @Test func openGroupsStayWhenEmptiedByRemoval() {
+        let stack = makeStack()
+        let a = Counter()
+        stack.beginUndoGrouping()
+        a.set(1, on: stack)
+        stack.beginUndoGrouping()
+        a.set(2, on: stack)
+        stack.removeAllActions(withTarget: a)
+        #expect(stack.groupingLevel == 2)
+        #expect(stack._structure.hasPrefix("undo(<<>>)"))
+        #expect(!stack.canUndo)
+    }
+
+    @Test func removalDoesNotTouchTheDisableCounter() {
+        let stack = makeStack()
+        let a = Counter()
+        group(stack) { a.set(1, on: stack) }
+        stack.disableUndoRegistration()
+        stack.removeAllActions(withTarget: a)
+        #expect(!stack.isUndoRegistrationEnabled)
+        stack.enableUndoRegistration()
+    }
+
+    @Test func removalOfAnUnknownTargetChangesNothing() {
+        let stack = makeStack()
+        let a = Counter()
+        group(stack) { a.set(1, on: stack) }
+        let before = stack._structure
+        stack.removeAllActions(withTarget: Counter())
+        #expect(stack._structure == before)
+    }
+
+    @Test func removedAndClearedActionsReleaseWhatTheyCaptured() {
+        let stack = makeStack()
+        let a = Counter()
+        var first: Captured? = Captured()
+        var second: Captured? = Captured()
+        let firstTracker = LifetimeTracker(first!)
+        let secondTracker = LifetimeTracker(second!)
+        group(stack) { [first] in stack.registerUndo(withTarget: a) { _ in _ = first } }
+        group(stack) { [second] in stack.registerUndo(withTarget: a) { _ in _ = second } }
+        stack.undo()  // second's action performed: released
+        first = nil
+        second = nil
+        #expect(!secondTracker.isAlive, "performed actions are released")
+        #expect(firstTracker.isAlive)
+        stack.removeAllActions(withTarget: a)
+        #expect(!firstTracker.isAlive, "removed actions are released")
+
+        var third: Captured? = Captured()
+        let thirdTracker = LifetimeTracker(third!)
+        group(stack) { [third] in stack.registerUndo(withTarget: a) { _ in _ = third } }
+        third = nil
+        stack.removeAllActions()
+        #expect(!thirdTracker.isAlive, "cleared actions are released")
+    }
+}
+
+struct WeakTargetTests {
+    @Test func theStackNeverKeepsATargetAlive() {
+        let stack = makeStack()
+        var target: Counter? = Counter()
+        let tracker = LifetimeTracker(target!)
+        group(stack) { stack.registerUndo(withTarget: target!) { $0.value = 0 } }
+        target = nil
+        #expect(!tracker.isAlive)
+    }
+
+    @Test func aFreedTargetsActionsNeverRunAndItsStepsDisappear() {
+        let stack = makeStack()
+        let survivor = Counter("s")
+        var doomed: Counter? = Counter("d")
+        var ran = false
+        group(stack, named: "Keep") { survivor.set(1, on: stack) }
+        group(stack, named: "Doomed") { stack.registerUndo(withTarget: doomed!) { _ in ran = true } }
+        #expect(stack.undoCount == 2)
+        doomed = nil
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoActionName == "Keep")
+        #expect(stack.undoMenuItemTitle == "Undo Keep")
+        stack.undo()
+        #expect(!ran)
+        #expect(survivor.value == 0)
+    }
+
+    @Test func aMixedGroupKeepsItsLiveActions() {
+        let stack = makeStack()
+        let survivor = Counter("s")
+        var doomed: Counter? = Counter("d")
+        group(stack) {
+            survivor.set(1, on: stack)
+            doomed!.set(1, on: stack)
+        }
+        doomed = nil
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(survivor.value == 0)
+        #expect(stack.redoCount == 1)
+    }
+
+    @Test func deadStepOnTheRedoSideDisappearsToo() {
+        let stack = makeStack()
+        var doomed: Counter? = Counter()
+        group(stack, named: "Set") { doomed!.set(1, on: stack) }
+        stack.undo()
+        #expect(stack.canRedo)
+        doomed = nil
+        #expect(!stack.canRedo)
+        #expect(stack.redoMenuItemTitle == "Redo")
+        stack.redo()
+        #expect(stack.lastMisuse == nil)
+    }
+
+    @Test func aNewObjectAtAFreedTargetsAddressIsADifferentTarget() {
+        let stack = makeStack()
+        for round in 0..<50 {
+            var doomed: Counter? = Counter("d\(round)")
+            group(stack) { doomed!.set(1, on: stack) }
+            doomed = nil
+            let fresh = Counter("f\(round)")  // often reuses the freed address
+            group(stack) { fresh.set(2, on: stack) }
+            #expect(stack.undoCount == 1)
+            stack.undo()
+            #expect(fresh.value == 0)
+            stack.removeAllActions()
+        }
+    }
+
+    @Test func deadActionsInsideANestedGroupOfAnOpenGroupArePruned() {
+        let stack = makeStack()
+        let live = Counter()
+        var doomed: Counter? = Counter()
+        stack.beginUndoGrouping()
+        live.set(1, on: stack)
+        stack.beginUndoGrouping()
+        doomed!.set(1, on: stack)
+        stack.endUndoGrouping()
+        doomed = nil
+        #expect(stack.canUndo)
+        #expect(stack._structure.hasPrefix("undo(<a>)"))
+    }
+}
+
+struct LifetimeTests {
+    @Test func aPerformedActionReleasesItsCapturesAndTheStackIsFreed() {
+        var stack: ActionStack? = makeStack()
+        let stackTracker = LifetimeTracker(stack!)
+        let target = Counter()
+        var captured: Captured? = Captured()
+        let tracker = LifetimeTracker(captured!)
+        stack!.beginUndoGrouping()
+        stack!.registerUndo(withTarget: target) { [captured] _ in _ = captured }
+        stack!.endUndoGrouping()
+        captured = nil
+        #expect(tracker.isAlive)
+        stack!.undo()
+        #expect(!tracker.isAlive)
+        stack = nil
+        #expect(!stackTracker.isAlive)
+    }
+
+    @Test func droppingTheStackReleasesEveryAction() {
+        var stack: ActionStack? = makeStack()
+        let target = Counter()
+        var captured: Captured? = Captured()
+        let tracker = LifetimeTracker(captured!)
+        stack!.beginUndoGrouping()
+        stack!.registerUndo(withTarget: target) { [captured] _ in _ = captured }
+        stack!.endUndoGrouping()
+        captured = nil
+        stack = nil
+        #expect(!tracker.isAlive)
+    }
+}

@@ -1,0 +1,405 @@
+import ActionStack
+import Foundation
+import Testing
+
+/// Every misuse of the contract's section 11, in report-and-carry-on mode: the misuse is named,
+/// observable, and the stack is exactly as it was.
+struct MisuseTests {
+    /// A stack with history on both sides, an open group, and a named top group.
+    func populated() -> (ActionStack, Counter) {
+        let stack = makeStack()
+        let counter = Counter()
+        group(stack, named: "One") { counter.set(1, on: stack) }
+        group(stack, named: "Two") { counter.set(2, on: stack) }
+        group(stack, named: "Three") { counter.set(3, on: stack) }
+        stack.undo()
+        return (stack, counter)
+    }
+
+    @Test func endUndoGroupingWithNothingOpen() {
+        let (stack, counter) = populated()
+        let before = stack._structure
+        var observed: [ActionStack.Misuse] = []
+        stack.onMisuse = { observed.append($0) }
+        stack.endUndoGrouping()
+        #expect(observed == [.endWithoutBegin])
+        #expect(stack.lastMisuse == .endWithoutBegin)
+        #expect(stack._structure == before)
+        #expect(counter.value == 2)
+        #expect(stack.lastMisuse?.description == "endUndoGrouping() called with no matching beginUndoGrouping()")
+        #expect(stack.lastMisuse?.operation == .endUndoGrouping)
+    }
+
+    @Test func enableWithoutDisable() {
+        let (stack, counter) = populated()
+        let before = stack._structure
+        stack.enableUndoRegistration()
+        #expect(counter.value == 2)
+        #expect(stack.lastMisuse == .enableWithoutDisable)
+        #expect(stack._structure == before)
+        #expect(stack.isUndoRegistrationEnabled)
+    }
+
+    @Test func undoWithTwoGroupsOpen() {
+        let (stack, counter) = populated()
+        stack.beginUndoGrouping()
+        stack.beginUndoGrouping()
+        let before = stack._structure
+        stack.undo()
+        #expect(stack.lastMisuse == .undoWithNestedGroupsOpen(groupingLevel: 2))
+        #expect(stack.lastMisuse?.description.contains("too many nested undo groups") == true)
+        #expect(stack._structure == before)
+        #expect(counter.value == 2)
+    }
+
+    @Test func undoNestedGroupWithAnOpenGroup() {
+        let (stack, counter) = populated()
+        stack.beginUndoGrouping()
+        let before = stack._structure
+        stack.undoNestedGroup()
+        #expect(counter.value == 2)
+        #expect(stack.lastMisuse == .undoNestedGroupWithOpenGroup)
+        #expect(stack.lastMisuse?.description.contains("call endUndoGrouping() before calling this method") == true)
+        #expect(stack._structure == before)
+    }
+
+    @Test func registrationWithNoOpenGroup() {
+        let (stack, counter) = populated()
+        let before = stack._structure
+        counter.set(9, on: stack)
+        #expect(stack.lastMisuse == .noOpenGroup(.registerUndo))
+        #expect(stack._structure == before)
+    }
+
+    @Test func misuseDescriptionsNameTheCallAndTheProblem() {
+        let cases: [ActionStack.Misuse] = [
+            .endWithoutBegin, .enableWithoutDisable, .undoWithNestedGroupsOpen(groupingLevel: 2),
+            .undoNestedGroupWithOpenGroup, .redoWhileUndoing, .noOpenGroup(.setActionName),
+            .reentrantCall(.undo, during: .undoing), .reentrantCall(.removeAllActions, during: .notifyingRedo),
+        ]
+        for misuse in cases {
+            #expect(misuse.description.contains(misuse.operation.description), "\(misuse)")
+            #expect(misuse.description.count > misuse.operation.description.count + 10)
+        }
+        #expect(Set(cases.map(\.description)).count == cases.count)
+    }
+}
+
+/// Calls made from inside an undo handler, a redo handler and the will/did observers: each has a
+/// defined result, and the stack is intact afterwards.
+struct ReentrancyTests {
+    enum Place: String, CaseIterable, CustomTestStringConvertible {
+        case undoHandler, redoHandler, willUndo, didUndo, willRedo, didRedo
+        var testDescription: String { rawValue }
+        var isUndo: Bool { [.undoHandler, .willUndo, .didUndo].contains(self) }
+    }
+
+    enum Call: String, CaseIterable, CustomTestStringConvertible {
+        case undo, undoNestedGroup, redo, removeAllActions, removeAllActionsWithTarget, endEvent
+        var testDescription: String { rawValue }
+    }
+
+    /// Runs `body` at `place` during one undo or redo of a two-step history; returns the stack and
+    /// the counter after the operation.
+    func run(at place: Place, _ body: @escaping (ActionStack, Counter) -> Void) -> (ActionStack, Counter) {
+        let stack = makeStack()
+        let counter = Counter()
+        let probe = Counter("probe")
+        group(stack) { counter.set(1, on: stack) }
+        var armed = true
+        func fire() {
+            guard armed else { return }
+            armed = false
+            body(stack, counter)
+        }
+        // A step whose undo and redo handlers can call `fire`.
+        func setProbe(_ value: Int) {
+            let old = probe.value
+            stack.registerUndo(withTarget: probe) { _ in
+                if (stack.isUndoing && place == .undoHandler) || (stack.isRedoing && place == .redoHandler) { fire() }
+                setProbe(old)
+            }
+            probe.value = value
+        }
+        group(stack, named: "Probe") { setProbe(1) }
+        if !place.isUndo { stack.undo() }
+        let names: [Place: Notification.Name] = [
+            .willUndo: ActionStack.willUndoChangeNotification, .didUndo: ActionStack.didUndoChangeNotification,
+            .willRedo: ActionStack.willRedoChangeNotification, .didRedo: ActionStack.didRedoChangeNotification,
+        ]
+        // The observer must call back into this (non-Sendable) stack on the posting thread; hand the
+        // closure over unchecked, as NotificationCenter's @Sendable block requires.
+        nonisolated(unsafe) let fireFromObserver = fire
+        var token: (any NSObjectProtocol)?
+        if let name = names[place] {
+            token = observe(name, of: stack) { _ in fireFromObserver() }
+        }
+        if place.isUndo { stack.undo() } else { stack.redo() }
+        if let token { NotificationCenter.default.removeObserver(token) }
+        return (stack, counter)
+    }
+
+    @Test(arguments: Place.allCases, Call.allCases)
+    func structuralCallsAreRefusedDuringUndoAndRedo(place: Place, call: Call) {
+        var before = ""
+        var level = -1
+        let (stack, counter) = run(at: place) { stack, counter in
+            before = stack._structure
+            level = stack.groupingLevel
+            switch call {
+            case .undo: stack.undo()
+            case .undoNestedGroup: stack.undoNestedGroup()
+            case .redo: stack.redo()
+            case .removeAllActions: stack.removeAllActions()
+            case .removeAllActionsWithTarget: stack.removeAllActions(withTarget: counter)
+            case .endEvent: stack.endEvent()
+            }
+            #expect(stack._structure == before, "nothing changed")
+        }
+        let expected: ActionStack.Misuse
+        let activity: ActionStack.Misuse.Activity =
+            switch place {
+            case .undoHandler: .undoing
+            case .redoHandler: .redoing
+            case .willUndo, .didUndo: .notifyingUndo
+            case .willRedo, .didRedo: .notifyingRedo
+            }
+        let operation: ActionStack.Misuse.Operation =
+            switch call {
+            case .undo: .undo
+            case .undoNestedGroup: .undoNestedGroup
+            case .redo: .redo
+            case .removeAllActions: .removeAllActions
+            case .removeAllActionsWithTarget: .removeAllActionsWithTarget
+            case .endEvent: .endEvent
+            }
+        if call == .redo && place.isUndo {
+            expected = .redoWhileUndoing
+        } else {
+            expected = .reentrantCall(operation, during: activity)
+        }
+        #expect(stack.lastMisuse == expected)
+        #expect(level == (place == .undoHandler || place == .redoHandler ? 1 : 0))
+        #expect(!stack.isUndoing && !stack.isRedoing)
+        #expect(stack._invariantViolations().isEmpty)
+        // The operation itself completed: the probe step moved sides, the counter step is intact.
+        #expect(counter.value == 1)
+        stack.lastMisuse = nil
+        stack.undo()
+        stack.undo()
+        #expect(counter.value == 0)
+        #expect(stack.lastMisuse == nil)
+    }
+
+    @Test(arguments: [Place.willUndo, .didUndo, .willRedo, .didRedo])
+    func registeringOrGroupingFromAWillOrDidObserverIsRefused(place: Place) {
+        var results: [ActionStack.Misuse?] = []
+        let (stack, _) = run(at: place) { stack, counter in
+            stack.registerUndo(withTarget: counter) { _ in }
+            results.append(stack.lastMisuse)
+            stack.lastMisuse = nil
+            stack.beginUndoGrouping()
+            results.append(stack.lastMisuse)
+            stack.lastMisuse = nil
+            stack.endUndoGrouping()
+            results.append(stack.lastMisuse)
+            stack.lastMisuse = nil
+            stack.setActionName("X")
+            results.append(stack.lastMisuse)
+        }
+        let activity: ActionStack.Misuse.Activity = place.isUndo ? .notifyingUndo : .notifyingRedo
+        #expect(
+            results == [
+                .reentrantCall(.registerUndo, during: activity), .reentrantCall(.beginUndoGrouping, during: activity),
+                .reentrantCall(.endUndoGrouping, during: activity), .reentrantCall(.setActionName, during: activity),
+            ]
+        )
+        #expect(stack._invariantViolations().isEmpty)
+    }
+
+    @Test(arguments: [Place.undoHandler, .redoHandler])
+    func aHandlerCannotCloseTheGroupItsOperationIsBuilding(place: Place) {
+        let (stack, _) = run(at: place) { stack, _ in
+            stack.endUndoGrouping()
+        }
+        #expect(stack.lastMisuse == .endWithoutBegin)
+        #expect(stack._invariantViolations().isEmpty)
+    }
+
+    @Test(arguments: [Place.undoHandler, .redoHandler])
+    func harmlessCallsFromHandlersWork(place: Place) {
+        var seen: (Bool, Bool, Int, Int) = (false, false, -1, -1)
+        let (stack, _) = run(at: place) { stack, _ in
+            stack.disableUndoRegistration()
+            stack.enableUndoRegistration()
+            stack.levelsOfUndo = 5
+            seen = (stack.canUndo, stack.canRedo, stack.undoCount, stack.redoCount)
+        }
+        #expect(stack.lastMisuse == nil)
+        #expect(seen.2 >= 0)
+        #expect(stack.levelsOfUndo == 5)
+    }
+
+    @Test func willCloseObserverCannotRestructureButCanRegister() {
+        let stack = makeStack()
+        let counter = Counter()
+        nonisolated(unsafe) var calls: [() -> Void] = []
+        let token = observe(ActionStack.willCloseUndoGroupNotification, of: stack) { _ in
+            for call in calls { call() }
+            calls = []
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        stack.beginUndoGrouping()
+        counter.set(1, on: stack)
+        var misuses: [ActionStack.Misuse?] = []
+        calls = [
+            { stack.undo(); misuses.append(stack.lastMisuse) },
+            { stack.beginUndoGrouping(); misuses.append(stack.lastMisuse) },
+            { stack.endUndoGrouping(); misuses.append(stack.lastMisuse) },
+            { stack.removeAllActions(); misuses.append(stack.lastMisuse) },
+            { stack.lastMisuse = nil; counter.set(2, on: stack); misuses.append(stack.lastMisuse) },
+        ]
+        stack.endUndoGrouping()
+        #expect(
+            misuses == [
+                .reentrantCall(.undo, during: .closingGroup), .reentrantCall(.beginUndoGrouping, during: .closingGroup),
+                .reentrantCall(.endUndoGrouping, during: .closingGroup),
+                .reentrantCall(.removeAllActions, during: .closingGroup), nil,
+            ]
+        )
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(counter.value == 0, "the observer's registration joined the closing group")
+    }
+
+    @Test func didCloseObserverMayUndo() {
+        let stack = makeStack()
+        let counter = Counter()
+        nonisolated(unsafe) var armed = true
+        nonisolated(unsafe) let undoOnce = {
+            guard armed else { return }
+            armed = false
+            stack.undo()
+        }
+        let token = observe(ActionStack.didCloseUndoGroupNotification, of: stack) { _ in undoOnce() }
+        defer { NotificationCenter.default.removeObserver(token) }
+        group(stack) { counter.set(1, on: stack) }
+        #expect(stack.lastMisuse == nil)
+        #expect(counter.value == 0)
+        #expect(stack.redoCount == 1)
+    }
+}
+
+/// Trap mode: each misuse stops the process, as Foundation's exception does.
+struct TrapModeTests {
+    @Test func endWithoutBeginTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.misusePolicy = .trap
+            stack.endUndoGrouping()
+        }
+    }
+
+    @Test func enableWithoutDisableTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.misusePolicy = .trap
+            stack.enableUndoRegistration()
+        }
+    }
+
+    @Test func undoWithNestedGroupsTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.misusePolicy = .trap
+            stack.beginUndoGrouping()
+            stack.beginUndoGrouping()
+            stack.undo()
+        }
+    }
+
+    @Test func undoNestedGroupWithOpenGroupTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            stack.misusePolicy = .trap
+            stack.beginUndoGrouping()
+            stack.undoNestedGroup()
+        }
+    }
+
+    @Test func registrationWithoutGroupTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            stack.misusePolicy = .trap
+            stack.registerUndo(withTarget: stack) { _ in }
+        }
+    }
+
+    @Test func setterWithoutGroupTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            stack.misusePolicy = .trap
+            stack.setActionName("X")
+        }
+    }
+
+    @Test func reentrantUndoTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            stack.misusePolicy = .trap
+            final class Target {}
+            let target = Target()
+            stack.beginUndoGrouping()
+            stack.registerUndo(withTarget: target) { _ in stack.undo() }
+            stack.endUndoGrouping()
+            stack.undo()
+        }
+    }
+
+    @Test func redoWhileUndoingTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            stack.misusePolicy = .trap
+            final class Target {}
+            let target = Target()
+            stack.beginUndoGrouping()
+            stack.registerUndo(withTarget: target) { _ in stack.redo() }
+            stack.endUndoGrouping()
+            stack.undo()
+        }
+    }
+
+    @Test func removeAllActionsFromAHandlerTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            stack.misusePolicy = .trap
+            final class Target {}
+            let target = Target()
+            stack.beginUndoGrouping()
+            stack.registerUndo(withTarget: target) { _ in stack.removeAllActions() }
+            stack.endUndoGrouping()
+            stack.undo()
+        }
+    }
+
+    @Test func correctUseDoesNotTrap() async {
+        await #expect(processExitsWith: .success) {
+            let stack = ActionStack()
+            stack.misusePolicy = .trap
+            stack.groupsByEvent = false
+            final class Target { var value = 0 }
+            let target = Target()
+            stack.beginUndoGrouping()
+            stack.registerUndo(withTarget: target) { $0.value = 0 }
+            stack.endUndoGrouping()
+            stack.undo()
+            stack.redo()
+        }
+    }
+}
