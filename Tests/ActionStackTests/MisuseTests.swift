@@ -253,11 +253,27 @@ struct ReentrancyTests {
         counter.set(1, on: stack)
         var misuses: [ActionStack.Misuse?] = []
         calls = [
-            { stack.undo(); misuses.append(stack.lastMisuse) },
-            { stack.beginUndoGrouping(); misuses.append(stack.lastMisuse) },
-            { stack.endUndoGrouping(); misuses.append(stack.lastMisuse) },
-            { stack.removeAllActions(); misuses.append(stack.lastMisuse) },
-            { stack.lastMisuse = nil; counter.set(2, on: stack); misuses.append(stack.lastMisuse) },
+            {
+                stack.undo()
+                misuses.append(stack.lastMisuse)
+            },
+            {
+                stack.beginUndoGrouping()
+                misuses.append(stack.lastMisuse)
+            },
+            {
+                stack.endUndoGrouping()
+                misuses.append(stack.lastMisuse)
+            },
+            {
+                stack.removeAllActions()
+                misuses.append(stack.lastMisuse)
+            },
+            {
+                stack.lastMisuse = nil
+                counter.set(2, on: stack)
+                misuses.append(stack.lastMisuse)
+            },
         ]
         stack.endUndoGrouping()
         #expect(
