@@ -28,7 +28,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BoardTests",
-            dependencies: ["BoardModel", "ActionStack"]
+            // `board` is listed so that the executable is built before the tests that run it.
+            dependencies: ["BoardModel", "ActionStack", "board"]
         ),
     ]
 )

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+/// Where the built `board` executable is: next to the test bundle in the build folder.
+func boardExecutable() throws -> URL {
+    let self_ = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = self_.deletingLastPathComponent()
+    // The test binary may sit inside an .xctest bundle folder (Apple platforms).
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent("board")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    throw BoardRunError.notBuilt
+}
+
+enum BoardRunError: Error { case notBuilt }
+
+/// Runs `board` with `arguments`, feeding `input` on standard input (a pipe, not a terminal).
+func runBoard(_ arguments: [String] = [], input: String = "") throws -> (output: String, status: Int32) {
+    let process = Process()
+    process.executableURL = try boardExecutable()
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let data = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+}
+
+/// The built example, run as a user runs it.
+struct ExecutableTests {
+    @Test func pipedCommandsWorkLikeTypedOnes() throws {
+        let script = """
+            add 10 20
+            move 1 30 5
+            undo
+            redo
+            color blue
+            figure
+            undo
+            bogus
+            quit
+            """
+        let (output, status) = try runBoard(input: script)
+        #expect(status == 0)
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("> add 10 20"), "commands are echoed when input is not a terminal")
+        #expect(lines.contains("board: [Undo Move to (10.0, 20.0)] (Redo)"))
+        #expect(lines.contains("Undo Move to (10.0, 20.0)"))
+        #expect(lines.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"))
+        #expect(lines.contains("Redo Move to (30.0, 5.0)"))
+        #expect(lines.contains("figure #1: [Undo Change Color] (Redo)"))
+        #expect(lines.contains("figure #1: (Undo) [Redo Change Color]"))
+        #expect(lines.contains("error: unknown command 'bogus'; type help for the list"))
+        #expect(lines.last == "bye")
+    }
+
+    @Test func endOfInputEndsTheProgram() throws {
+        let (output, status) = try runBoard(input: "add 1 1\n")
+        #expect(status == 0)
+        #expect(output.contains("board: [Undo Add Figure] (Redo)"))
+    }
+
+    @Test func demoPlaysTheScriptedSession() throws {
+        let (output, status) = try runBoard(["--demo"])
+        #expect(status == 0)
+        let lines = output.split(separator: "\n").map(String.init)
+        for expected in [
+            "> add 10 20", "added figure #1 at (10.0, 20.0)", "> move 1 30 24", "> color red",
+            "Undo Change Corner Radius", "Undo Move to (10.0, 20.0)", "Redo Move to (30.0, 24.0)",
+            "removed figure #2", "Undo Remove Figure", "Undo Change Color",
+            "figure #2: (Undo) [Redo Change Color]",
+        ] {
+            #expect(lines.contains(expected), "missing: \(expected)")
+        }
+    }
+
+    @Test func unknownOptionIsRefused() throws {
+        let (output, status) = try runBoard(["--frob"])
+        #expect(status == 2)
+        #expect(output.contains("unknown option '--frob'"))
+    }
+}
+
+/// The interactive mode in a real terminal: tmux runs `board`, the test types keys and reads the
+/// screen. CI installs tmux and sets BOARD_REQUIRE_TMUX=1, so there a missing tmux fails.
+struct TerminalTests {
+    static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let required = ProcessInfo.processInfo.environment["BOARD_REQUIRE_TMUX"] == "1"
+
+    /// Runs a tmux command and returns what it printed.
+    ///
+    /// `new-session` starts the tmux server, which lives on and would hold an output pipe open
+    /// forever; its output goes to /dev/null instead.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.tmux))
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        guard arguments.first != "new-session" else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return ""
+        }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Waits until the pane shows `text` (or a few seconds pass); returns the pane.
+    func waitForPane(_ session: String, showing text: String) throws -> String {
+        var pane = ""
+        for _ in 0..<100 {
+            pane = try tmux(["capture-pane", "-p", "-t", session])
+            if pane.contains(text) { return pane }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return pane
+    }
+
+    @Test func interactiveSessionInATerminal() throws {
+        guard Self.tmux != nil else {
+            #expect(!Self.required, "tmux is required here (BOARD_REQUIRE_TMUX=1) but is not installed")
+            return
+        }
+        let board = try boardExecutable()
+        let session = "actionstack-board-\(ProcessInfo.processInfo.processIdentifier)"
+        // The shell keeps the pane open after `board` exits, so its last words can be read.
+        try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "40", "\(board.path); sleep 30"])
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+
+        var pane = try waitForPane(session, showing: "type help")
+        #expect(pane.contains("ActionStack board"), "a terminal gets the greeting and a prompt")
+        try tmux(["send-keys", "-t", session, "add 10 20", "Enter"])
+        pane = try waitForPane(session, showing: "[Undo Add Figure]")
+        #expect(pane.contains("board: [Undo Add Figure] (Redo)"))
+        try tmux(["send-keys", "-t", session, "move 1 30 5", "Enter"])
+        pane = try waitForPane(session, showing: "Move to (10.0, 20.0)]")
+        #expect(pane.contains("board: [Undo Move to (10.0, 20.0)] (Redo)"))
+        try tmux(["send-keys", "-t", session, "undo", "Enter"])
+        pane = try waitForPane(session, showing: "[Redo Move to (30.0, 5.0)]")
+        #expect(pane.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"))
+        try tmux(["send-keys", "-t", session, "move 1 abc 5", "Enter"])
+        pane = try waitForPane(session, showing: "error:")
+        #expect(pane.contains("error: x must be a number, not 'abc'"))
+        try tmux(["send-keys", "-t", session, "quit", "Enter"])
+        pane = try waitForPane(session, showing: "bye")
+        #expect(pane.contains("bye"))
+    }
+}
