@@ -111,13 +111,14 @@ extension ActionStack {
     /// Opens a group on `history`: a new top-level group (with `metadata`) when nothing is open,
     /// otherwise a group nested in the innermost open one.
     @discardableResult
-    func pushGroup(on history: History, metadata: GroupMetadata?) -> Group {
+    func pushGroup(on history: History, metadata: GroupMetadata?, stateID: UInt64? = nil) -> Group {
         let group: Group
         if let innermost = history.innermostOpen {
             group = Group()
             innermost.items.append(.group(group))
         } else {
             group = Group(metadata: metadata)
+            group.stateID = stateID ?? makeStateID()
             history.groups.append(group)
         }
         history.openPath.append(group)
@@ -162,7 +163,7 @@ extension ActionStack {
             if group.actionCount == 0 { history.groups.removeLast() }
             if history === undoHistory {
                 pendingCloseToken = nil
-                trimToLevels()
+                trimToLimits()
             }
         }
         if notify { post(ActionStack.didCloseUndoGroupNotification, discardable: discardable) }

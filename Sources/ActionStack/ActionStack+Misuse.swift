@@ -55,6 +55,8 @@ extension ActionStack {
             case notifyingRedo = "a redo is posting its will/did notifications"
             /// Posting `willCloseUndoGroupNotification`.
             case closingGroup = "a group is about to close (willCloseUndoGroupNotification)"
+            /// Running the inverse actions of a scoped group whose body threw.
+            case rollingBack = "a scoped group is rolling back what its failed body registered"
             /// Posting the automatic group's `didOpenUndoGroupNotification` inside
             /// `beginUndoGrouping()`, before the explicit group opens.
             case openingGroup = "beginUndoGrouping() is opening the automatic group (didOpenUndoGroupNotification)"

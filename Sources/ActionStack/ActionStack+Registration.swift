@@ -32,21 +32,9 @@ extension ActionStack {
     ) {
         defer { didMutate() }
         guard disableCount == 0 else { return }
-        if let activity = notifyingActivity {
-            report(.reentrantCall(.registerUndo, during: activity))
-            return
+        register(target, cost: 0, coalescingKey: nil, window: nil) { box in
+            TypedAction(box: box, handler: handler)
         }
-        let history = currentHistory
-        if history.openPath.isEmpty && !groupsByEvent {
-            report(.noOpenGroup(.registerUndo))
-            return
-        }
-        if !isPerforming { clearRedoStack() }
-        let openedAutomatically = history.openPath.isEmpty
-        if openedAutomatically { openAutomaticGroup() }
-        let box = registry.retainBox(for: target)
-        append(.action(TypedAction(box: box, handler: handler)), to: history)
-        if openedAutomatically { post(ActionStack.didOpenUndoGroupNotification) }
     }
 
     /// Whether registration is enabled (the disable counter is zero).
@@ -80,6 +68,59 @@ extension ActionStack {
 
     // MARK: Internals
 
+    /// The registration path shared by every `registerUndo` form. Registration is enabled.
+    ///
+    /// - Parameter makeAction: Builds the action around the target's box.
+    @inline(__always)
+    func register<TargetType: AnyObject>(
+        _ target: TargetType,
+        cost: Int,
+        coalescingKey: String?,
+        window: Duration?,
+        makeAction: (TargetBox) -> Action
+    ) {
+        if let activity = notifyingActivity {
+            report(.reentrantCall(.registerUndo, during: activity))
+            return
+        }
+        let history = currentHistory
+        if let coalescingKey, !isPerforming, history.openPath.isEmpty,
+            let group = coalescingCandidate(key: coalescingKey, target: target, window: window)
+        {
+            // Continue the previous step: join its (closed) group instead of opening a new one.
+            clearRedoStack()
+            let action = makeAction(registry.retainBox(for: target))
+            group.items.append(.action(action))
+            group.actionCount += 1
+            group.stateID = makeStateID()
+            history.totalCost += cost
+            coalescing?.lastTime = coalescingClock()
+            trimToLimits()
+            return
+        }
+        if history.openPath.isEmpty && !groupsByEvent {
+            report(.noOpenGroup(.registerUndo))
+            return
+        }
+        if !isPerforming {
+            clearRedoStack()
+            // A registration of another kind ends coalescing; a coalescing one restarts it below.
+            if coalescing != nil { coalescing = nil }
+        }
+        let openedAutomatically = history.openPath.isEmpty
+        if openedAutomatically { openAutomaticGroup() }
+        let box = registry.retainBox(for: target)
+        append(.action(makeAction(box)), to: history)
+        history.totalCost += cost
+        // Every change made outside undo and redo is a new document state.
+        if !isPerforming { history.openPath[0].stateID = makeStateID() }
+        if let coalescingKey, !isPerforming {
+            coalescing = CoalescingState(
+                key: coalescingKey, box: box, group: history.openPath[0], lastTime: coalescingClock())
+        }
+        if openedAutomatically { post(ActionStack.didOpenUndoGroupNotification) }
+    }
+
     /// Appends `item` to the innermost open group of `history`.
     @inline(__always)
     func append(_ item: Item, to history: History) {
@@ -93,17 +134,25 @@ extension ActionStack {
     /// Empties the redo stack, releasing its actions.
     func clearRedoStack() {
         guard !redoHistory.groups.isEmpty else { return }
-        for group in redoHistory.groups { releaseActions(in: group) }
+        for group in redoHistory.groups { releaseActions(in: group, from: redoHistory) }
         redoHistory.groups.removeAll()
         redoHistory.openPath.removeAll()
+        redoHistory.totalCost = 0
     }
 
-    /// Tells the registry that the actions of a group that leaves the history are gone.
-    func releaseActions(in group: Group) {
+    /// Accounts for an action that leaves `history` (performed, trimmed, removed or cleared).
+    @inline(__always)
+    func release(_ action: Action, from history: History) {
+        registry.release(action.box)
+        if history.totalCost != 0 { history.totalCost -= action.cost }
+    }
+
+    /// Accounts for the actions of a group that leaves `history`.
+    func releaseActions(in group: Group, from history: History) {
         for item in group.items {
             switch item {
-            case .action(let action): registry.release(action.box)
-            case .group(let nested): releaseActions(in: nested)
+            case .action(let action): release(action, from: history)
+            case .group(let nested): releaseActions(in: nested, from: history)
             }
         }
     }

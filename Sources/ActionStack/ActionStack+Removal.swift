@@ -14,7 +14,12 @@ extension ActionStack {
         undoHistory.openPath.removeAll()
         redoHistory.groups.removeAll()
         redoHistory.openPath.removeAll()
+        undoHistory.totalCost = 0
+        redoHistory.totalCost = 0
         registry.removeAll()
+        coalescing = nil
+        baseStateID = makeStateID()
+        cleanStateID = baseStateID
         disableCount = 0
         pendingCloseToken = nil
         isUndoing = false
@@ -37,8 +42,10 @@ extension ActionStack {
         defer { didMutate() }
         if refuseRestructuring(.removeAllActionsWithTarget) { return }
         guard let box = registry.box(for: target) else { return }
-        removeActions(from: undoHistory) { $0.box === box }
-        removeActions(from: redoHistory) { $0.box === box }
+        keepingCleanState {
+            removeActions(from: undoHistory) { $0.box === box }
+            removeActions(from: redoHistory) { $0.box === box }
+        }
     }
 
     /// Removes every action whose target is `target`; the same as
@@ -52,12 +59,24 @@ extension ActionStack {
 
     // MARK: Internals
 
-    /// Drops the oldest closed top-level groups beyond ``levelsOfUndo``.
-    func trimToLevels() {
-        guard levelsOfUndo > 0 else { return }
-        while undoHistory.closedCount > levelsOfUndo {
-            releaseActions(in: undoHistory.groups.removeFirst())
+    /// Drops the oldest closed top-level groups beyond ``levelsOfUndo``, then while the undo
+    /// stack's cost is over ``maximumCost`` (keeping the newest closed step).
+    func trimToLimits() {
+        if levelsOfUndo > 0 {
+            while undoHistory.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }
+        if maximumCost > 0 {
+            let keep = undoHistory.openPath.isEmpty ? 1 : 0
+            while undoHistory.totalCost > maximumCost && undoHistory.closedCount > keep { dropOldestUndoStep() }
+        }
+    }
+
+    private func dropOldestUndoStep() {
+        let group = undoHistory.groups.removeFirst()
+        // Undoing everything now leads to the state right after the dropped step.
+        baseStateID = group.stateID
+        releaseActions(in: group, from: undoHistory)
+        if coalescing?.group === group { coalescing = nil }
     }
 
     /// Drops the actions of freed targets, with the groups this empties, when a target has died.
@@ -71,8 +90,10 @@ extension ActionStack {
     ///   when one did.
     func pruneDeadTargetsIfNeeded() {
         guard !isPerforming, closingDepth == 0, registry.hasDeadTargets() else { return }
-        removeActions(from: undoHistory) { !$0.box.isAlive }
-        removeActions(from: redoHistory) { !$0.box.isAlive }
+        keepingCleanState {
+            removeActions(from: undoHistory) { !$0.box.isAlive }
+            removeActions(from: redoHistory) { !$0.box.isAlive }
+        }
         registry.forgetDeadTargets()
     }
 
@@ -80,13 +101,13 @@ extension ActionStack {
     /// this empties. One pass over the stored items.
     func removeActions(from history: History, where shouldRemove: (Action) -> Bool) {
         history.groups.retain { group in
-            let removed = removeActions(in: group, where: shouldRemove)
+            let removed = removeActions(in: group, of: history, where: shouldRemove)
             return group.isOpen || removed == 0 || group.actionCount > 0
         }
     }
 
     /// Removes matching actions at any depth of `group`; returns how many it removed.
-    private func removeActions(in group: Group, where shouldRemove: (Action) -> Bool) -> Int {
+    private func removeActions(in group: Group, of history: History, where shouldRemove: (Action) -> Bool) -> Int {
         var removed = 0
         var kept: [Item] = []
         var changed = false
@@ -95,12 +116,12 @@ extension ActionStack {
             switch item {
             case .action(let action):
                 if shouldRemove(action) {
-                    registry.release(action.box)
+                    release(action, from: history)
                     removed += 1
                     keep = false
                 }
             case .group(let nested):
-                let removedInside = removeActions(in: nested, where: shouldRemove)
+                let removedInside = removeActions(in: nested, of: history, where: shouldRemove)
                 removed += removedInside
                 keep = nested.isOpen || removedInside == 0 || nested.actionCount > 0
             }

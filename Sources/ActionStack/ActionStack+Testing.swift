@@ -9,9 +9,13 @@ extension ActionStack {
 
     /// Called at the end of every mutating public call. Checks only between operations: inside
     /// an undo or redo, the group being performed is in flight.
+    ///
+    /// Then tells observers of the clean state and of ``State`` what changed, if anything.
     @inline(__always)
     func didMutate() {
-        if checksInvariants && !isPerforming && closingDepth == 0 { _checkInvariants() }
+        guard !isPerforming && closingDepth == 0 else { return }
+        if checksInvariants { _checkInvariants() }
+        if batchDepth == 0 { publishChanges() }
     }
 
     /// Stops the process with a description if an internal invariant does not hold.
@@ -52,6 +56,9 @@ extension ActionStack {
         }
 
         for (side, history) in [("undo", undoHistory), ("redo", redoHistory)] {
+            var cost = 0
+            for group in history.groups { group.forEachActionNewestFirst { cost += $0.cost } }
+            if cost != history.totalCost { problems.append("\(side): total cost \(history.totalCost) != \(cost)") }
             if let top = history.openPath.first, top !== history.groups.last {
                 problems.append("\(side): open top-level group is not the newest")
             }
@@ -67,6 +74,12 @@ extension ActionStack {
         }
         if !isUndoing && !redoHistory.openPath.isEmpty { problems.append("redo stack has an open group") }
         if isUndoing && isRedoing { problems.append("undoing and redoing at once") }
+        // Cost is trimmed when a step closes: with nothing open, only the newest step may exceed it.
+        if maximumCost > 0 && undoHistory.openPath.isEmpty && undoHistory.totalCost > maximumCost
+            && undoHistory.closedCount > 1
+        {
+            problems.append("undo stack costs \(undoHistory.totalCost), limit \(maximumCost)")
+        }
         if levelsOfUndo > 0 && undoHistory.closedCount > levelsOfUndo {
             problems.append("undo stack holds \(undoHistory.closedCount) groups, limit \(levelsOfUndo)")
         }

@@ -23,3 +23,61 @@ extension ActionStack {
         return redoMenuTitle(forUndoActionName: name)
     }
 }
+
+/// The wording of Undo and Redo titles, with the action name anywhere in the sentence.
+///
+/// ```swift
+/// stack.titleTemplates = TitleTemplates(
+///     undo: "Annuler « {name} »", redo: "Rétablir « {name} »",
+///     undoWithoutName: "Annuler", redoWithoutName: "Rétablir"
+/// )
+/// stack.undoMenuTitle(forUndoActionName: "Déplacer")  // "Annuler « Déplacer »"
+/// ```
+public struct TitleTemplates: Hashable, Sendable {
+    /// The placeholder that the action name replaces: `{name}`.
+    public static let placeholder = "{name}"
+
+    /// English, as Foundation: "Undo {name}", "Redo {name}", "Undo", "Redo".
+    public static let english = TitleTemplates(
+        undo: "Undo {name}",
+        redo: "Redo {name}",
+        undoWithoutName: "Undo",
+        redoWithoutName: "Redo"
+    )
+
+    /// The Undo title for a named step; `{name}` is replaced by the action name.
+    public var undo: String
+    /// The Redo title for a named step; `{name}` is replaced by the action name.
+    public var redo: String
+    /// The Undo title when there is nothing to undo or the step has no name.
+    public var undoWithoutName: String
+    /// The Redo title when there is nothing to redo or the step has no name.
+    public var redoWithoutName: String
+
+    /// Creates templates.
+    /// - Parameters:
+    ///   - undo: The Undo title for a named step, with `{name}` where the name goes.
+    ///   - redo: The Redo title for a named step, with `{name}` where the name goes.
+    ///   - undoWithoutName: The plain Undo title.
+    ///   - redoWithoutName: The plain Redo title.
+    public init(undo: String, redo: String, undoWithoutName: String, redoWithoutName: String) {
+        self.undo = undo
+        self.redo = redo
+        self.undoWithoutName = undoWithoutName
+        self.redoWithoutName = redoWithoutName
+    }
+
+    /// The Undo title for `actionName` (the plain one when the name is empty).
+    /// - Parameter actionName: The step's name.
+    /// - Returns: The title.
+    public func undoTitle(for actionName: String) -> String {
+        actionName.isEmpty ? undoWithoutName : undo.replacing(Self.placeholder, with: actionName)
+    }
+
+    /// The Redo title for `actionName` (the plain one when the name is empty).
+    /// - Parameter actionName: The step's name.
+    /// - Returns: The title.
+    public func redoTitle(for actionName: String) -> String {
+        actionName.isEmpty ? redoWithoutName : redo.replacing(Self.placeholder, with: actionName)
+    }
+}

@@ -79,6 +79,7 @@ extension ActionStack {
     public func undoNestedGroup() {
         defer { didMutate() }
         if refuseRestructuring(.undoNestedGroup) { return }
+        coalescing = nil
         postCheckpoint()
         if refuseRestructuring(.undoNestedGroup) { return }
         pruneDeadTargetsIfNeeded()
@@ -108,6 +109,7 @@ extension ActionStack {
             return
         }
         if refuseRestructuring(.redo) { return }
+        coalescing = nil
         postCheckpoint()
         if isUndoing {
             report(.redoWhileUndoing)
@@ -138,14 +140,18 @@ extension ActionStack {
         // Build the opposite step on the other side; it carries the group's metadata.
         let destination = undoing ? redoHistory : undoHistory
         let baseDepth = destination.depth
-        let opposite = pushGroup(on: destination, metadata: parent == nil ? group.metadata : nil)
+        let opposite = pushGroup(
+            on: destination,
+            metadata: parent == nil ? group.metadata : nil,
+            stateID: parent == nil ? group.stateID : nil
+        )
         let savedProtectedDepth = protectedDepth
         protectedDepth = baseDepth + 1
         isRunningHandlers = true
 
         group.forEachActionNewestFirst { action in
             _ = action.perform()
-            registry.release(action.box)
+            release(action, from: source)
         }
 
         postCheckpoint()

@@ -157,10 +157,53 @@ open class ActionStack {
     public var levelsOfUndo = 0 {
         didSet {
             if levelsOfUndo < 0 { levelsOfUndo = 0 }
-            trimToLevels()
+            trimToLimits()
             didMutate()
         }
     }
+
+    /// The largest total cost of the undo stack, counted from the costs that registrations state
+    /// with ``RegistrationOptions/cost``; 0 (the default) means no limit.
+    ///
+    /// When a top-level group closes on the undo stack (and whenever the limit changes), the oldest
+    /// whole steps are dropped while the total is over the limit; a step is never split, and the
+    /// newest closed step is always kept. The redo stack is not limited. Works alongside
+    /// ``levelsOfUndo``.
+    ///
+    /// - Complexity: Setting it is O(k) for k dropped actions.
+    public var maximumCost = 0 {
+        didSet {
+            if maximumCost < 0 { maximumCost = 0 }
+            trimToLimits()
+            didMutate()
+        }
+    }
+
+    /// The clock that coalescing windows are measured with. Replace it in tests so they need not
+    /// sleep.
+    public var coalescingClock: () -> ContinuousClock.Instant = { ContinuousClock.now }
+
+    /// The wording of the menu titles; English by default.
+    public var titleTemplates = TitleTemplates.english
+
+    /// The step that coalescing registrations may join.
+    var coalescing: CoalescingState?
+
+    // Clean state: every document state has an id; see ActionStack+CleanState.swift.
+    var nextStateID: UInt64 = 1
+    /// The state with the undo stack empty.
+    var baseStateID: UInt64 = 0
+    /// The state marked clean; a new stack is clean.
+    var cleanStateID: UInt64 = 0
+    /// Whether the stack was clean when it last told its observers.
+    var lastReportedClean = true
+
+    // Observation: see ActionStack+Observation.swift.
+    let stateObservers = ObserverList<State>()
+    var lastPublishedState: State?
+    /// Nonzero while a multi-step operation (a jump) runs: observers hear once, at the end.
+    var batchDepth = 0
+    var isPublishing = false
 
     /// Creates an empty stack: ``levelsOfUndo`` 0, ``groupsByEvent`` on, registration enabled.
     public init() {}
@@ -169,24 +212,26 @@ open class ActionStack {
 
     /// The Undo title for an action name: "Undo Move" for "Move", "Undo" for "".
     ///
-    /// Override it in a subclass to localise, as with `UndoManager`.
+    /// Uses ``titleTemplates``; set other templates to translate, or override it in a subclass, as
+    /// with `UndoManager`.
     ///
     /// - Parameter actionName: The step's name.
     /// - Returns: The title.
     /// - Complexity: O(m) for the m characters of the name.
     open func undoMenuTitle(forUndoActionName actionName: String) -> String {
-        actionName.isEmpty ? "Undo" : "Undo \(actionName)"
+        titleTemplates.undoTitle(for: actionName)
     }
 
     /// The Redo title for an action name: "Redo Move" for "Move", "Redo" for "".
     ///
-    /// Override it in a subclass to localise, as with `UndoManager`.
+    /// Uses ``titleTemplates``; set other templates to translate, or override it in a subclass, as
+    /// with `UndoManager`.
     ///
     /// - Parameter actionName: The step's name.
     /// - Returns: The title.
     /// - Complexity: O(m) for the m characters of the name.
     open func redoMenuTitle(forUndoActionName actionName: String) -> String {
-        actionName.isEmpty ? "Redo" : "Redo \(actionName)"
+        titleTemplates.redoTitle(for: actionName)
     }
 
     // MARK: Internal helpers

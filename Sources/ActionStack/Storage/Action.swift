@@ -27,9 +27,13 @@ class Action {
 
     /// Runs the handler if the target is still alive. Returns whether it ran.
     func perform() -> Bool { fatalError("Action is abstract") }
+
+    /// The cost the registration stated (see `ActionStack.maximumCost`); 0 for most actions, which
+    /// then need no storage for it.
+    var cost: Int { 0 }
 }
 
-final class TypedAction<Target: AnyObject>: Action {
+class TypedAction<Target: AnyObject>: Action {
     let handler: (Target) -> Void
 
     init(box: TargetBox, handler: @escaping (Target) -> Void) {
@@ -44,4 +48,16 @@ final class TypedAction<Target: AnyObject>: Action {
         handler(unsafeDowncast(object, to: Target.self))
         return true
     }
+}
+
+/// An action registered with a cost.
+final class CostedAction<Target: AnyObject>: TypedAction<Target> {
+    let storedCost: Int
+
+    init(box: TargetBox, cost: Int, handler: @escaping (Target) -> Void) {
+        storedCost = cost
+        super.init(box: box, handler: handler)
+    }
+
+    override var cost: Int { storedCost }
 }

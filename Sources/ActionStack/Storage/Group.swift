@@ -24,6 +24,9 @@ final class Group {
     var actionCount = 0
     /// Top-level groups only; nil while empty.
     var metadata: GroupMetadata?
+    /// Top-level groups only: the document state right after this step, for the clean point. A
+    /// step keeps its state when it moves between the undo and redo stacks.
+    var stateID: UInt64 = 0
 
     init() {}
 

@@ -7,6 +7,8 @@
 final class History {
     var groups = RingBuffer<Group>()
     var openPath: [Group] = []
+    /// The sum of the costs of the actions stored on this side.
+    var totalCost = 0
 
     var depth: Int { openPath.count }
     var innermostOpen: Group? { openPath.last }

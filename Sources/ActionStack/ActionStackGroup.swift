@@ -1,0 +1,94 @@
+/// Several stacks with one active: one Edit menu for several documents or contexts, like Qt's
+/// `QUndoGroup`.
+///
+/// Each document keeps its own ``ActionStack``; the group's ``undo()``, ``redo()``, titles and
+/// clean state are those of the ``activeStack``. Observers hear when the active stack changes and
+/// when its state changes.
+///
+/// ```swift
+/// let edit = ActionStackGroup()
+/// edit.add(documentA.undoStack)
+/// edit.add(documentB.undoStack)
+/// edit.activeStack = documentB.undoStack   // the window that has focus
+/// edit.undoMenuItemTitle                    // documentB's title
+/// edit.undo()
+/// ```
+public final class ActionStackGroup {
+    /// The stacks in the group, in the order they were added.
+    public private(set) var stacks: [ActionStack] = []
+
+    /// The stack that the group's calls act on; `nil` for none (the menu items are disabled).
+    ///
+    /// Setting a stack that is not in the group adds it. Switching leaves the previous stack as it
+    /// is, even with a group open on it.
+    public var activeStack: ActionStack? {
+        didSet {
+            guard activeStack !== oldValue else { return }
+            if let activeStack, !stacks.contains(where: { $0 === activeStack }) { stacks.append(activeStack) }
+            follow()
+        }
+    }
+
+    private let observers = ObserverList<ActionStack.State?>()
+    private var activeToken: ObservationToken?
+
+    /// Creates an empty group with no active stack.
+    public init() {}
+
+    /// Adds `stack` to the group (it does not become active).
+    /// - Parameter stack: The stack to add.
+    /// - Complexity: O(s) for s stacks.
+    public func add(_ stack: ActionStack) {
+        guard !stacks.contains(where: { $0 === stack }) else { return }
+        stacks.append(stack)
+    }
+
+    /// Removes `stack` from the group; if it was active, no stack is active afterwards.
+    /// - Parameter stack: The stack to remove.
+    /// - Complexity: O(s) for s stacks.
+    public func remove(_ stack: ActionStack) {
+        stacks.removeAll { $0 === stack }
+        if activeStack === stack { activeStack = nil }
+    }
+
+    /// Whether the active stack can undo; `false` with no active stack.
+    public var canUndo: Bool { activeStack?.canUndo ?? false }
+    /// Whether the active stack can redo; `false` with no active stack.
+    public var canRedo: Bool { activeStack?.canRedo ?? false }
+    /// The active stack's Undo title, or the plain "Undo".
+    public var undoMenuItemTitle: String { activeStack?.undoMenuItemTitle ?? TitleTemplates.english.undoWithoutName }
+    /// The active stack's Redo title, or the plain "Redo".
+    public var redoMenuItemTitle: String { activeStack?.redoMenuItemTitle ?? TitleTemplates.english.redoWithoutName }
+    /// Whether the active stack is clean; `true` with no active stack.
+    public var isClean: Bool { activeStack?.isClean ?? true }
+
+    /// Undoes on the active stack.
+    /// - Complexity: As ``ActionStack/undo()``.
+    public func undo() { activeStack?.undo() }
+
+    /// Redoes on the active stack.
+    /// - Complexity: As ``ActionStack/redo()``.
+    public func redo() { activeStack?.redo() }
+
+    /// Calls `body` with the active stack's state when the active stack changes (`nil` when there
+    /// is none) and each time its state changes. Keep the token.
+    /// - Parameter body: Called with each new state.
+    /// - Returns: The token that keeps the observation alive.
+    public func observe(_ body: @escaping (ActionStack.State?) -> Void) -> ObservationToken {
+        observers.add { state in
+            body(state)
+            return true
+        }
+    }
+
+    private func follow() {
+        activeToken = nil
+        if let activeStack {
+            activeToken = activeStack.observe { [weak self] state in self?.observers.notify(state) }
+        }
+        observers.notify(activeStack?.state)
+    }
+}
+
+@available(*, unavailable, message: "Use an ActionStackGroup from one isolation domain at a time.")
+extension ActionStackGroup: Sendable {}

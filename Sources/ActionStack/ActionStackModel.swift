@@ -1,0 +1,51 @@
+public import Observation
+
+/// A stack's state for the Observation framework: a view model that SwiftUI views (or
+/// `withObservationTracking`) follow without any notification plumbing.
+///
+/// ```swift
+/// let model = ActionStackModel(stack)
+/// withObservationTracking {
+///     render(model.undoMenuItemTitle, enabled: model.canUndo)
+/// } onChange: {
+///     scheduleRedraw()
+/// }
+/// ```
+///
+/// The model updates once per call on the stack that changes what it shows. Use it where the
+/// stack is used (one isolation domain).
+@Observable
+public final class ActionStackModel {
+    /// Everything the model shows, as one value.
+    public private(set) var state: ActionStack.State
+
+    @ObservationIgnored private var token: ObservationToken?
+
+    /// Creates a model that follows `stack`.
+    /// - Parameter stack: The stack to follow.
+    public init(_ stack: ActionStack) {
+        state = stack.state
+        token = nil
+        token = stack.observe { [weak self] state in self?.state = state }
+    }
+
+    /// Whether there is something to undo.
+    public var canUndo: Bool { state.canUndo }
+    /// Whether there is something to redo.
+    public var canRedo: Bool { state.canRedo }
+    /// The Undo title.
+    public var undoMenuItemTitle: String { state.undoMenuItemTitle }
+    /// The Redo title.
+    public var redoMenuItemTitle: String { state.redoMenuItemTitle }
+    /// Whether the stack is at its clean point.
+    public var isClean: Bool { state.isClean }
+    /// The number of steps to undo.
+    public var undoCount: Int { state.undoCount }
+    /// The number of steps to redo.
+    public var redoCount: Int { state.redoCount }
+    /// The number of open groups.
+    public var groupingLevel: Int { state.groupingLevel }
+}
+
+@available(*, unavailable, message: "Use an ActionStackModel where its stack is used.")
+extension ActionStackModel: Sendable {}

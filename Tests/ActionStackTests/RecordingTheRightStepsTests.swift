@@ -1,0 +1,391 @@
+import ActionStack
+import Foundation
+import Testing
+
+/// A text field that types characters undoably, coalescing keystrokes into one step.
+final class TextField {
+    var text = ""
+    let stack: ActionStack
+    init(stack: ActionStack) { self.stack = stack }
+
+    func type(_ character: Character, window: Duration? = .seconds(1)) {
+        if character == "\n" { stack.breakCoalescing() }
+        text.append(character)
+        stack.registerUndo(withTarget: self, options: .coalescing("typing", within: window)) { field in
+            field.text.removeLast()
+        }
+        stack.setActionName("Typing")
+    }
+}
+
+/// A clock the tests move by hand.
+final class ManualClock: @unchecked Sendable {
+    var now = ContinuousClock.now
+    func advance(_ duration: Duration) { now = now + duration }
+}
+
+struct CoalescingTests {
+    func makeTypingStack() -> (ActionStack, ManualClock) {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let clock = ManualClock()
+        stack.coalescingClock = { clock.now }
+        return (stack, clock)
+    }
+
+    @Test func typingAWordIsOneStep() {
+        let (stack, clock) = makeTypingStack()
+        let field = TextField(stack: stack)
+        for character in "hello" {
+            field.type(character)
+            stack.endEvent()  // each keystroke is its own event
+            clock.advance(.milliseconds(200))
+        }
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoMenuItemTitle == "Undo Typing")
+        stack.undo()
+        #expect(field.text == "")
+        stack.redo()
+        #expect(field.text == "", "the inverse registered nothing, so there is no redo")
+    }
+
+    @Test func aNewlineOrAPauseStartsANewStep() {
+        let (stack, clock) = makeTypingStack()
+        let field = TextField(stack: stack)
+        for character in "ab\ncd" {
+            field.type(character)
+            stack.endEvent()
+        }
+        #expect(stack.undoCount == 2, "the newline broke coalescing")
+        clock.advance(.seconds(5))
+        field.type("e")
+        stack.endEvent()
+        #expect(stack.undoCount == 3, "the pause broke coalescing")
+        stack.undo()
+        #expect(field.text == "ab\ncd")
+        stack.undo()
+        #expect(field.text == "ab")
+    }
+
+    @Test func coalescingWithinTheWindowCountsFromTheLastKeystroke() {
+        let (stack, clock) = makeTypingStack()
+        let field = TextField(stack: stack)
+        for character in "abcdef" {
+            field.type(character)
+            stack.endEvent()
+            clock.advance(.milliseconds(900))  // 5.4 s in all, but never a pause over 1 s
+        }
+        #expect(stack.undoCount == 1)
+    }
+
+    @Test func anotherKindUndoRedoAndTheCleanPointEndCoalescing() {
+        let (stack, _) = makeTypingStack()
+        let field = TextField(stack: stack)
+        let other = Counter()
+        field.type("a")
+        stack.endEvent()
+        other.set(1, on: stack)  // another kind of change
+        stack.endEvent()
+        field.type("b")
+        stack.endEvent()
+        #expect(stack.undoCount == 3)
+        stack.undo()
+        stack.redo()  // nothing to redo for typing, but undo itself ends coalescing
+        field.type("c")
+        stack.endEvent()
+        field.type("d")
+        stack.endEvent()
+        stack.markClean()
+        field.type("e")
+        stack.endEvent()
+        #expect(stack.undoCount == 4, "the clean point started a new step")
+    }
+
+    @Test func aDragOfOneFigureThroughAHundredPositionsIsOneMoveStep() {
+        final class Figure {
+            var x = 0.0
+        }
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let figure = Figure()
+        let other = Figure()
+        func drag(_ figure: Figure, to x: Double) {
+            let old = figure.x
+            stack.registerUndo(withTarget: figure, options: .coalescing("drag")) { $0.x = old }
+            stack.setActionName("Move")
+            figure.x = x
+        }
+        for step in 1...100 {
+            drag(figure, to: Double(step))
+            stack.endEvent()
+        }
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoMenuItemTitle == "Undo Move")
+        drag(other, to: 5)  // the same kind on another target: a new step
+        stack.endEvent()
+        #expect(stack.undoCount == 2)
+        stack.undo()
+        stack.undo()
+        #expect(figure.x == 0, "undo returns to where the drag began")
+    }
+
+    @Test func coalescingWithGroupsByEventOffNeedsNoOpenGroup() {
+        let stack = makeStack()
+        let field = TextField(stack: stack)
+        stack.beginUndoGrouping()
+        field.type("a")
+        stack.endUndoGrouping()
+        stack.lastMisuse = nil
+        stack.registerUndo(withTarget: field, options: .coalescing("typing")) { $0.text.removeLast() }
+        field.text.append("b")
+        #expect(stack.lastMisuse == nil, "joined the closed step")
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(field.text == "")
+    }
+}
+
+struct ScopedGroupTests {
+    struct Failure: Error, Equatable {}
+
+    @Test func aScopedGroupIsOneNamedStep() {
+        let stack = makeStack()
+        let counter = Counter()
+        let result = stack.group(named: "Twice") {
+            counter.set(1, on: stack)
+            counter.set(2, on: stack)
+            return counter.value
+        }
+        #expect(result == 2)
+        #expect(stack.groupingLevel == 0)
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoMenuItemTitle == "Undo Twice")
+        stack.undo()
+        #expect(counter.value == 0)
+    }
+
+    @Test func aThrowingBodyIsRolledBackAndTheErrorPassedOn() {
+        let stack = makeStack()
+        let counter = Counter()
+        group(stack, named: "Keep") { counter.set(1, on: stack) }
+        let recorder = NotificationRecorder(stack)
+        #expect(throws: Failure()) {
+            try stack.group(named: "Fails") {
+                counter.set(2, on: stack)
+                counter.set(3, on: stack)
+                throw Failure()
+            }
+        }
+        #expect(counter.value == 1, "the model is back where it was")
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoActionName == "Keep")
+        #expect(stack.groupingLevel == 0)
+        #expect(recorder.withoutCheckpoints == ["DidOpen", "WillClose", "DidClose"], "balanced")
+        stack.undo()
+        #expect(counter.value == 0)
+    }
+
+    @Test func nestedScopesRollBackOnlyTheFailingOne() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let b = Counter("b")
+        stack.group(named: "Outer") {
+            a.set(1, on: stack)
+            try? stack.group {
+                b.set(1, on: stack)
+                stack.beginUndoGrouping()  // left open by the failing body
+                b.set(2, on: stack)
+                throw Failure()
+            }
+            #expect(b.value == 0)
+            #expect(stack.groupingLevel == 1)
+        }
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(a.value == 0)
+        #expect(stack.redoCount == 1)
+    }
+
+    @Test func scopesCloseWhatTheBodyLeftOpen() {
+        let stack = makeStack()
+        let a = Counter()
+        stack.group(named: "Sloppy") {
+            stack.beginUndoGrouping()
+            a.set(1, on: stack)
+        }
+        #expect(stack.groupingLevel == 0)
+        #expect(stack.undoMenuItemTitle == "Undo Sloppy")
+    }
+
+    @Test func aScopeInsideAnUndoHandlerRollsBackWithinTheRedoGroup() {
+        let stack = makeStack()
+        let a = Counter()
+        group(stack) {
+            stack.registerUndo(withTarget: a) { a in
+                a.set(10, on: stack)  // kept: part of the redo step
+                try? stack.group {
+                    a.set(99, on: stack)
+                    throw Failure()
+                }
+            }
+        }
+        stack.undo()
+        #expect(a.value == 10)
+        #expect(stack.redoCount == 1)
+        #expect(stack.lastMisuse == nil)
+        stack.redo()
+        #expect(a.value == 0)
+    }
+
+    @Test func withGroupsByEventTheScopeNestsInTheAutomaticGroup() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let a = Counter()
+        #expect(throws: Failure.self) {
+            try stack.group {
+                a.set(1, on: stack)
+                throw Failure()
+            }
+        }
+        #expect(stack.groupingLevel == 1, "the event's automatic group stays open")
+        stack.endEvent()
+        #expect(!stack.canUndo, "and is dropped empty at the end of the event")
+        #expect(a.value == 0)
+    }
+
+    @Test func whileDisabledTheBodyJustRuns() {
+        let stack = makeStack()
+        stack.disableUndoRegistration()
+        let value = stack.group(named: "X") { 7 }
+        #expect(value == 7)
+        stack.enableUndoRegistration()
+        #expect(stack.lastMisuse == nil)
+    }
+}
+
+struct PropertyChangeTests {
+    final class Shape {
+        var color = "black"
+        var radius = 0.0
+    }
+
+    @Test func setValueIsUndoableAndRedoable() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let shape = Shape()
+        stack.setValue("red", for: \.color, on: shape, actionName: "Change Color")
+        stack.endEvent()
+        #expect(shape.color == "red")
+        #expect(stack.undoMenuItemTitle == "Undo Change Color")
+        stack.undo()
+        #expect(shape.color == "black")
+        #expect(stack.redoMenuItemTitle == "Redo Change Color")
+        stack.redo()
+        #expect(shape.color == "red")
+        stack.undo()
+        #expect(shape.color == "black")
+    }
+
+    @Test func setValueStillSetsWhileRegistrationIsDisabled() {
+        let stack = makeStack()
+        let shape = Shape()
+        stack.disableUndoRegistration()
+        stack.setValue(2.5, for: \.radius, on: shape)
+        stack.enableUndoRegistration()
+        #expect(shape.radius == 2.5)
+        #expect(!stack.canUndo)
+    }
+}
+
+struct CostLimitTests {
+    @Test func oldestWholeStepsAreDroppedWhenTheLimitIsPassed() {
+        let stack = makeStack()
+        stack.maximumCost = 100
+        let target = Counter()
+        for step in 1...5 {
+            group(stack, named: "Step \(step)") {
+                stack.registerUndo(withTarget: target, options: .cost(20)) { $0.value -= 1 }
+                stack.registerUndo(withTarget: target, options: .cost(20)) { $0.value -= 1 }
+            }
+        }
+        #expect(stack.undoCount == 2, "two steps of 40 fit in 100, a third would not")
+        stack.undo()
+        stack.undo()
+        #expect(target.value == -4, "each step was kept whole")
+    }
+
+    @Test func theNewestStepIsKeptEvenIfItAloneIsOverTheLimit() {
+        let stack = makeStack()
+        stack.maximumCost = 10
+        let target = Counter()
+        group(stack) { stack.registerUndo(withTarget: target, options: .cost(5)) { $0.value = 1 } }
+        group(stack) { stack.registerUndo(withTarget: target, options: .cost(50)) { $0.value = 2 } }
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(target.value == 2)
+    }
+
+    @Test func theLimitIsAdjustableAtAnyTime() {
+        let stack = makeStack()
+        let target = Counter()
+        for _ in 1...10 {
+            group(stack) { stack.registerUndo(withTarget: target, options: .cost(10)) { $0.value += 1 } }
+        }
+        #expect(stack.undoCount == 10)
+        stack.maximumCost = 35
+        #expect(stack.undoCount == 3)
+        stack.maximumCost = 0
+        group(stack) { stack.registerUndo(withTarget: target, options: .cost(1000)) { $0.value += 1 } }
+        #expect(stack.undoCount == 4)
+    }
+
+    @Test func costsLeaveWithUndoneRemovedAndClearedActions() {
+        let stack = makeStack()
+        stack.maximumCost = 30
+        let a = Counter("a")
+        let b = Counter("b")
+        group(stack) { stack.registerUndo(withTarget: a, options: .cost(10)) { $0.value += 1 } }
+        group(stack) { stack.registerUndo(withTarget: b, options: .cost(10)) { $0.value += 1 } }
+        stack.removeAllActions(withTarget: a)
+        stack.undo()
+        group(stack) { stack.registerUndo(withTarget: a, options: .cost(15)) { $0.value += 1 } }
+        group(stack) { stack.registerUndo(withTarget: a, options: .cost(15)) { $0.value += 1 } }
+        #expect(stack.undoCount == 2, "freed costs were subtracted")
+        #expect(stack._invariantViolations().isEmpty)
+    }
+
+    @Test func levelsAndCostWorkTogether() {
+        let stack = makeStack()
+        stack.levelsOfUndo = 3
+        stack.maximumCost = 1000
+        let target = Counter()
+        for _ in 1...5 {
+            group(stack) { stack.registerUndo(withTarget: target, options: .cost(1)) { $0.value += 1 } }
+        }
+        #expect(stack.undoCount == 3)
+    }
+}
+
+struct TitleTemplateTests {
+    @Test func englishIsTheDefault() {
+        #expect(ActionStack().titleTemplates == .english)
+    }
+
+    @Test func templatesMayPutTheNameAnywhere() {
+        let stack = makeStack()
+        stack.titleTemplates = TitleTemplates(
+            undo: "「{name}」を取り消す",
+            redo: "「{name}」をやり直す",
+            undoWithoutName: "取り消す",
+            redoWithoutName: "やり直す"
+        )
+        let counter = Counter()
+        #expect(stack.undoMenuItemTitle == "取り消す")
+        group(stack, named: "移動") { counter.set(1, on: stack) }
+        #expect(stack.undoMenuItemTitle == "「移動」を取り消す")
+        stack.undo()
+        #expect(stack.redoMenuItemTitle == "「移動」をやり直す")
+        #expect(stack.undoMenuItemTitle == "取り消す")
+        #expect(stack.undoMenuTitle(forUndoActionName: "X") == "「X」を取り消す")
+    }
+}
