@@ -207,6 +207,33 @@ struct SessionTests {
         #expect(session.render().contains { $0.contains("(*1)") }, "rounded figures are drawn with parentheses")
     }
 
+    @Test func historyListsTheStepsAndJumpsToAPosition() throws {
+        let session = Session()
+        _ = session.handle("add 1 1")
+        _ = session.handle("move 1 5 5")
+        _ = session.handle("move 1 9 9")
+        let listing = try #require(session.handle("history").first)
+        #expect(listing.contains("> 3  Move to (5.0, 5.0)"))
+        #expect(listing.contains("  1  Add Figure"))
+        let jump = session.handle("history 1")
+        #expect(jump.first == "jumped to position 1")
+        #expect(session.board.figure(1)?.position == Point(x: 1, y: 1))
+        #expect(jump.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]")
+        let after = try #require(session.handle("history").first)
+        #expect(after.contains("  3  Move to (9.0, 9.0)  (redo)"))
+        #expect(session.handle("history 9").first?.contains("history positions run from 0 to 3") == true)
+    }
+
+    @Test func theEditMenuGroupFollowsTheContext() {
+        let session = Session()
+        _ = session.handle("add 1 1")
+        _ = session.handle("color red")
+        #expect(session.edit.activeStack === session.board.undoStack)
+        _ = session.handle("figure")
+        #expect(session.edit.activeStack === session.board.figure(1)?.undoStack)
+        #expect(session.edit.undoMenuItemTitle == "Undo Change Color")
+    }
+
     @Test func quitFinishesTheSession() {
         let session = Session()
         #expect(session.handle("quit") == ["bye"])

@@ -20,12 +20,16 @@ public final class Session {
     public private(set) var context: Context = .board
     /// The Undo and Redo buttons of the active context.
     public let buttons: UndoButtons
+    /// One Edit menu over the board's stack and every figure's stack: undo and redo act on its
+    /// active stack, which follows the chosen context.
+    public let edit = ActionStackGroup()
     /// Set by `quit`.
     public private(set) var isFinished = false
 
     /// Creates a session on an empty board.
     public init() {
         buttons = UndoButtons(following: board.undoStack)
+        edit.activeStack = board.undoStack
     }
 
     /// The selected figure, if it is (still) on the board.
@@ -48,7 +52,8 @@ public final class Session {
             let message = try perform(command, arguments)
             endEvent()
             var output = message.map { [$0] } ?? []
-            if command != "help" && command != "quit" && command != "history" { output += render() }
+            let listsOnly = command == "help" || command == "quit" || (command == "history" && arguments.isEmpty)
+            if !listsOnly { output += render() }
             return output
         } catch {
             // Bad input changes nothing: each command checks everything before it acts.
@@ -68,6 +73,7 @@ public final class Session {
             context = .board
         }
         let active = activeStack ?? board.undoStack
+        edit.activeStack = active
         if buttons.stack !== active { buttons.follow(active) } else { buttons.refresh() }
     }
 
@@ -111,11 +117,11 @@ public final class Session {
             return nil
         case "undo", "redo":
             try expectCount(arguments, 0, usage: command)
-            guard let stack = activeStack else { throw .invalid("no figure is selected; use select N") }
-            let possible = command == "undo" ? stack.canUndo : stack.canRedo
+            guard activeStack != nil else { throw .invalid("no figure is selected; use select N") }
+            let possible = command == "undo" ? edit.canUndo : edit.canRedo
             guard possible else { throw .invalid("nothing to \(command) in the \(context.rawValue) context") }
-            let title = command == "undo" ? stack.undoMenuItemTitle : stack.redoMenuItemTitle
-            if command == "undo" { stack.undo() } else { stack.redo() }
+            let title = command == "undo" ? edit.undoMenuItemTitle : edit.redoMenuItemTitle
+            if command == "undo" { edit.undo() } else { edit.redo() }
             return title
         case "board":
             try expectCount(arguments, 0, usage: "board")
@@ -127,7 +133,14 @@ public final class Session {
             context = .figure
             return "undo and redo now act on figure #\(figure.id)"
         case "history":
-            return history()
+            guard arguments.count <= 1 else { throw .invalid("usage: history [N]") }
+            guard let position = arguments.first else { return history() }
+            let stack = activeStack ?? board.undoStack
+            let target = try number(position, what: "history position")
+            let last = stack.undoCount + stack.redoCount
+            guard (0...last).contains(target) else { throw .invalid("history positions run from 0 to \(last)") }
+            stack.jump(to: target)
+            return "jumped to position \(target)"
         case "help":
             return Session.help
         case "quit", "exit":
@@ -156,11 +169,23 @@ public final class Session {
         return lines
     }
 
+    /// The active context's history, as a history panel: every step with its position, the
+    /// current position marked, the saved (clean) point unused here.
     private func history() -> String {
         let stack = activeStack ?? board.undoStack
         let name = context == .figure ? "figure #\(selectedID ?? 0)" : "board"
-        return "\(name): \(stack.undoCount) to undo (next: \(stack.undoMenuItemTitle)), "
-            + "\(stack.redoCount) to redo (next: \(stack.redoMenuItemTitle))"
+        // Undo entries come newest first and redo entries next-first: lay them out oldest first.
+        let steps = stack.undoEntries.reversed().map(\.actionName) + stack.redoEntries.map(\.actionName)
+        let position = stack.historyPosition
+        var lines = ["\(name) history (type history N to jump to position N):"]
+        lines.append("\(position == 0 ? ">" : " ") 0  (start)")
+        for (index, step) in steps.enumerated() {
+            let number = index + 1
+            let marker = number == position ? ">" : " "
+            lines.append(
+                "\(marker) \(number)  \(step.isEmpty ? "(unnamed)" : step)\(number > position ? "  (redo)" : "")")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The list of commands.
@@ -174,7 +199,7 @@ public final class Session {
           radius R         round the selected figure's corners     (figure)
           board | figure   choose what undo and redo act on
           undo | redo      undo or redo in the chosen context
-          history          how many steps each way, and what is next
+          history [N]      list the steps, or jump to position N
           help | quit
         the board runs from (0, 0) at the top left to (\(Board.width), \(Board.height))
         """
