@@ -6,7 +6,7 @@ final class TargetBox {
     weak var object: AnyObject?
     let id: ObjectIdentifier
     /// How many stored actions (on either side, at any depth) use this box.
-    var actionCount = 0
+    @exclusivity(unchecked) var actionCount = 0
 
     init(_ object: AnyObject) {
         self.object = object

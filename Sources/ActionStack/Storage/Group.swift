@@ -18,15 +18,15 @@ struct GroupMetadata {
 
 /// An undo group: actions and nested groups in registration order.
 final class Group {
-    var items: [Item] = []
-    var isOpen = true
+    @exclusivity(unchecked) var items: [Item] = []
+    @exclusivity(unchecked) var isOpen = true
     /// Actions in this group at any depth.
-    var actionCount = 0
+    @exclusivity(unchecked) var actionCount = 0
     /// Top-level groups only; nil while empty.
-    var metadata: GroupMetadata?
+    @exclusivity(unchecked) var metadata: GroupMetadata?
     /// Top-level groups only: the document state right after this step, for the clean point. A
     /// step keeps its state when it moves between the undo and redo stacks.
-    var stateID: UInt64 = 0
+    @exclusivity(unchecked) var stateID: UInt64 = 0
 
     init() {}
 

@@ -5,10 +5,10 @@
 /// the innermost open one, so the grouping level is `openPath.count` and registration appends to
 /// `openPath.last` in O(1).
 final class History {
-    var groups = RingBuffer<Group>()
-    var openPath: [Group] = []
+    @exclusivity(unchecked) var groups = RingBuffer<Group>()
+    @exclusivity(unchecked) var openPath: [Group] = []
     /// The sum of the costs of the actions stored on this side.
-    var totalCost = 0
+    @exclusivity(unchecked) var totalCost = 0
 
     var depth: Int { openPath.count }
     var innermostOpen: Group? { openPath.last }
