@@ -62,6 +62,10 @@ extension ActionStack {
     /// Drops the oldest closed top-level groups beyond ``levelsOfUndo``, then while the undo
     /// stack's cost is over ``maximumCost`` (keeping the newest closed step).
     func trimToLimits() {
+        guard levelsOfUndo > 0 || maximumCost > 0 else { return }
+        // A step left with only freed targets must not count against the limit (it would push a
+        // live step out); drop such steps first.
+        pruneDeadTargetsIfNeeded()
         if levelsOfUndo > 0 {
             while undoHistory.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }

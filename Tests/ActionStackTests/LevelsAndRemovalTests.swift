@@ -311,3 +311,22 @@ struct LifetimeTests {
         #expect(!tracker.isAlive)
     }
 }
+
+struct DeadStepsAndLimitsTests {
+    @Test func aStepOfFreedTargetsDoesNotPushALiveStepOutOfTheLimit() {
+        let stack = makeStack()
+        stack.levelsOfUndo = 2
+        let live = Counter("live")
+        var doomed: Counter? = Counter("doomed")
+        group(stack) { live.set(1, on: stack) }
+        group(stack) { live.set(2, on: stack) }
+        stack.beginUndoGrouping()
+        doomed!.set(1, on: stack)
+        doomed = nil
+        stack.endUndoGrouping()  // the closing step holds only a freed target's action
+        #expect(stack.undoCount == 2)
+        stack.undo()
+        stack.undo()
+        #expect(live.value == 0, "both live steps were kept")
+    }
+}
