@@ -263,3 +263,8 @@ func memoryInChild(_ kind: String, _ n: Int) -> Double {
 func profileEach(_ n: Int) {
     print(scenarioEach(n, notify: false))
 }
+
+/// A single run of scenario 2 with notifications off, for profiling (`--profile-single N`).
+func profileSingle(_ n: Int) {
+    print(scenarioSingle(n, notify: false))
+}
