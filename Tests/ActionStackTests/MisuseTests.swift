@@ -308,26 +308,35 @@ struct ReentrancyTests {
 
 /// Trap mode: each misuse stops the process, as Foundation's exception does.
 struct TrapModeTests {
+    /// A stack in trap mode with explicit grouping.
+    static func trappingStack() -> ActionStack {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        stack.misusePolicy = .trap
+        return stack
+    }
+
+    /// Undoes a one-action step whose handler calls `call` on the stack.
+    static func undoStep(whoseHandlerCalls call: @escaping (ActionStack) -> Void) {
+        let stack = trappingStack()
+        let target = Captured()
+        stack.beginUndoGrouping()
+        stack.registerUndo(withTarget: target) { _ in call(stack) }
+        stack.endUndoGrouping()
+        stack.undo()
+    }
+
     @Test func endWithoutBeginTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.misusePolicy = .trap
-            stack.endUndoGrouping()
-        }
+        await #expect(processExitsWith: .failure) { TrapModeTests.trappingStack().endUndoGrouping() }
     }
 
     @Test func enableWithoutDisableTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.misusePolicy = .trap
-            stack.enableUndoRegistration()
-        }
+        await #expect(processExitsWith: .failure) { TrapModeTests.trappingStack().enableUndoRegistration() }
     }
 
     @Test func undoWithNestedGroupsTraps() async {
         await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.misusePolicy = .trap
+            let stack = TrapModeTests.trappingStack()
             stack.beginUndoGrouping()
             stack.beginUndoGrouping()
             stack.undo()
@@ -336,9 +345,7 @@ struct TrapModeTests {
 
     @Test func undoNestedGroupWithOpenGroupTraps() async {
         await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.groupsByEvent = false
-            stack.misusePolicy = .trap
+            let stack = TrapModeTests.trappingStack()
             stack.beginUndoGrouping()
             stack.undoNestedGroup()
         }
@@ -346,74 +353,31 @@ struct TrapModeTests {
 
     @Test func registrationWithoutGroupTraps() async {
         await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.groupsByEvent = false
-            stack.misusePolicy = .trap
+            let stack = TrapModeTests.trappingStack()
             stack.registerUndo(withTarget: stack) { _ in }
         }
     }
 
     @Test func setterWithoutGroupTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.groupsByEvent = false
-            stack.misusePolicy = .trap
-            stack.setActionName("X")
-        }
+        await #expect(processExitsWith: .failure) { TrapModeTests.trappingStack().setActionName("X") }
     }
 
     @Test func reentrantUndoTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.groupsByEvent = false
-            stack.misusePolicy = .trap
-            final class Target {}
-            let target = Target()
-            stack.beginUndoGrouping()
-            stack.registerUndo(withTarget: target) { _ in stack.undo() }
-            stack.endUndoGrouping()
-            stack.undo()
-        }
+        await #expect(processExitsWith: .failure) { TrapModeTests.undoStep { $0.undo() } }
     }
 
     @Test func redoWhileUndoingTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.groupsByEvent = false
-            stack.misusePolicy = .trap
-            final class Target {}
-            let target = Target()
-            stack.beginUndoGrouping()
-            stack.registerUndo(withTarget: target) { _ in stack.redo() }
-            stack.endUndoGrouping()
-            stack.undo()
-        }
+        await #expect(processExitsWith: .failure) { TrapModeTests.undoStep { $0.redo() } }
     }
 
     @Test func removeAllActionsFromAHandlerTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stack = ActionStack()
-            stack.groupsByEvent = false
-            stack.misusePolicy = .trap
-            final class Target {}
-            let target = Target()
-            stack.beginUndoGrouping()
-            stack.registerUndo(withTarget: target) { _ in stack.removeAllActions() }
-            stack.endUndoGrouping()
-            stack.undo()
-        }
+        await #expect(processExitsWith: .failure) { TrapModeTests.undoStep { $0.removeAllActions() } }
     }
 
     @Test func correctUseDoesNotTrap() async {
         await #expect(processExitsWith: .success) {
-            let stack = ActionStack()
-            stack.misusePolicy = .trap
-            stack.groupsByEvent = false
-            final class Target { var value = 0 }
-            let target = Target()
-            stack.beginUndoGrouping()
-            stack.registerUndo(withTarget: target) { $0.value = 0 }
-            stack.endUndoGrouping()
+            TrapModeTests.undoStep { _ in }
+            let stack = TrapModeTests.trappingStack()
             stack.undo()
             stack.redo()
         }

@@ -56,19 +56,30 @@ func postsPerAction(_ n: Int, _ body: (ActionStack) -> Void) -> Double {
     return Double(count.value) / Double(n)
 }
 
-// MARK: Scenario 1: one action per explicit group, undo all, redo all.
-
-func scenarioEach(_ n: Int, notify: Bool) -> Double {
+/// A stack with explicit grouping, posting notifications or not.
+func explicitStack(notify: Bool) -> ActionStack {
     let stack = ActionStack()
     stack.groupsByEvent = false
     stack.postsNotifications = notify
+    return stack
+}
+
+/// Registers `+1`, `+2`, ... `+n` on `model`, one action per explicit group.
+func registerGroups(_ n: Int, on stack: ActionStack, model: Model) {
+    for i in 1...n {
+        stack.beginUndoGrouping()
+        bump(model, by: i, on: stack)
+        stack.endUndoGrouping()
+    }
+}
+
+// MARK: Scenario 1: one action per explicit group, undo all, redo all.
+
+func scenarioEach(_ n: Int, notify: Bool) -> Double {
+    let stack = explicitStack(notify: notify)
     let model = Model()
     let ns = nanoseconds {
-        for i in 1...n {
-            stack.beginUndoGrouping()
-            bump(model, by: i, on: stack)
-            stack.endUndoGrouping()
-        }
+        registerGroups(n, on: stack, model: model)
         check(model.value == triangle(n), "each: after register \(model.value)")
         for _ in 0..<n { stack.undo() }
         check(model.value == 0, "each: after undo \(model.value)")
@@ -83,9 +94,7 @@ func scenarioEach(_ n: Int, notify: Bool) -> Double {
 // MARK: Scenario 2: N actions in one group, one undo, one redo.
 
 func scenarioSingle(_ n: Int, notify: Bool) -> Double {
-    let stack = ActionStack()
-    stack.groupsByEvent = false
-    stack.postsNotifications = notify
+    let stack = explicitStack(notify: notify)
     let model = Model()
     let ns = nanoseconds {
         stack.beginUndoGrouping()
@@ -103,18 +112,10 @@ func scenarioSingle(_ n: Int, notify: Bool) -> Double {
 // MARK: Scenario 3: levelsOfUndo = 100 with N groups (trimming), against no limit.
 
 func scenarioLevels(_ n: Int, limit: Int, notify: Bool) -> Double {
-    let stack = ActionStack()
-    stack.groupsByEvent = false
-    stack.postsNotifications = notify
+    let stack = explicitStack(notify: notify)
     stack.levelsOfUndo = limit
     let model = Model()
-    let ns = nanoseconds {
-        for i in 1...n {
-            stack.beginUndoGrouping()
-            bump(model, by: i, on: stack)
-            stack.endUndoGrouping()
-        }
-    }
+    let ns = nanoseconds { registerGroups(n, on: stack, model: model) }
     check(model.value == triangle(n), "levels: model \(model.value)")
     check(stack.undoCount == (limit == 0 ? n : min(n, limit)), "levels: count \(stack.undoCount)")
     stack.removeAllActions()
@@ -125,9 +126,7 @@ func scenarioLevels(_ n: Int, limit: Int, notify: Bool) -> Double {
 
 /// Returns ns per stored action of the removal (and checks the undo of the rest).
 func scenarioRemove(_ n: Int, notify: Bool) -> Double {
-    let stack = ActionStack()
-    stack.groupsByEvent = false
-    stack.postsNotifications = notify
+    let stack = explicitStack(notify: notify)
     let models = (0..<1000).map { _ in Model() }
     for i in 1...n {
         stack.beginUndoGrouping()
