@@ -69,8 +69,7 @@ extension ActionStack {
     // MARK: Internals
 
     /// The registration path shared by every `registerUndo` form. Registration is enabled.
-    ///
-    /// - Parameter makeAction: Builds the action around the target's box.
+    /// `makeAction` builds the action around the target's box.
     @inline(__always)
     func register<TargetType: AnyObject>(
         _ target: TargetType,
