@@ -114,7 +114,7 @@ extension ActionStack {
 
     /// Applies `change` to the metadata of the open top-level group of the current stack, opening
     /// the automatic group if needed; reports the misuse when there is no group to act on.
-    func updateMetadata(_ operation: Misuse.Operation, _ change: (inout GroupMetadata) -> Void) {
+    func updateMetadata(_ operation: Misuse.Operation, _ change: (GroupMetadata) -> Void) {
         defer { didMutate() }
         guard disableCount == 0 else { return }
         if let activity = notifyingActivity {
@@ -132,9 +132,9 @@ extension ActionStack {
             openedAutomatically = true
         }
         let group = history.openPath[0]
-        var metadata = group.metadata ?? GroupMetadata()
-        group.metadata = nil  // keep the storage unique while it changes
-        change(&metadata)
+        // Copy before changing: the metadata may be shared with the step it was copied from.
+        let metadata = group.metadata?.copy() ?? GroupMetadata()
+        change(metadata)
         group.metadata = metadata.isEmpty ? nil : metadata
         if openedAutomatically { post(ActionStack.didOpenUndoGroupNotification) }
     }

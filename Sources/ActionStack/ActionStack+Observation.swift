@@ -102,6 +102,8 @@ extension ActionStack {
 
     /// Tells observers what changed, at the end of an outermost call.
     func publishChanges() {
+        // Nothing listens: skip the work (a registration stays a few loads and stores).
+        guard postsNotifications || !stateObservers.isEmpty else { return }
         let clean = currentStateID == cleanStateID
         if clean != lastReportedClean {
             lastReportedClean = clean

@@ -137,7 +137,7 @@ extension ActionStack {
                 kept.append(item)
             }
         }
-        if changed { group.items = kept }
+        if changed { group.items = ItemList(kept) }
         group.actionCount -= removed
         return removed
     }

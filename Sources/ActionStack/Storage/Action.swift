@@ -7,6 +7,8 @@ final class TargetBox {
     let id: ObjectIdentifier
     /// How many stored actions (on either side, at any depth) use this box.
     @exclusivity(unchecked) var actionCount = 0
+    /// The box's position in the registry's list, while it is registered.
+    @exclusivity(unchecked) var listIndex = -1
 
     init(_ object: AnyObject) {
         self.object = object

@@ -5,6 +5,9 @@
 /// not O(actions)), and only when one has died does it walk the history to drop its actions.
 struct TargetRegistry {
     private(set) var boxes: [ObjectIdentifier: TargetBox] = [:]
+    /// The same boxes in an array, for the death check: iterating an array is several times
+    /// cheaper than iterating a dictionary's values.
+    private var list: ContiguousArray<TargetBox> = []
     /// The box of the most recent registration: a burst of edits on one target skips the lookup.
     private var lastBox: TargetBox?
     /// Set when a box was evicted from `boxes` while actions still used it (its object died and the
@@ -24,9 +27,14 @@ struct TargetRegistry {
         if let existing = boxes[id], existing.object === target {
             box = existing
         } else {
-            if let stale = boxes[id], stale.actionCount > 0 { evictedDeadBox = true }
+            if let stale = boxes[id] {
+                if stale.actionCount > 0 { evictedDeadBox = true }
+                unlist(stale)
+            }
             box = TargetBox(target)
             boxes[id] = box
+            box.listIndex = list.count
+            list.append(box)
         }
         box.actionCount += 1
         lastBox = box
@@ -40,6 +48,7 @@ struct TargetRegistry {
         box.actionCount -= 1
         if box.actionCount == 0 {
             if boxes[box.id] === box { boxes[box.id] = nil }
+            unlist(box)
             if lastBox === box { lastBox = nil }
         }
     }
@@ -55,22 +64,39 @@ struct TargetRegistry {
     /// - Complexity: O(distinct targets).
     func hasDeadTargets() -> Bool {
         if evictedDeadBox { return true }
-        for box in boxes.values where !box.isAlive { return true }
+        for box in list where !box.isAlive { return true }
         return false
     }
 
     /// Called after every dead action has been dropped from the history.
     mutating func forgetDeadTargets() {
         evictedDeadBox = false
-        boxes = boxes.filter { $0.value.isAlive }
+        for box in list where !box.isAlive {
+            if boxes[box.id] === box { boxes[box.id] = nil }
+            unlist(box)
+        }
         if let last = lastBox, !last.isAlive { lastBox = nil }
     }
 
     mutating func removeAll() {
         boxes = [:]
+        for box in list { box.listIndex = -1 }
+        list = []
         lastBox = nil
         evictedDeadBox = false
     }
 
     var count: Int { boxes.count }
+
+    /// Takes `box` out of the list (swap with the last, O(1)).
+    private mutating func unlist(_ box: TargetBox) {
+        let index = box.listIndex
+        guard index >= 0, index < list.count, list[index] === box else { return }
+        let moved = list.removeLast()
+        if index < list.count {
+            list[index] = moved
+            moved.listIndex = index
+        }
+        box.listIndex = -1
+    }
 }
