@@ -43,8 +43,8 @@ extension ActionStack {
         if refuseRestructuring(.removeAllActionsWithTarget) { return }
         guard let box = registry.box(for: target) else { return }
         keepingCleanState {
-            removeActions(from: undoHistory) { $0.box === box }
-            removeActions(from: redoHistory) { $0.box === box }
+            removeActions(from: undoHistory, matching: SameTarget(box: box))
+            removeActions(from: redoHistory, matching: SameTarget(box: box))
         }
     }
 
@@ -95,50 +95,73 @@ extension ActionStack {
     func pruneDeadTargetsIfNeeded() {
         guard !isPerforming, closingDepth == 0, registry.hasDeadTargets() else { return }
         keepingCleanState {
-            removeActions(from: undoHistory) { !$0.box.isAlive }
-            removeActions(from: redoHistory) { !$0.box.isAlive }
+            removeActions(from: undoHistory, matching: FreedTarget())
+            removeActions(from: redoHistory, matching: FreedTarget())
         }
         registry.forgetDeadTargets()
     }
 
-    /// Removes the actions for which `shouldRemove` is true from `history`, with the closed groups
-    /// this empties. One pass over the stored items.
-    func removeActions(from history: History, where shouldRemove: (Action) -> Bool) {
+    /// Removes the actions that `matcher` matches from `history`, with the closed groups this
+    /// empties. One pass over the stored items; generic so that the matcher is specialised and
+    /// inlined rather than called through a closure for each action.
+    func removeActions<Matcher: ActionMatcher>(from history: History, matching matcher: Matcher) {
         history.groups.retain { group in
-            let removed = removeActions(in: group, of: history, where: shouldRemove)
+            let removed = removeActions(in: group, of: history, matching: matcher)
             return group.isOpen || removed == 0 || group.actionCount > 0
         }
     }
 
-    /// Removes matching actions at any depth of `group`; returns how many it removed.
-    private func removeActions(in group: Group, of history: History, where shouldRemove: (Action) -> Bool) -> Int {
+    /// Removes matching actions at any depth of `group`; returns how many it removed. Allocates
+    /// only when something is removed.
+    private func removeActions<Matcher: ActionMatcher>(
+        in group: Group,
+        of history: History,
+        matching matcher: Matcher
+    ) -> Int {
+        let count = group.items.count
+        // Most steps hold one action that does not match: decide those without the loop.
+        if count == 1, case .action(let action) = group.items[0], !matcher.matches(action) { return 0 }
         var removed = 0
-        var kept: [Item] = []
-        var changed = false
-        for (index, item) in group.items.enumerated() {
-            var keep = true
+        var kept: [Item]?
+        for index in 0..<count {
+            let item = group.items[index]
+            let keep: Bool
             switch item {
             case .action(let action):
-                if shouldRemove(action) {
+                keep = !matcher.matches(action)
+                if !keep {
                     release(action, from: history)
                     removed += 1
-                    keep = false
                 }
             case .group(let nested):
-                let removedInside = removeActions(in: nested, of: history, where: shouldRemove)
+                let removedInside = removeActions(in: nested, of: history, matching: matcher)
                 removed += removedInside
                 keep = nested.isOpen || removedInside == 0 || nested.actionCount > 0
             }
-            if !keep && !changed {
-                changed = true
-                kept.reserveCapacity(group.items.count - 1)
-                kept.append(contentsOf: group.items[..<index])
-            } else if keep && changed {
-                kept.append(item)
+            if !keep && kept == nil {
+                kept = Array(group.items[0..<index])
+            } else if keep && kept != nil {
+                kept!.append(item)
             }
         }
-        if changed { group.items = ItemList(kept) }
+        if let kept { group.items = ItemList(kept) }
         group.actionCount -= removed
         return removed
     }
+}
+
+/// Says which actions a removal takes out.
+protocol ActionMatcher {
+    func matches(_ action: Action) -> Bool
+}
+
+/// The actions of one target (its box, compared by identity).
+struct SameTarget: ActionMatcher {
+    let box: TargetBox
+    @inline(__always) func matches(_ action: Action) -> Bool { action.box === box }
+}
+
+/// The actions whose target has been freed.
+struct FreedTarget: ActionMatcher {
+    @inline(__always) func matches(_ action: Action) -> Bool { !action.box.isAlive }
 }

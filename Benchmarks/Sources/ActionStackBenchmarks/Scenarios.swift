@@ -267,3 +267,8 @@ func profileEach(_ n: Int) {
 func profileSingle(_ n: Int) {
     print(scenarioSingle(n, notify: false))
 }
+
+/// A single run of scenario 4, for profiling (`--profile-remove N`).
+func profileRemove(_ n: Int) {
+    print(scenarioRemove(n, notify: false))
+}

@@ -25,6 +25,11 @@ if arguments.first == "--profile-single", arguments.count == 2, let n = Int(argu
     exit(0)
 }
 
+if arguments.first == "--profile-remove", arguments.count == 2, let n = Int(arguments[1]) {
+    profileRemove(n)
+    exit(0)
+}
+
 let quick = arguments.contains("--quick")
 var jsonPath: String?
 if let index = arguments.firstIndex(of: "--json"), index + 1 < arguments.count { jsonPath = arguments[index + 1] }
