@@ -36,12 +36,16 @@ extension ActionStack {
     /// ``Misuse/reentrantCall(_:during:)`` and nothing changes: the group being undone has left
     /// the stack but has not finished running, so there is no single right answer.
     ///
+    /// The parameter is `Any`, as in Foundation; only an object can be a target, so a value removes
+    /// nothing.
+    ///
     /// - Parameter target: The object whose actions to remove.
     /// - Complexity: O(n) for the n stored actions: one pass, comparing a pointer per action.
-    public func removeAllActions(withTarget target: AnyObject) {
+    public func removeAllActions(withTarget target: Any) {
         defer { didMutate() }
         if refuseRestructuring(.removeAllActionsWithTarget) { return }
-        guard let box = registry.box(for: target) else { return }
+        // A value type boxes into a new object here, which no action refers to.
+        guard let box = registry.box(for: target as AnyObject) else { return }
         keepingCleanState {
             removeActions(from: undoHistory, matching: SameTarget(box: box))
             removeActions(from: redoHistory, matching: SameTarget(box: box))
@@ -53,7 +57,7 @@ extension ActionStack {
     ///
     /// - Parameter target: The object whose actions to remove.
     /// - Complexity: O(n) for the n stored actions.
-    public func removeAll(withTarget target: AnyObject) {
+    public func removeAll(withTarget target: Any) {
         removeAllActions(withTarget: target)
     }
 

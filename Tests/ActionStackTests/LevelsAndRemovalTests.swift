@@ -330,3 +330,16 @@ struct DeadStepsAndLimitsTests {
         #expect(live.value == 0, "both live steps were kept")
     }
 }
+
+struct RemovalSignatureTests {
+    @Test func removalTakesAnyAsFoundationDoes() {
+        let stack = makeStack()
+        let counter = Counter()
+        group(stack) { counter.set(1, on: stack) }
+        let asAny: Any = counter
+        stack.removeAllActions(withTarget: 42)  // a value is never a target
+        #expect(stack.canUndo)
+        stack.removeAllActions(withTarget: asAny)
+        #expect(!stack.canUndo)
+    }
+}
