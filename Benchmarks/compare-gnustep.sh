@@ -20,34 +20,44 @@ cp "$peer"/*.m "$peer"/build.sh "$work/"
 
 echo "== GNUstep NSUndoManager (N=$N)"
 gnu="$work/gnustep.txt"
-for scenario in each each_sel remove; do
+for scenario in each each_sel single levels remove; do
   "$work/bin/undo_bench" "$N" "$scenario" | grep '^result' >> "$gnu"
 done
 echo "== ActionStack (N=$N)"
 json="$work/actionstack.json"
 swift run -c release --package-path "$top/Benchmarks" ActionStackBenchmarks -n "$N" --json "$json" | grep -v '^\['
 
-python3 - "$gnu" "$json" <<'PY'
-import json, re, sys
-gnu = {}
+python3 - "$gnu" "$json" "$N" <<'PY'
+import json, sys
+gnu, rss = {}, {}
 for line in open(sys.argv[1]):
     fields = dict(f.split("=", 1) for f in line.split()[1:])
     gnu[(fields["scenario"], fields["phase"])] = float(fields["ns_per_op"])
+    rss[fields["scenario"]] = max(rss.get(fields["scenario"], 0), int(fields["peak_rss_kb"]))
+n = int(sys.argv[3])
 rows = {(r["scenario"], r["variant"]): r for r in json.load(open(sys.argv[2]))}
 def gn(s, *phases): return sum(gnu.get((s, p), float("nan")) for p in phases)
-each = gn("each", "register_group_each", "undo_all", "redo_all")
-each_sel = gn("each_sel", "register_group_each", "undo_all", "redo_all")
-remove = gnu.get(("remove", "removeAllActionsWithTarget_1_of_1000"), float("nan"))
-ours_on = rows[("1 each", "notifications on")]["nsPerAction"]
-ours_off = rows[("1 each", "notifications off")]["nsPerAction"]
-ours_remove = rows[("4 remove", "1 of 1000 targets")]["nsPerAction"]
+def ours(s, v, key="nsPerAction"): return rows[(s, v)][key]
+table = [
+    ("1: group+register, undo, redo (invocation) vs ours, notifications on",
+     gn("each", "register_group_each", "undo_all", "redo_all"), ours("1 each", "notifications on")),
+    ("1: same through selectors, vs ours, notifications on",
+     gn("each_sel", "register_group_each", "undo_all", "redo_all"), ours("1 each", "notifications on")),
+    ("1: same through selectors, vs ours, notifications off",
+     gn("each_sel", "register_group_each", "undo_all", "redo_all"), ours("1 each", "notifications off")),
+    ("2: N in one group, one undo, one redo (per action)",
+     gn("single", "register_in_one_group", "single_undo_of_N_actions", "single_redo_of_N_actions"),
+     ours("2 single", "notifications on")),
+    ("3: levelsOfUndo = 100, per group", gn("levels", "register_group_each_levels100"),
+     ours("3 levels100", "notifications on")),
+    ("4: removeAllActions(withTarget:), per stored action", gnu.get(("remove", "removeAllActionsWithTarget_1_of_1000"), float("nan")),
+     ours("4 remove", "1 of 1000 targets")),
+    ("6: peak resident bytes per stored action (each)", rss.get("each", 0) * 1024 / n,
+     ours("6 memory", "one action per group", "bytesPerAction")),
+]
 print()
-print(f"{'scenario':44} {'GNUstep ns':>12} {'ActionStack ns':>15} {'GNUstep / ActionStack':>22}")
-for name, g, a in [
-    ("1: group+register, undo, redo (invocation)", each, ours_on),
-    ("1: group+register, undo, redo (selector)", each_sel, ours_on),
-    ("1: same, ActionStack notifications off", each_sel, ours_off),
-    ("4: removeAllActions(withTarget:) per action", remove, ours_remove),
-]:
-    print(f"{name:44} {g:12.1f} {a:15.1f} {g / a:21.1f}x")
+print(f"{'scenario':72} {'GNUstep':>10} {'ActionStack':>12} {'GNUstep / ActionStack':>22}")
+for name, g, a in table:
+    print(f"{name:72} {g:10.1f} {a:12.1f} {g / a:21.1f}x")
+print("(ns per action, except bytes for 6; scenario 5, automatic grouping, has no GNUstep counterpart)")
 PY
