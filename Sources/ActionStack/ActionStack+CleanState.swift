@@ -51,11 +51,12 @@ extension ActionStack {
 
     /// The state the document is in: that of the newest top-level undo group holding an action,
     /// or the base state when there is none.
+    ///
+    /// Only the newest group can be empty (an open one), so this looks at two groups at most.
     var currentStateID: UInt64 {
-        let groups = undoHistory.groups
-        var index = groups.count - 1
+        var index = undoHistory.groups.count - 1
         while index >= 0 {
-            let group = groups[index]
+            let group = undoHistory.groups[index]
             if group.actionCount > 0 { return group.stateID }
             index -= 1
         }

@@ -94,15 +94,15 @@ extension ActionStack {
     // MARK: Internals
 
     /// Activities during which a notification is posted in the middle of an operation.
-    var windowActivity: Misuse.Activity? { closingDepth > 0 ? windowKind : nil }
+    var windowActivity: Misuse.Activity? { windowDepth > 0 ? windowKind : nil }
 
     /// Runs `body` (a notification post) with restructuring calls refused.
     func withWindow(_ kind: Misuse.Activity, _ body: () -> Void) {
         let savedKind = windowKind
-        closingDepth += 1
+        windowDepth += 1
         windowKind = kind
         defer {
-            closingDepth -= 1
+            windowDepth -= 1
             windowKind = savedKind
         }
         body()
@@ -132,7 +132,7 @@ extension ActionStack {
         let token = nextCloseToken
         pendingCloseToken = token
         guard automaticGroupClosing == .runLoop else { return }
-        let reference = UnownedThreadReference(stack: self)
+        let reference = WeakStackReference(stack: self)
         RunLoop.current.perform(inModes: runLoopModes) {
             reference.stack?.automaticCloseFired(token: token)
         }
@@ -143,7 +143,7 @@ extension ActionStack {
         defer { didMutate() }
         guard pendingCloseToken == token else { return }
         pendingCloseToken = nil
-        guard groupsByEvent, undoHistory.depth > 0, !isPerforming, closingDepth == 0 else { return }
+        guard groupsByEvent, undoHistory.depth > 0, !isPerforming, windowDepth == 0 else { return }
         endUndoGrouping()
     }
 
@@ -175,6 +175,6 @@ extension ActionStack {
 /// `RunLoop.perform` takes a `@Sendable` block, but the block runs on the thread whose
 /// `RunLoop.current` scheduled it, which is the thread the stack was being used from; the stack is
 /// documented as usable from one isolation domain at a time, so no other thread touches it.
-private struct UnownedThreadReference: @unchecked Sendable {
+private struct WeakStackReference: @unchecked Sendable {
     weak var stack: ActionStack?
 }

@@ -59,12 +59,9 @@ extension ActionStack {
     /// - Complexity: O(n) for the n actions of the steps undone or redone.
     public func jump(to position: Int) {
         defer { didMutate() }
-        if refuseRestructuring(.undoTo) { return }
+        if refuseRestructuring(.jump) { return }
         batched {
-            if undoHistory.depth == 1 {
-                postCheckpoint()
-                closeInnermostGroup(of: undoHistory, notify: true)
-            }
+            closeTheOneOpenUndoGroup()
             let target = Swift.max(0, Swift.min(position, undoCount + redoCount))
             while undoCount > target {
                 let before = undoCount

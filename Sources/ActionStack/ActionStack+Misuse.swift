@@ -37,7 +37,7 @@ extension ActionStack {
             case setActionName = "setActionName(_:)"
             case setActionIsDiscardable = "setActionIsDiscardable(_:)"
             case setActionUserInfoValue = "setActionUserInfoValue(_:forKey:)"
-            case undoTo = "undo(to:)"
+            case jump = "jump(to:)"
 
             /// The Swift spelling of the call.
             public var description: String { rawValue }
@@ -95,7 +95,9 @@ extension ActionStack {
                 "redo() was called while undoing; do not invoke this method while undoing"
             case .noOpenGroup(let operation):
                 "\(operation) was called with no undo group open and groupsByEvent off; "
-                    + "must begin a group before registering undo"
+                    + (operation == .registerUndo
+                        ? "must begin a group before registering undo"
+                        : "must begin a group before naming or marking a step")
             case .reentrantCall(let operation, let activity):
                 "\(operation) was called while \(activity); the call was ignored"
             }
@@ -136,7 +138,7 @@ extension ActionStack {
     var restructuringActivity: Misuse.Activity? {
         if isUndoing { return isRunningHandlers ? .undoing : .notifyingUndo }
         if isRedoing { return isRunningHandlers ? .redoing : .notifyingRedo }
-        if closingDepth > 0 { return windowKind }
+        if windowDepth > 0 { return windowKind }
         return nil
     }
 

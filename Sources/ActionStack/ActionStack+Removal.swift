@@ -97,7 +97,7 @@ extension ActionStack {
     /// - Complexity: O(t) for t distinct targets when none died; O(n) for n stored actions
     ///   when one did.
     func pruneDeadTargetsIfNeeded() {
-        guard !isPerforming, closingDepth == 0, registry.hasDeadTargets() else { return }
+        guard !isPerforming, windowDepth == 0, registry.hasDeadTargets() else { return }
         keepingCleanState {
             removeActions(from: undoHistory, matching: FreedTarget())
             removeActions(from: redoHistory, matching: FreedTarget())

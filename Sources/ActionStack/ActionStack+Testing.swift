@@ -13,7 +13,7 @@ extension ActionStack {
     /// Then tells observers of the clean state and of ``State`` what changed, if anything.
     @inline(__always)
     func didMutate() {
-        guard !isPerforming && closingDepth == 0 else { return }
+        guard !isPerforming && windowDepth == 0 else { return }
         if checksInvariants { _checkInvariants() }
         if batchDepth == 0 { publishChanges() }
     }

@@ -52,12 +52,8 @@ extension ActionStack {
         defer { didMutate() }
         if refuseRestructuring(.undo) { return }
         postCheckpoint()
-        if undoHistory.depth == 1 {
-            postCheckpoint()
-            closeInnermostGroup(of: undoHistory, notify: true)
-        }
-        // Read the state again: the close's observers may have acted.
-        if refuseRestructuring(.undo) { return }
+        closeTheOneOpenUndoGroup()
+        // Read the depth again: the close's observers may have opened a group.
         guard undoHistory.depth == 0 else {
             report(.undoWithNestedGroupsOpen(groupingLevel: undoHistory.depth))
             return
@@ -80,8 +76,9 @@ extension ActionStack {
         defer { didMutate() }
         if refuseRestructuring(.undoNestedGroup) { return }
         coalescing = nil
+        // Observers run synchronously, so none can leave an undo or redo in progress: the checks
+        // above still hold after the checkpoint.
         postCheckpoint()
-        if refuseRestructuring(.undoNestedGroup) { return }
         pruneDeadTargetsIfNeeded()
         if let innermost = undoHistory.innermostOpen {
             guard case .group(let nested)? = innermost.items.last, !nested.isOpen else {
@@ -111,17 +108,21 @@ extension ActionStack {
         if refuseRestructuring(.redo) { return }
         coalescing = nil
         postCheckpoint()
-        if isUndoing {
-            report(.redoWhileUndoing)
-            return
-        }
-        if refuseRestructuring(.redo) { return }
         pruneDeadTargetsIfNeeded()
         guard let newest = redoHistory.groups.last else { return }
         perform(newest, from: redoHistory, nestedIn: nil, undoing: false)
     }
 
     // MARK: Internals
+
+    /// `undo()` and `jump(to:)` first close the one group open on the undo stack (the event's
+    /// automatic group, or one explicit group), even while registration is disabled, as
+    /// `endUndoGrouping()` would: checkpoint, will-close, close, did-close.
+    func closeTheOneOpenUndoGroup() {
+        guard undoHistory.depth == 1 else { return }
+        postCheckpoint()
+        closeInnermostGroup(of: undoHistory, notify: true)
+    }
 
     /// Undoes or redoes `group`, the newest closed group of `source` (a top-level group, or the
     /// last item of the open group `parent`).

@@ -108,7 +108,7 @@ open class ActionStack {
     /// (`willCloseUndoGroupNotification` before a group closes, the automatic group's
     /// `didOpenUndoGroupNotification` before `beginUndoGrouping()` opens its own group): calls that
     /// restructure the stacks are refused then.
-    @exclusivity(unchecked) var closingDepth = 0
+    @exclusivity(unchecked) var windowDepth = 0
     /// What the innermost such window is.
     @exclusivity(unchecked) var windowKind: Misuse.Activity = .closingGroup
 

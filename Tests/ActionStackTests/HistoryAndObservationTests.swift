@@ -224,7 +224,8 @@ struct HistoryEntryTests {
         let target = Counter()
         group(stack) { stack.registerUndo(withTarget: target) { _ in stack.jump(to: 0) } }
         stack.undo()
-        #expect(stack.lastMisuse == .reentrantCall(.undoTo, during: .undoing))
+        #expect(stack.lastMisuse == .reentrantCall(.jump, during: .undoing))
+        #expect(stack.lastMisuse?.description.hasPrefix("jump(to:) was called while an undo") == true)
     }
 }
 

@@ -82,6 +82,8 @@ struct NamesAndTitlesTests {
         let before = stack._structure
         stack.setActionName("B")
         #expect(stack.lastMisuse == .noOpenGroup(.setActionName))
+        #expect(stack.lastMisuse?.description.contains("setActionName(_:) was called with no undo group open") == true)
+        #expect(stack.lastMisuse?.description.contains("before naming or marking a step") == true)
         stack.setActionIsDiscardable(true)
         #expect(stack.lastMisuse == .noOpenGroup(.setActionIsDiscardable))
         stack.setActionUserInfoValue(1, forKey: "k")
