@@ -16,22 +16,10 @@ func boardExecutable() throws -> URL {
 
 enum BoardRunError: Error { case notBuilt }
 
-/// Runs `board` with `arguments`, feeding `input` on standard input (a pipe, not a terminal).
+/// Runs `board` with `arguments`, feeding `input` on standard input (a file, not a terminal).
 func runBoard(_ arguments: [String] = [], input: String = "") throws -> (output: String, status: Int32) {
-    let process = Process()
-    process.executableURL = try boardExecutable()
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stdout
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let data = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    let result = try ChildProcess.run(try boardExecutable().path, arguments, input: input)
+    return (result.output, result.status)
 }
 
 /// The built example, run as a user runs it.
@@ -99,28 +87,14 @@ struct TerminalTests {
 
     /// Runs a tmux command and returns what it printed.
     ///
-    /// `new-session` starts the tmux server, which lives on and would hold an output pipe open
-    /// forever; its output goes to /dev/null instead.
+    /// `new-session` starts the tmux server, which lives on after the command; its output goes
+    /// to /dev/null so that the server holds nothing of this process's.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.tmux))
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        guard arguments.first != "new-session" else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return ""
-        }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let path = try #require(Self.tmux)
+        let captures = arguments.first != "new-session"
+        let result = try ChildProcess.run(path, arguments, captureOutput: captures, timeLimit: .seconds(20))
+        return result.output
     }
 
     /// Waits until the pane shows `text` (or a few seconds pass); returns the pane.
