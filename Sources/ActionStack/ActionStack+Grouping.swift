@@ -48,7 +48,8 @@ extension ActionStack {
     /// Posts ``checkpointNotification``, then (except while undoing or redoing)
     /// ``willCloseUndoGroupNotification`` and ``didCloseUndoGroupNotification``.
     ///
-    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed.
+    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed; when a step is trimmed,
+    ///   also O(t) for t distinct targets (a freed target's step must not push a live one out).
     public func endUndoGrouping() {
         defer { didMutate() }
         guard disableCount == 0 else { return }
@@ -80,7 +81,8 @@ extension ActionStack {
     /// }
     /// ```
     ///
-    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed.
+    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed; when a step is trimmed,
+    ///   also O(t) for t distinct targets (a freed target's step must not push a live one out).
     public func endEvent() {
         defer { didMutate() }
         if let activity = restructuringActivity {

@@ -66,9 +66,12 @@ extension ActionStack {
     /// Drops the oldest closed top-level groups beyond ``levelsOfUndo``, then while the undo
     /// stack's cost is over ``maximumCost`` (keeping the newest closed step).
     func trimToLimits() {
-        guard levelsOfUndo > 0 || maximumCost > 0 else { return }
+        let overLevels = levelsOfUndo > 0 && undoHistory.closedCount > levelsOfUndo
+        let overCost = maximumCost > 0 && undoHistory.totalCost > maximumCost
+        guard overLevels || overCost else { return }
         // A step left with only freed targets must not count against the limit (it would push a
-        // live step out); drop such steps first.
+        // live step out); drop such steps first. This is the one O(targets) check on this path,
+        // paid only when a step is about to be dropped.
         pruneDeadTargetsIfNeeded()
         if levelsOfUndo > 0 {
             while undoHistory.closedCount > levelsOfUndo { dropOldestUndoStep() }
@@ -103,6 +106,30 @@ extension ActionStack {
             removeActions(from: redoHistory, matching: FreedTarget())
         }
         registry.forgetDeadTargets()
+    }
+
+    /// Drops the newest closed top-level groups of `history` while every action in them has a
+    /// freed target.
+    ///
+    /// Undo and redo call this instead of ``pruneDeadTargetsIfNeeded()``: the step they perform
+    /// must not be one made only of dead actions, but looking at every distinct target on each
+    /// undo would make it O(targets). Dead steps deeper in the history are left for the next
+    /// query, which removes them before it can observe them; they cannot move the clean point
+    /// there (only the newest step decides the document state). With `keepingClean`, dropping
+    /// keeps the stack clean if it was (a removal, as ``pruneDeadTargetsIfNeeded()`` does).
+    ///
+    /// - Complexity: O(k) for the k actions looked at: a group's first live action ends the look.
+    func dropDeadNewestSteps(of history: History, keepingClean: Bool) {
+        guard !isPerforming, windowDepth == 0, history.openPath.isEmpty else { return }
+        let wasClean = currentStateID == cleanStateID
+        var dropped = false
+        while let newest = history.groups.last, !newest.hasLiveAction {
+            history.groups.removeLast()
+            releaseActions(in: newest, from: history)
+            if coalescing?.group === newest { coalescing = nil }
+            dropped = true
+        }
+        if dropped && keepingClean && wasClean { cleanStateID = currentStateID }
     }
 
     /// Removes the actions that `matcher` matches from `history`, with the closed groups this

@@ -47,7 +47,9 @@ extension ActionStack {
     /// if stack.canUndo { stack.undo() }
     /// ```
     ///
-    /// - Complexity: O(n) for the n actions of the group, O(1) amortized per action.
+    /// - Complexity: O(n) for the n actions of the group, O(1) amortized per action (freed
+    ///   targets are looked for only in the steps it performs or drops, not among all targets), plus
+    ///   the trimming cost of ``endUndoGrouping()`` if it closes an open group first.
     public func undo() {
         defer { didMutate() }
         if refuseRestructuring(.undo) { return }
@@ -71,7 +73,8 @@ extension ActionStack {
     /// ``didUndoChangeNotification``. With nothing to undo it returns quietly; when the newest
     /// item is an action or an open group it is the misuse ``Misuse/undoNestedGroupWithOpenGroup``.
     ///
-    /// - Complexity: O(n) for the n actions of the group.
+    /// - Complexity: O(n) for the n actions of the group, plus O(d) for d actions of freed-target
+    ///   steps it drops; O(t) for t distinct targets when the group is nested in an open one.
     public func undoNestedGroup() {
         defer { didMutate() }
         if refuseRestructuring(.undoNestedGroup) { return }
@@ -79,15 +82,22 @@ extension ActionStack {
         // Observers run synchronously, so none can leave an undo or redo in progress: the checks
         // above still hold after the checkpoint.
         postCheckpoint()
-        pruneDeadTargetsIfNeeded()
         if let innermost = undoHistory.innermostOpen {
+            // The rare nested case: a full check, which is simpler than looking inside the group.
+            pruneDeadTargetsIfNeeded()
             guard case .group(let nested)? = innermost.items.last, !nested.isOpen else {
                 report(.undoNestedGroupWithOpenGroup)
                 return
             }
             perform(nested, from: undoHistory, nestedIn: innermost, undoing: true)
-        } else if let newest = undoHistory.groups.last {
+        } else {
+            dropDeadNewestSteps(of: undoHistory, keepingClean: true)
+            guard let newest = undoHistory.groups.last else { return }
             perform(newest, from: undoHistory, nestedIn: nil, undoing: true)
+            // The step now on top of the undo stack decides the document state: if its targets have
+            // died, it goes now, as the full check before the undo would have removed it (without
+            // moving the clean point: it was not the newest step then).
+            dropDeadNewestSteps(of: undoHistory, keepingClean: false)
         }
     }
 
@@ -98,7 +108,8 @@ extension ActionStack {
     /// With nothing to redo it returns quietly. From inside an undo it is the misuse
     /// ``Misuse/redoWhileUndoing``; from inside a redo, ``Misuse/reentrantCall(_:during:)``.
     ///
-    /// - Complexity: O(n) for the n actions of the group.
+    /// - Complexity: O(n) for the n actions of the group, plus O(d) for d actions of freed-target
+    ///   steps it drops.
     public func redo() {
         defer { didMutate() }
         if isUndoing {
@@ -108,7 +119,7 @@ extension ActionStack {
         if refuseRestructuring(.redo) { return }
         coalescing = nil
         postCheckpoint()
-        pruneDeadTargetsIfNeeded()
+        dropDeadNewestSteps(of: redoHistory, keepingClean: true)
         guard let newest = redoHistory.groups.last else { return }
         perform(newest, from: redoHistory, nestedIn: nil, undoing: false)
     }

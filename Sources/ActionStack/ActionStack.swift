@@ -160,7 +160,8 @@ open class ActionStack {
     /// oldest groups are dropped silently. Lowering the limit trims at once. The redo stack is
     /// never trimmed.
     ///
-    /// - Complexity: Setting it is O(k) for k dropped actions.
+    /// - Complexity: Setting it is O(k) for k dropped actions, plus O(t) for t distinct targets
+    ///   when it drops any.
     @exclusivity(unchecked) public var levelsOfUndo = 0 {
         didSet {
             if levelsOfUndo < 0 { levelsOfUndo = 0 }
@@ -177,7 +178,8 @@ open class ActionStack {
     /// newest closed step is always kept. The redo stack is not limited. Works alongside
     /// ``levelsOfUndo``.
     ///
-    /// - Complexity: Setting it is O(k) for k dropped actions.
+    /// - Complexity: Setting it is O(k) for k dropped actions, plus O(t) for t distinct targets
+    ///   when it drops any.
     @exclusivity(unchecked) public var maximumCost = 0 {
         didSet {
             if maximumCost < 0 { maximumCost = 0 }

@@ -329,6 +329,78 @@ struct DeadStepsAndLimitsTests {
         stack.undo()
         #expect(live.value == 0, "both live steps were kept")
     }
+
+    // Undo and redo look only at the steps they are about to perform (checking every target on
+    // each undo would cost O(targets)); queries still look everywhere. These tests free a target
+    // and then undo or redo before any query, so the operation is the first to meet the dead step.
+
+    @Test func undoSkipsFreedStepsOnTopAndTheNextQueryFindsTheRest() {
+        let stack = makeStack()
+        let live = Counter("live")
+        var doomed: Counter? = Counter("doomed")
+        group(stack) { live.set(1, on: stack) }
+        group(stack) { doomed!.set(1, on: stack) }
+        group(stack) { live.set(2, on: stack) }
+        group(stack) { doomed!.set(2, on: stack) }
+        doomed = nil
+        stack.undo()  // the freed step on top is dropped; the live one under it is undone
+        #expect(live.value == 1)
+        #expect(stack.undoCount == 1, "the freed step between the live ones is gone too")
+        #expect(stack.redoCount == 1)
+        stack.undo()
+        #expect(live.value == 0)
+        #expect(!stack.canUndo)
+    }
+
+    @Test func redoSkipsFreedStepsOnTop() {
+        let stack = makeStack()
+        let live = Counter("live")
+        var doomed: Counter? = Counter("doomed")
+        group(stack) { live.set(1, on: stack) }
+        group(stack) { doomed!.set(1, on: stack) }
+        stack.undo()
+        stack.undo()
+        #expect(stack.redoCount == 2)
+        doomed = nil
+        stack.redo()  // live's step
+        #expect(live.value == 1)
+        stack.redo()  // only the freed step was left: nothing happens
+        #expect(live.value == 1)
+        #expect(!stack.canRedo)
+        #expect(stack.undoCount == 1)
+    }
+
+    @Test func aFreedStepUnderTheUndoneOneDoesNotMoveTheCleanPoint() {
+        let stack = makeStack()
+        let live = Counter("live")
+        var doomed: Counter? = Counter("doomed")
+        group(stack) { doomed!.set(1, on: stack) }
+        stack.markClean()  // saved right after the doomed step
+        group(stack) { live.set(1, on: stack) }
+        doomed = nil
+        stack.undo()
+        // The same answer as if a query had noticed the freed target before the undo: the saved
+        // step was removed while it was not the newest, so that state cannot be reached again.
+        #expect(!stack.isClean)
+        #expect(!stack.canUndo)
+        stack.redo()
+        #expect(!stack.isClean)
+    }
+
+    @Test func aFreedStepOnTopOfACleanStackKeepsItClean() {
+        let stack = makeStack()
+        let live = Counter("live")
+        var doomed: Counter? = Counter("doomed")
+        group(stack) { live.set(1, on: stack) }
+        group(stack) { doomed!.set(1, on: stack) }
+        stack.markClean()
+        doomed = nil
+        stack.undo()  // drops the freed (clean) step, then undoes live's
+        #expect(live.value == 0)
+        #expect(!stack.isClean, "undoing a live step after the save is a change")
+        stack.redo()
+        #expect(stack.isClean, "removing the freed step kept the stack clean where it was")
+    }
 }
 
 struct RemovalSignatureTests {

@@ -24,6 +24,7 @@ enum Operation: Equatable, CustomStringConvertible {
     case info(Int?)
     case levels(Int)
     case removeTarget(slot: Int)
+    case markClean
     case free(slot: Int)
     case replace(slot: Int)
 
@@ -35,6 +36,7 @@ enum Operation: Equatable, CustomStringConvertible {
         case .info(let value): "setActionUserInfoValue(\(value.map(String.init) ?? "nil"))"
         case .levels(let value): "levelsOfUndo = \(value)"
         case .removeTarget(let slot): "removeAllActions(withTarget: t\(slot))"
+        case .markClean: "markClean()"
         case .free(let slot): "free t\(slot)"
         case .replace(let slot): "new object in t\(slot)"
         case .begin: "beginUndoGrouping()"
@@ -83,6 +85,7 @@ struct RandomDriver {
             (2, { .info(Bool.random(using: &$0) ? Int.random(in: 0...9, using: &$0) : nil) }),
             (2, { .levels(Int.random(in: 0...4, using: &$0)) }),
             (2, { .removeTarget(slot: Int.random(in: 0..<slots, using: &$0)) }),
+            (2, { _ in .markClean }),
             (2, { .free(slot: Int.random(in: 0..<slots, using: &$0)) }),
             (2, { .replace(slot: Int.random(in: 0..<slots, using: &$0)) }),
         ]
@@ -194,9 +197,15 @@ struct RandomDriver {
                 guard let target = objects[index] else { continue }
                 stack.removeAllActions(withTarget: target)
                 model.removeAll(target: index)
+            case .markClean:
+                stack.markClean()
+                model.markClean()
             case .free(let slot):
                 objects[slotObject[slot]] = nil
                 model.alive[slotObject[slot]] = false
+                // No comparison now: its queries would notice the freed target at once, and the
+                // next operation (an undo, say) must be the first to meet it.
+                continue
             case .replace(let slot):
                 objects.append(Target())
                 model.alive.append(true)

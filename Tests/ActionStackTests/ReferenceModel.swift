@@ -22,6 +22,10 @@ struct ReferenceModel {
         var name = ""
         var discardable = false
         var info: [String: Int] = [:]
+        /// Top-level groups: the document state right after this step (see `markClean()`).
+        var stateID: Int
+
+        init(stateID: Int = -1) { self.stateID = stateID }
 
         var actionCount: Int {
             items.reduce(0) { count, item in
@@ -59,6 +63,11 @@ struct ReferenceModel {
     /// Notifications other than checkpoints, in order.
     var notifications: [String] = []
     var misuse: ActionStack.Misuse?
+    /// Document states: each change outside undo and redo is a new one; a step keeps its state
+    /// when it moves between the stacks.
+    var nextStateID = 1
+    var baseStateID = 0
+    var cleanStateID = 0
 
     init(targets: Int, groupsByEvent: Bool) {
         alive = Array(repeating: true, count: targets)
@@ -67,6 +76,29 @@ struct ReferenceModel {
     }
 
     // MARK: Structure helpers
+
+    mutating func makeStateID() -> Int {
+        defer { nextStateID += 1 }
+        return nextStateID
+    }
+
+    /// A new top-level group, with a state of its own.
+    mutating func newTopLevelGroup() -> Group { Group(stateID: makeStateID()) }
+
+    /// The state of the newest undo step holding an action, or the base state.
+    var currentStateID: Int { undo.last { $0.actionCount > 0 }?.stateID ?? baseStateID }
+
+    /// A removal never changes whether the stack is clean now.
+    mutating func keepingClean(_ removal: (inout ReferenceModel) -> Void) {
+        let wasClean = currentStateID == cleanStateID
+        removal(&self)
+        if wasClean { cleanStateID = currentStateID }
+    }
+
+    /// Drops the oldest undo step: undoing everything now leads to the state right after it.
+    mutating func dropOldest() {
+        baseStateID = undo.removeFirst().stateID
+    }
 
     static func openPath(_ side: [Group]) -> [Group] {
         guard let top = side.last, top.isOpen else { return [] }
@@ -108,14 +140,16 @@ struct ReferenceModel {
 
     mutating func pruneDead() {
         let alive = self.alive
-        Self.remove(from: &undo) { !alive[$0.target] }
-        Self.remove(from: &redo) { !alive[$0.target] }
+        keepingClean { model in
+            Self.remove(from: &model.undo) { !alive[$0.target] }
+            Self.remove(from: &model.redo) { !alive[$0.target] }
+        }
     }
 
     mutating func trim() {
         guard levels > 0 else { return }
         pruneDead()
-        while Self.closedCount(undo) > levels { undo.removeFirst() }
+        while Self.closedCount(undo) > levels { dropOldest() }
     }
 
     // MARK: Operations
@@ -130,25 +164,26 @@ struct ReferenceModel {
         redo = []
         var opened = false
         if undoPath.isEmpty {
-            undo.append(Group())
+            undo.append(newTopLevelGroup())
             pending = true
             opened = true
         }
         undoPath.last!.items.append(.action(Action(target: target, delta: -delta)))
+        undoPath[0].stateID = makeStateID()
         if opened { notifications.append("DidOpen") }
     }
 
     mutating func begin() {
         guard disableCount == 0 else { return }
         if undoPath.isEmpty && groupsByEvent {
-            undo.append(Group())
+            undo.append(newTopLevelGroup())
             pending = true
             notifications.append("DidOpen")
         }
         if let innermost = undoPath.last {
             innermost.items.append(.group(Group()))
         } else {
-            undo.append(Group())
+            undo.append(newTopLevelGroup())
         }
         notifications.append("DidOpen")
     }
@@ -210,9 +245,10 @@ struct ReferenceModel {
 
     mutating func perform(_ group: Group, undoing: Bool, topLevel: Bool) {
         notifications.append(undoing ? "WillUndo" : "WillRedo")
-        let opposite = Group()
         let destinationPath = undoing ? Self.openPath(redo) : undoPath
         let nestedInDestination = !destinationPath.isEmpty
+        let opposite =
+            nestedInDestination ? Group() : topLevel ? Group(stateID: group.stateID) : newTopLevelGroup()
         if topLevel && !nestedInDestination {
             opposite.name = group.name
             opposite.discardable = group.discardable
@@ -239,7 +275,7 @@ struct ReferenceModel {
             // Trimming during a redo happens inside the operation, where freed targets are not
             // pruned; mirror that: trim without pruning.
             if !undoing && levels > 0 {
-                while Self.closedCount(undo) > levels { undo.removeFirst() }
+                while Self.closedCount(undo) > levels { dropOldest() }
             }
         }
         notifications.append((undoing ? "DidUndo" : "DidRedo") + (topLevel && group.discardable ? "!" : ""))
@@ -253,7 +289,7 @@ struct ReferenceModel {
                 misuse = .noOpenGroup(operation)
                 return
             }
-            undo.append(Group())
+            undo.append(newTopLevelGroup())
             pending = true
             opened = true
         }
@@ -271,11 +307,20 @@ struct ReferenceModel {
         redo = []
         disableCount = 0
         pending = false
+        baseStateID = makeStateID()
+        cleanStateID = baseStateID
     }
 
     mutating func removeAll(target: Int) {
-        Self.remove(from: &undo) { $0.target == target }
-        Self.remove(from: &redo) { $0.target == target }
+        keepingClean { model in
+            Self.remove(from: &model.undo) { $0.target == target }
+            Self.remove(from: &model.redo) { $0.target == target }
+        }
+    }
+
+    /// The document was saved: this state is the clean one.
+    mutating func markClean() {
+        cleanStateID = currentStateID
     }
 
     mutating func enable() {
@@ -308,7 +353,8 @@ struct ReferenceModel {
             undoDiscardable: undo.last?.discardable ?? false,
             redoDiscardable: redo.last?.discardable ?? false,
             undoInfo: undo.last?.info["k"],
-            registrationEnabled: disableCount == 0
+            registrationEnabled: disableCount == 0,
+            isClean: currentStateID == cleanStateID
         )
     }
 }
@@ -326,10 +372,12 @@ struct Snapshot: Equatable, CustomStringConvertible {
     var redoDiscardable: Bool
     var undoInfo: Int?
     var registrationEnabled: Bool
+    var isClean: Bool
 
     init(
         canUndo: Bool, canRedo: Bool, undoCount: Int, redoCount: Int, groupingLevel: Int, undoName: String,
-        redoName: String, undoDiscardable: Bool, redoDiscardable: Bool, undoInfo: Int?, registrationEnabled: Bool
+        redoName: String, undoDiscardable: Bool, redoDiscardable: Bool, undoInfo: Int?, registrationEnabled: Bool,
+        isClean: Bool
     ) {
         self.canUndo = canUndo
         self.canRedo = canRedo
@@ -342,6 +390,7 @@ struct Snapshot: Equatable, CustomStringConvertible {
         self.redoDiscardable = redoDiscardable
         self.undoInfo = undoInfo
         self.registrationEnabled = registrationEnabled
+        self.isClean = isClean
     }
 
     init(_ stack: ActionStack) {
@@ -350,13 +399,14 @@ struct Snapshot: Equatable, CustomStringConvertible {
             groupingLevel: stack.groupingLevel, undoName: stack.undoActionName, redoName: stack.redoActionName,
             undoDiscardable: stack.undoActionIsDiscardable, redoDiscardable: stack.redoActionIsDiscardable,
             undoInfo: stack.undoActionUserInfoValue(forKey: "k") as? Int,
-            registrationEnabled: stack.isUndoRegistrationEnabled
+            registrationEnabled: stack.isUndoRegistrationEnabled,
+            isClean: stack.isClean
         )
     }
 
     var description: String {
         "undo \(undoCount)\(canUndo ? "+" : "") '\(undoName)'\(undoDiscardable ? "!" : "") info \(undoInfo.map(String.init) ?? "-"), "
             + "redo \(redoCount)\(canRedo ? "+" : "") '\(redoName)'\(redoDiscardable ? "!" : ""), "
-            + "level \(groupingLevel), enabled \(registrationEnabled)"
+            + "level \(groupingLevel), enabled \(registrationEnabled), clean \(isClean)"
     }
 }

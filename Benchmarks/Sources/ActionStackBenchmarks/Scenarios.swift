@@ -211,6 +211,30 @@ func baselineAutomatic(_ n: Int, events: Int) -> Double {
     return ns / Double(perEvent * events)
 }
 
+// MARK: Scenario 7: undo and redo with many live targets (the freed-target check).
+
+/// Registers `n` one-action steps spread over `targets` distinct live targets, then times undo of
+/// all and redo of all: ns per undo + redo. Swift gives no signal when a weakly held object dies;
+/// undo and redo look for freed targets only in the steps they perform, so their cost must not
+/// grow with the number of targets (before that change, 1000 targets made them 75 times slower).
+func scenarioManyTargets(_ n: Int, targets: Int) -> Double {
+    let stack = explicitStack(notify: false)
+    let models = (0..<targets).map { _ in Model() }
+    for i in 1...n {
+        stack.beginUndoGrouping()
+        bump(models[i % targets], by: i, on: stack)
+        stack.endUndoGrouping()
+    }
+    let ns = nanoseconds {
+        for _ in 0..<n { stack.undo() }
+        for _ in 0..<n { stack.redo() }
+    }
+    let total = models.reduce(0) { $0 + $1.value }
+    check(total == triangle(n), "targets: model sum \(total)")
+    stack.removeAllActions()
+    return ns / Double(n)
+}
+
 // MARK: Scenario 6: memory per stored action (run in a child process each).
 
 /// Holds N actions (one per group, or all in one group) and returns resident bytes per action

@@ -190,6 +190,20 @@ if selected("6") {
 
 }
 
+if selected("7") {
+    // 7. undo + redo with 1000 distinct live targets, against the same with one target (20,000 steps
+    //    at most, so that a regression to an O(targets) check per operation stays quick to see).
+    let steps = min(n, 20_000)
+    let oneTarget = measure { scenarioManyTargets(steps, targets: 1) }
+    add(
+        Row(
+            scenario: "7 targets", variant: "1000 live targets", n: steps,
+            nsPerAction: measure { scenarioManyTargets(steps, targets: 1000) }, baselineNsPerAction: oneTarget,
+            baselineName: "same, 1 target", note: "undo + redo; same run with 1 target"
+        )
+    )
+}
+
 if let jsonPath {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

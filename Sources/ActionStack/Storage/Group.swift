@@ -96,6 +96,17 @@ final class Group {
         }
     }
 
+    /// Whether some action at any depth still has a live target. Stops at the first one.
+    var hasLiveAction: Bool {
+        for item in items {
+            switch item {
+            case .action(let action): if action.box.isAlive { return true }
+            case .group(let group): if group.hasLiveAction { return true }
+            }
+        }
+        return false
+    }
+
     /// Counts the actions at any depth by walking the tree (the invariant check compares it
     /// with `actionCount`).
     func countActions() -> Int {
