@@ -99,10 +99,21 @@ extension ActionStack {
 }
 
 /// The step that coalescing registrations may join.
-struct CoalescingState {
+///
+/// A class, so that the stack's optional reference is one pointer: every undo, redo and
+/// registration tests or clears it, and as a struct holding a `ContinuousClock.Instant` (whose
+/// layout the standard library does not expose) each test went through value-witness calls.
+final class CoalescingState {
     let key: String
     let box: TargetBox
     /// Held strongly so that identity comparison with the newest group stays meaningful.
     let group: Group
     var lastTime: ContinuousClock.Instant
+
+    init(key: String, box: TargetBox, group: Group, lastTime: ContinuousClock.Instant) {
+        self.key = key
+        self.box = box
+        self.group = group
+        self.lastTime = lastTime
+    }
 }

@@ -26,15 +26,24 @@ extension ActionStack {
     ///   - target: The object the change was made to; held weakly.
     ///   - handler: The inverse of the change, called with `target`.
     /// - Complexity: O(1) amortized, plus O(r) to release the r actions of a redo stack it empties.
+    @inlinable
     public func registerUndo<TargetType: AnyObject>(
         withTarget target: TargetType,
         handler: @escaping (TargetType) -> Void
     ) {
+        // Inlinable so that the action's class, `TypedAction<TargetType>`, is instantiated at the
+        // call site, where the compiler knows the target's type and caches the class's metadata;
+        // built inside the library, every registration paid a generic-metadata lookup (8% of the
+        // instructions of a register + undo + redo, measured with callgrind).
+        _registerUndo(target) { box in TypedAction(box: box, handler: handler) }
+    }
+
+    /// The non-generic body of ``registerUndo(withTarget:handler:)``.
+    @usableFromInline
+    func _registerUndo(_ target: AnyObject, makeAction: (TargetBox) -> Action) {
         defer { didMutate() }
         guard disableCount == 0 else { return }
-        register(target, cost: 0, coalescingKey: nil, window: nil) { box in
-            TypedAction(box: box, handler: handler)
-        }
+        register(target, cost: 0, coalescingKey: nil, window: nil, makeAction: makeAction)
     }
 
     /// Whether registration is enabled (the disable counter is zero).

@@ -120,16 +120,16 @@ extension ActionStack {
     ///
     /// - Complexity: O(k) for the k actions looked at: a group's first live action ends the look.
     func dropDeadNewestSteps(of history: History, keepingClean: Bool) {
-        guard !isPerforming, windowDepth == 0, history.openPath.isEmpty else { return }
+        guard !isPerforming, windowDepth == 0, history.openPath.isEmpty,
+            let newest = history.groups.last, !newest.hasLiveAction
+        else { return }
         let wasClean = currentStateID == cleanStateID
-        var dropped = false
         while let newest = history.groups.last, !newest.hasLiveAction {
             history.groups.removeLast()
             releaseActions(in: newest, from: history)
             if coalescing?.group === newest { coalescing = nil }
-            dropped = true
         }
-        if dropped && keepingClean && wasClean { cleanStateID = currentStateID }
+        if keepingClean && wasClean { cleanStateID = currentStateID }
     }
 
     /// Removes the actions that `matcher` matches from `history`, with the closed groups this

@@ -2,6 +2,7 @@
 ///
 /// Sharing the box makes a target's death cheap to detect (one weak load per distinct target, not
 /// per action) and makes removal by target a pointer comparison.
+@usableFromInline
 final class TargetBox {
     weak var object: AnyObject?
     let id: ObjectIdentifier
@@ -22,9 +23,11 @@ final class TargetBox {
 ///
 /// The class is the type-erased base; `TypedAction` keeps the handler with its real type, so
 /// registering costs one allocation and undoing one virtual call, with no re-wrapping closure.
+@usableFromInline
 class Action {
     let box: TargetBox
 
+    @usableFromInline
     init(box: TargetBox) { self.box = box }
 
     /// Runs the handler if the target is still alive. Returns whether it ran.
@@ -35,9 +38,11 @@ class Action {
     var cost: Int { 0 }
 }
 
+@usableFromInline
 class TypedAction<Target: AnyObject>: Action {
     let handler: (Target) -> Void
 
+    @usableFromInline
     init(box: TargetBox, handler: @escaping (Target) -> Void) {
         self.handler = handler
         super.init(box: box)
@@ -63,3 +68,7 @@ final class CostedAction<Target: AnyObject>: TypedAction<Target> {
 
     override var cost: Int { storedCost }
 }
+
+// The storage classes belong to one stack and live in its isolation domain, like the stack.
+@available(*, unavailable) extension TargetBox: Sendable {}
+@available(*, unavailable) extension Action: Sendable {}

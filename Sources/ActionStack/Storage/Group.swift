@@ -48,6 +48,12 @@ struct ItemList: RandomAccessCollection {
 
     var last: Item? { tail.last ?? head }
 
+    /// The action, when the list holds exactly one item and it is an action (most undo steps).
+    var onlyAction: Action? {
+        guard tail.isEmpty, case .action(let action)? = head else { return nil }
+        return action
+    }
+
     mutating func append(_ item: Item) {
         if head == nil { head = item } else { tail.append(item) }
     }
@@ -88,6 +94,7 @@ final class Group {
 
     /// Visits every action at any depth, newest first (the order undo runs them in).
     func forEachActionNewestFirst(_ body: (Action) -> Void) {
+        if let action = items.onlyAction { return body(action) }
         for item in items.reversed() {
             switch item {
             case .action(let action): body(action)
@@ -98,6 +105,8 @@ final class Group {
 
     /// Whether some action at any depth still has a live target. Stops at the first one.
     var hasLiveAction: Bool {
+        // Most steps hold one action: decide those without the loop.
+        if let action = items.onlyAction { return action.box.isAlive }
         for item in items {
             switch item {
             case .action(let action): if action.box.isAlive { return true }
