@@ -71,8 +71,9 @@ public import Foundation
 ///
 /// Registration, undo and redo cost O(1) amortized per action; trimming to ``levelsOfUndo`` costs
 /// O(1) per dropped action; ``removeAllActions(withTarget:)`` is one pass over what is stored.
-/// Queries (``canUndo``, counts, names, titles) cost O(number of distinct live targets), the price
-/// of noticing that a weakly held target has died.
+/// Queries (``canUndo``, counts, names, titles) cost O(number of distinct targets), the price of
+/// noticing exactly that a weakly held target has died; undo and redo look only at the steps they
+/// perform, and trimming looks at every target only when it drops a step.
 open class ActionStack {
     // MARK: Stored state
     //
