@@ -56,7 +56,9 @@ extension ActionStack {
     /// is in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
     ///
     /// - Parameter position: The position to reach.
-    /// - Complexity: O(n) for the n actions of the steps undone or redone.
+    /// - Complexity: O(n) for the n actions of the steps undone or redone, plus O(t) per step for t
+    ///   distinct targets (it reads the counts after each step, so that a step freed meanwhile
+    ///   cannot make it overshoot).
     public func jump(to position: Int) {
         defer { didMutate() }
         if refuseRestructuring(.jump) { return }
