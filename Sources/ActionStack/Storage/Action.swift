@@ -6,13 +6,6 @@
 final class TargetBox {
     weak var object: AnyObject?
     let id: ObjectIdentifier
-    /// Pins the target's address: an unowned reference keeps a freed object's memory allocated
-    /// (its deinitializer has run) until the box goes, so no new object can take the address
-    /// meanwhile. Equal `ObjectIdentifier`s then mean the same object, and the registry finds the
-    /// box of a live target without loading the weak reference (a weak load, and the retain and
-    /// release it brings, cost about a fifth of a registration). A freed target's memory is held
-    /// until its actions leave the stack, which the next query makes happen.
-    private unowned let pin: AnyObject
     /// How many stored actions (on either side, at any depth) use this box.
     @exclusivity(unchecked) var actionCount = 0
     /// The box's position in the registry's list, while it is registered.
@@ -21,7 +14,6 @@ final class TargetBox {
     init(_ object: AnyObject) {
         self.object = object
         self.id = ObjectIdentifier(object)
-        self.pin = object
     }
 
     var isAlive: Bool { object != nil }

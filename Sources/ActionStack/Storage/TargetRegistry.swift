@@ -10,23 +10,27 @@ struct TargetRegistry {
     private var list: ContiguousArray<TargetBox> = []
     /// The box of the most recent registration: a burst of edits on one target skips the lookup.
     private var lastBox: TargetBox?
+    /// Set when a box was evicted from `boxes` while actions still used it (its object died and the
+    /// address was reused by a new target): the next check must walk the history.
+    private var evictedDeadBox = false
 
     /// The box for `target`, created on first use; counts one more action for it.
     ///
-    /// A box pins its target's address (see `TargetBox`), so a box with the same identifier as the
-    /// live `target` is that target's box: no weak load is needed to tell.
-    ///
     /// - Complexity: O(1) amortized.
     mutating func retainBox(for target: AnyObject) -> TargetBox {
-        let id = ObjectIdentifier(target)
-        if let last = lastBox, last.id == id {
+        if let last = lastBox, last.object === target {
             last.actionCount += 1
             return last
         }
+        let id = ObjectIdentifier(target)
         let box: TargetBox
-        if let existing = boxes[id] {
+        if let existing = boxes[id], existing.object === target {
             box = existing
         } else {
+            if let stale = boxes[id] {
+                if stale.actionCount > 0 { evictedDeadBox = true }
+                unlist(stale)
+            }
             box = TargetBox(target)
             boxes[id] = box
             box.listIndex = list.count
@@ -59,12 +63,14 @@ struct TargetRegistry {
     ///
     /// - Complexity: O(distinct targets).
     func hasDeadTargets() -> Bool {
+        if evictedDeadBox { return true }
         for box in list where !box.isAlive { return true }
         return false
     }
 
     /// Called after every dead action has been dropped from the history.
     mutating func forgetDeadTargets() {
+        evictedDeadBox = false
         for box in list where !box.isAlive {
             if boxes[box.id] === box { boxes[box.id] = nil }
             unlist(box)
@@ -77,6 +83,7 @@ struct TargetRegistry {
         for box in list { box.listIndex = -1 }
         list = []
         lastBox = nil
+        evictedDeadBox = false
     }
 
     var count: Int { boxes.count }
