@@ -4,10 +4,7 @@ extension ActionStack {
     /// The handler runs on undo (or redo) with the target as its argument; whatever it registers
     /// becomes the opposite step. The stack holds the target **weakly**: if the target is freed,
     /// the action never runs and no longer counts, and a step left with no live action disappears.
-    /// Take the target from the handler's argument rather than capturing it strongly. A freed
-    /// target is deinitialized as usual (what it holds is released); its object's own memory stays
-    /// allocated until its actions leave the stack (any query removes them), so that no new object
-    /// can take its address and be mistaken for it.
+    /// Take the target from the handler's argument rather than capturing it strongly.
     ///
     /// ```swift
     /// func move(_ figure: Figure, to point: Point) {
