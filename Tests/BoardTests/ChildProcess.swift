@@ -81,18 +81,26 @@ struct ChildProcess {
         }
         guard inputFD >= 0, outputFD >= 0 else { throw Failure.cannotStart(path, errno: errno) }
 
-        var actions = posix_spawn_file_actions_t()
+        #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t?
+        #else
+            var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inputFD, 0)
         posix_spawn_file_actions_adddup2(&actions, outputFD, 1)
         posix_spawn_file_actions_adddup2(&actions, outputFD, 2)
-        closeInheritedDescriptors(&actions)
+        #if canImport(Glibc)
+            closeInheritedDescriptors(&actions)
+        #endif
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure.cannotStart(path, errno: spawned) }
 
         let status = try waitForExit(pid, path: path, timeLimit: timeLimit)
@@ -100,17 +108,17 @@ struct ChildProcess {
         return Result(output: output, status: status)
     }
 
-    /// Asks the child to close every descriptor above 2, where the C library can (glibc 2.34 and
-    /// later have `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not
-    /// import, so it is looked up at run time).
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        #if canImport(Glibc)
+    #if canImport(Glibc)
+        /// Asks the child to close every descriptor above 2, where the C library can (glibc 2.34
+        /// and later have `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module
+        /// does not import, so it is looked up at run time).
+        private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
             typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
             guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
             else { return }
             _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        #endif
-    }
+        }
+    #endif
 
     /// Reaps `pid`, polling so that a deadline can end the wait.
     private static func waitForExit(_ pid: pid_t, path: String, timeLimit: Duration) throws -> Int32 {

@@ -1,15 +1,20 @@
 import Foundation
 import Testing
 
-/// Where the built `board` executable is: next to the test bundle in the build folder.
+/// Where the built `board` executable is: in the build folder that holds the test binary (on Linux
+/// the running executable; on Apple platforms the loaded `.xctest` bundle), whatever its scratch
+/// path (CI's sanitizer runs use their own).
 func boardExecutable() throws -> URL {
-    let self_ = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var directory = self_.deletingLastPathComponent()
-    // The test binary may sit inside an .xctest bundle folder (Apple platforms).
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent("board")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
+    var starts = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()]
+    starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+    for start in starts {
+        var directory = start.deletingLastPathComponent()
+        // The test binary may sit inside an .xctest bundle folder (Apple platforms).
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("board")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
     }
     throw BoardRunError.notBuilt
 }
