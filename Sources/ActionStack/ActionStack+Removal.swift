@@ -86,7 +86,13 @@ extension ActionStack {
         let group = undoHistory.groups.removeFirst()
         // Undoing everything now leads to the state right after the dropped step.
         baseStateID = group.stateID
-        releaseActions(in: group, from: undoHistory)
+        forget(group, from: undoHistory)
+    }
+
+    /// Accounts for a top-level group dropped from `history`: its actions leave the stack, and
+    /// coalescing can no longer join it.
+    private func forget(_ group: Group, from history: History) {
+        releaseActions(in: group, from: history)
         if coalescing?.group === group { coalescing = nil }
     }
 
@@ -125,9 +131,7 @@ extension ActionStack {
         else { return }
         let wasClean = currentStateID == cleanStateID
         while let newest = history.groups.last, !newest.hasLiveAction {
-            history.groups.removeLast()
-            releaseActions(in: newest, from: history)
-            if coalescing?.group === newest { coalescing = nil }
+            forget(history.groups.removeLast(), from: history)
         }
         if keepingClean && wasClean { cleanStateID = currentStateID }
     }
@@ -151,7 +155,7 @@ extension ActionStack {
     ) -> Int {
         let count = group.items.count
         // Most steps hold one action that does not match: decide those without the loop.
-        if count == 1, case .action(let action) = group.items[0], !matcher.matches(action) { return 0 }
+        if let action = group.items.onlyAction, !matcher.matches(action) { return 0 }
         var removed = 0
         var kept: [Item]?
         for index in 0..<count {

@@ -64,11 +64,11 @@ func explicitStack(notify: Bool) -> ActionStack {
     return stack
 }
 
-/// Registers `+1`, `+2`, ... `+n` on `model`, one action per explicit group.
-func registerGroups(_ n: Int, on stack: ActionStack, model: Model) {
+/// Registers `+1`, `+2`, ... `+n`, one action per explicit group, on the models in turn.
+func registerGroups(_ n: Int, on stack: ActionStack, models: [Model]) {
     for i in 1...n {
         stack.beginUndoGrouping()
-        bump(model, by: i, on: stack)
+        bump(models[i % models.count], by: i, on: stack)
         stack.endUndoGrouping()
     }
 }
@@ -79,7 +79,7 @@ func scenarioEach(_ n: Int, notify: Bool) -> Double {
     let stack = explicitStack(notify: notify)
     let model = Model()
     let ns = nanoseconds {
-        registerGroups(n, on: stack, model: model)
+        registerGroups(n, on: stack, models: [model])
         check(model.value == triangle(n), "each: after register \(model.value)")
         for _ in 0..<n { stack.undo() }
         check(model.value == 0, "each: after undo \(model.value)")
@@ -119,7 +119,7 @@ func scenarioLevels(_ n: Int, limit: Int, notify: Bool) -> Double {
     let model = Model()
     var count = 0
     let ns = nanoseconds {
-        registerGroups(n, on: stack, model: model)
+        registerGroups(n, on: stack, models: [model])
         count = stack.undoCount
         stack.removeAllActions()
     }
@@ -134,11 +134,7 @@ func scenarioLevels(_ n: Int, limit: Int, notify: Bool) -> Double {
 func scenarioRemove(_ n: Int, notify: Bool) -> Double {
     let stack = explicitStack(notify: notify)
     let models = (0..<1000).map { _ in Model() }
-    for i in 1...n {
-        stack.beginUndoGrouping()
-        bump(models[i % 1000], by: i, on: stack)
-        stack.endUndoGrouping()
-    }
+    registerGroups(n, on: stack, models: models)
     let removedSum = stride(from: 1000, through: n, by: 1000).reduce(0, +)
     let ns = nanoseconds { stack.removeAllActions(withTarget: models[0]) }
     check(stack.undoCount == n - n / 1000, "remove: count \(stack.undoCount)")
@@ -220,11 +216,7 @@ func baselineAutomatic(_ n: Int, events: Int) -> Double {
 func scenarioManyTargets(_ n: Int, targets: Int) -> Double {
     let stack = explicitStack(notify: false)
     let models = (0..<targets).map { _ in Model() }
-    for i in 1...n {
-        stack.beginUndoGrouping()
-        bump(models[i % targets], by: i, on: stack)
-        stack.endUndoGrouping()
-    }
+    registerGroups(n, on: stack, models: models)
     let ns = nanoseconds {
         for _ in 0..<n { stack.undo() }
         for _ in 0..<n { stack.redo() }
