@@ -1,77 +1,16 @@
 import Foundation
 
 extension ActionStack {
-    /// The number of open groups on the current stack (the redo stack while undoing).
-    ///
-    /// Inside an undo handler it is 1 (the redo group being built); in will/did observers of undo
-    /// and redo it is 0.
-    ///
-    /// - Complexity: O(1).
-    public var groupingLevel: Int { currentHistory.depth }
-
-    /// Opens a group; everything registered until the matching ``endUndoGrouping()`` is undone in
-    /// one step. Groups nest.
-    ///
-    /// With ``groupsByEvent`` on and nothing open, this first opens the event's automatic group, so
-    /// ``groupingLevel`` becomes 2. While registration is disabled, the call does nothing.
-    ///
-    /// Posts ``checkpointNotification`` (except when it opens a top-level group with
-    /// ``groupsByEvent`` on), then ``didOpenUndoGroupNotification`` (except while undoing or
-    /// redoing).
-    ///
-    /// - Complexity: O(1) amortized.
-    public func beginUndoGrouping() {
-        defer { didMutate() }
-        guard disableCount == 0 else { return }
-        if let activity = notifyingActivity ?? windowActivity {
-            report(.reentrantCall(.beginUndoGrouping, during: activity))
-            return
-        }
-        if currentHistory.depth == 0 && groupsByEvent {
-            openAutomaticGroup()
-            withWindow(.openingGroup) { post(ActionStack.didOpenUndoGroupNotification) }
-        }
-        if !(currentHistory.depth == 0 && groupsByEvent) { postCheckpoint() }
-        // Read the state again: a checkpoint observer may have changed it.
-        pushGroup(on: currentHistory, metadata: nil)
-        if !isPerforming { post(ActionStack.didOpenUndoGroupNotification) }
-    }
-
-    /// Closes the innermost open group.
-    ///
-    /// A top-level group that closes with no action in it is dropped (ActionStack does not keep
-    /// do-nothing undo steps; its notifications are still posted), and closing a top-level group
-    /// on the undo stack trims the history to ``levelsOfUndo``. With nothing open it is the misuse
-    /// ``Misuse/endWithoutBegin`` and nothing changes. While registration is disabled, the call
-    /// does nothing.
-    ///
-    /// Posts ``checkpointNotification``, then (except while undoing or redoing)
-    /// ``willCloseUndoGroupNotification`` and ``didCloseUndoGroupNotification``.
-    ///
-    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed; when a step is trimmed,
-    ///   also O(t) for t distinct targets (a freed target's step must not push a live one out).
-    public func endUndoGrouping() {
-        defer { didMutate() }
-        guard disableCount == 0 else { return }
-        if let activity = notifyingActivity ?? windowActivity {
-            report(.reentrantCall(.endUndoGrouping, during: activity))
-            return
-        }
-        postCheckpoint()
-        guard currentHistory.depth > protectedDepth else {
-            report(.endWithoutBegin)
-            return
-        }
-        closeInnermostGroup(of: currentHistory, notify: !isPerforming)
-    }
-
     /// Ends the current event: closes the automatic group that ``groupsByEvent`` opened, exactly as
     /// the end of the run-loop pass would, and cancels that scheduled close.
     ///
     /// Programs with no turning run loop call it once per user event (after handling a line read
     /// with `readLine`, after each message of an async loop). It is safe to call at any time: with
-    /// no automatic group pending it does nothing, and the run loop's close, if it comes later,
-    /// finds nothing to close, so a group is never closed twice.
+    /// no automatic close pending it does nothing, and the run loop's close, if it comes later,
+    /// finds nothing to close, so a group is never closed twice. It closes the group even while
+    /// registration is disabled (Foundation would leave it open, merging every later event into
+    /// it). From a handler or an observer of an operation in progress it is the misuse
+    /// ``Misuse/reentrantCall(_:during:)``.
     ///
     /// ```swift
     /// stack.automaticGroupClosing = .manual
@@ -81,94 +20,200 @@ extension ActionStack {
     /// }
     /// ```
     ///
-    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed; when a step is trimmed,
-    ///   also O(t) for t distinct targets (a freed target's step must not push a live one out).
+    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed.
     public func endEvent() {
-        defer { didMutate() }
-        if let activity = restructuringActivity {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.endEvent) {
             report(.reentrantCall(.endEvent, during: activity))
             return
         }
-        guard let token = pendingCloseToken else { return }
-        automaticCloseFired(token: token)
+        guard let token = eventClose.pending else { return }
+        eventEnded(token: token)
     }
 
     // MARK: Internals
 
-    /// Activities during which a notification is posted in the middle of an operation.
-    var windowActivity: Misuse.Activity? { windowDepth > 0 ? windowKind : nil }
+    /// The side that registration, grouping and the metadata setters act on: the redo stack while
+    /// undoing, the undo stack otherwise.
+    @inline(__always)
+    var currentSide: Side { performing == .undo ? redoSide : undoSide }
 
-    /// Runs `body` (a notification post) with restructuring calls refused.
-    func withWindow(_ kind: Misuse.Activity, _ body: () -> Void) {
-        let savedKind = windowKind
-        windowDepth += 1
-        windowKind = kind
-        defer {
-            windowDepth -= 1
-            windowKind = savedKind
+    func _beginUndoGrouping() {
+        guard disableCount == 0 else { return }
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.beginUndoGrouping) {
+            report(.reentrantCall(.beginUndoGrouping, during: activity))
+            return
         }
-        body()
-    }
-
-    /// Opens a group on `history`: a new top-level group (with `metadata`) when nothing is open,
-    /// otherwise a group nested in the innermost open one.
-    @discardableResult
-    func pushGroup(on history: History, metadata: GroupMetadata?, stateID: UInt64? = nil) -> Group {
-        let group: Group
-        if let innermost = history.innermostOpen {
-            group = Group()
-            innermost.items.append(.group(group))
-        } else {
-            group = Group(metadata: metadata)
-            group.stateID = stateID ?? makeStateID()
-            history.groups.append(group)
+        let side = currentSide
+        if !(side.frames.isEmpty && groupsByEvent) {
+            // Observers of the checkpoint run before the decision; read the state again after it.
+            postCheckpoint()
+            guard disableCount == 0 else { return }
         }
-        history.openPath.append(group)
-        return group
-    }
-
-    /// Opens the event's automatic group on the undo stack and schedules its close. Posts nothing.
-    func openAutomaticGroup() {
-        pushGroup(on: undoHistory, metadata: nil)
-        nextCloseToken &+= 1
-        let token = nextCloseToken
-        pendingCloseToken = token
-        guard automaticGroupClosing == .runLoop else { return }
-        let reference = WeakStackReference(stack: self)
-        RunLoop.current.perform(inModes: runLoopModes) {
-            reference.stack?.automaticCloseFired(token: token)
-        }
-    }
-
-    /// The end of the event whose automatic group has `token`.
-    func automaticCloseFired(token: UInt64) {
-        defer { didMutate() }
-        guard pendingCloseToken == token else { return }
-        pendingCloseToken = nil
-        guard groupsByEvent, undoHistory.depth > 0, !isPerforming, windowDepth == 0 else { return }
-        endUndoGrouping()
-    }
-
-    /// Closes the innermost open group of `history`. The caller has checked that one is open.
-    ///
-    /// A top-level group with no action is dropped; a top-level group closing on the undo stack
-    /// ends the pending automatic close and trims to ``levelsOfUndo``.
-    func closeInnermostGroup(of history: History, notify: Bool) {
-        if notify {
-            withWindow(.closingGroup) { post(ActionStack.willCloseUndoGroupNotification) }
-        }
-        let group = history.openPath.removeLast()
-        group.isOpen = false
-        var discardable = false
-        if history.openPath.isEmpty {
-            discardable = group.isDiscardable
-            if group.actionCount == 0 { history.groups.removeLast() }
-            if history === undoHistory {
-                pendingCloseToken = nil
-                trimToLimits()
+        if side.frames.isEmpty && groupsByEvent {
+            // The automatic group opens without a checkpoint; the explicit group nested in it
+            // opens after one, as any nested group does. Observers of both notifications run before
+            // the explicit group exists and cannot close the automatic one.
+            openAutomaticGroup()
+            if postsNotifications {
+                activities.push(.openingGroup)
+                post(ActionStack.didOpenUndoGroupNotification)
+                postCheckpoint()
+                activities.pop()
             }
         }
+        openFrame(on: side)
+        if performing == nil { post(ActionStack.didOpenUndoGroupNotification) }
+    }
+
+    func _endUndoGrouping() {
+        guard disableCount == 0 else { return }
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.endUndoGrouping) {
+            report(.reentrantCall(.endUndoGrouping, during: activity))
+            return
+        }
+        postCheckpoint()
+        guard disableCount == 0 else { return }
+        let side = currentSide
+        // The group an undo or redo in progress is building is not the handlers' to close.
+        let protected = performing != nil ? 1 : 0
+        guard side.frames.count > protected else {
+            report(.endWithoutBegin)
+            return
+        }
+        closeInnermostFrame(of: side, notify: performing == nil)
+    }
+
+    /// Opens a frame on `side`: frame 0 (a new step) when nothing is open, otherwise a frame nested
+    /// in the innermost open one.
+    @discardableResult
+    func openFrame(on side: Side) -> Frame {
+        let frame = Frame(start: side.end, low: states.current, id: nextFrameID)
+        nextFrameID &+= 1
+        if side.frames.isEmpty && side === undoSide && performing == nil {
+            // A new step on top: nothing older can be continued.
+            coalescer.clear()
+        }
+        side.frames.append(frame)
+        return frame
+    }
+
+    /// Opens the event's automatic group on the undo stack and schedules the event's close. Posts
+    /// nothing.
+    func openAutomaticGroup() {
+        openFrame(on: undoSide)
+        scheduleEventClose()
+    }
+
+    /// Makes the current event's close pending (if it is not) and, with
+    /// ``AutomaticGroupClosing/runLoop``, schedules it on the current run loop.
+    func scheduleEventClose() {
+        guard let token = eventClose.schedule(), automaticGroupClosing == .runLoop else { return }
+        let reference = WeakStackReference(stack: self)
+        RunLoop.current.perform(inModes: runLoopModes) {
+            reference.stack?.scheduledCloseFired(token: token)
+        }
+    }
+
+    /// The run loop's scheduled close of the event with `token`.
+    func scheduledCloseFired(token: UInt64) {
+        guard eventClose.pending == token else { return }
+        if callDepth > 0 || !activities.isEmpty {
+            // The run loop was spun from inside a call (a handler, say): close at the next turn.
+            let reference = WeakStackReference(stack: self)
+            RunLoop.current.perform(inModes: runLoopModes) {
+                reference.stack?.scheduledCloseFired(token: token)
+            }
+            return
+        }
+        enterCall()
+        defer { leaveCall() }
+        eventEnded(token: token)
+    }
+
+    /// The end of the event whose close has `token`: closes the innermost open group of the undo
+    /// stack (as `endUndoGrouping()` would, even while registration is disabled) when
+    /// ``groupsByEvent`` is on.
+    private func eventEnded(token: UInt64) {
+        guard eventClose.fire(token) else { return }
+        coalescer.eventEnded()
+        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
+        postCheckpoint()
+        guard !undoSide.frames.isEmpty else { return }
+        closeInnermostFrame(of: undoSide, notify: true)
+    }
+
+    /// Closes the innermost open frame of `side` (one is open), posting the will/did-close
+    /// notifications when `notify`.
+    ///
+    /// A nested frame becomes a closed nested group of its parent. Frame 0 becomes a step (see
+    /// ``closeTopLevelFrame(of:)``).
+    func closeInnermostFrame(of side: Side, notify: Bool) {
+        if notify && postsNotifications {
+            activities.push(.closingGroup)
+            post(ActionStack.willCloseUndoGroupNotification)
+            activities.pop()
+        }
+        var discardable = false
+        if side.frames.count > 1 {
+            closeNestedFrame(of: side)
+        } else {
+            discardable = closeTopLevelFrame(of: side)
+        }
         if notify { post(ActionStack.didCloseUndoGroupNotification, discardable: discardable) }
+    }
+
+    /// Closes the innermost frame of `side`, which is nested: it becomes the last item of its
+    /// parent.
+    func closeNestedFrame(of side: Side) {
+        let frame = side.frames.removeLast()
+        let parent = side.frames.count - 1
+        // What was nested inside the closing frame is now just part of it.
+        while let last = side.nested.last, last.parent > parent { side.nested.removeLast() }
+        let isEmpty = side.end == frame.start
+        side.nested.append(
+            NestedGroup(
+                start: frame.start,
+                end: side.end,
+                parent: parent,
+                low: isEmpty ? states.current : frame.low,
+                high: states.current,
+                id: frame.id
+            )
+        )
+    }
+
+    /// Closes frame 0 of the undo stack (the only frame open) into a step, by the program's or the
+    /// event's close; returns whether the step is discardable.
+    ///
+    /// An empty group becomes a do-nothing step that empties the redo stack, or is dropped with
+    /// ``dropsEmptyGroups``. Cancels the event's pending close and trims to the limits.
+    @discardableResult
+    func closeTopLevelFrame(of side: Side) -> Bool {
+        let frame = side.frames.removeLast()
+        side.nested.removeAll()
+        let metadata = side.frameMetadata
+        side.frameMetadata = nil
+        let count = side.end - frame.start
+        if side === undoSide { eventClose.cancel() }
+        side.newestStepFrameID = nil
+        if count == 0 {
+            if !dropsEmptyGroups {
+                side.steps.append(Step(count: 0, metadata: metadata, low: states.current, high: states.current))
+                side.newestStepFrameID = frame.id
+                if side === undoSide && performing == nil { clearRedoSide() }
+            }
+        } else {
+            side.steps.append(Step(count: Int32(count), metadata: metadata, low: frame.low, high: states.current))
+            side.newestStepFrameID = frame.id
+        }
+        if side === undoSide { trimOrDefer() }
+        return metadata?.isDiscardable ?? false
     }
 }
 

@@ -4,7 +4,7 @@ extension ActionStack {
         /// The step's action name (`""` when it has none).
         public var actionName: String
         /// The menu title the step has when it is next: "Undo Move" on the undo side, "Redo Move"
-        /// on the redo side.
+        /// on the redo side ("Undo"/"Redo" when it has no name).
         public var title: String
         /// The number of actions in the step, at any depth.
         public var actionCount: Int
@@ -14,91 +14,173 @@ extension ActionStack {
         public var userInfo: [UserInfoKey: Any]
         /// Whether the document is clean right after this step (the step that was saved).
         public var isClean: Bool
+        /// Whether the step is the open group being recorded (the first undo entry, when a group is
+        /// open and ``undo()`` would close and undo it).
+        public var isOpen: Bool
     }
 
     /// The steps that ``undo()`` would undo, newest first (the next to undo is first). An open
-    /// step that already holds an action is included.
+    /// group is the first entry when ``undo()`` would close and undo it (always as Foundation
+    /// counts it; with ``dropsEmptyGroups`` on, when it holds an action).
     ///
-    /// - Complexity: O(s) for s steps.
+    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets to find freed ones (and
+    ///   O(n) for the n stored actions when one was freed).
     public var undoEntries: [HistoryEntry] {
-        pruneDeadTargetsIfNeeded()
-        return entries(of: undoHistory, undoSide: true)
+        enterCall()
+        defer { leaveCall() }
+        if isIdle { sweepFreedTargets() }
+        var result: [HistoryEntry] = []
+        // The document state right after each step, walking down from the current one; nil once
+        // it is no longer a known state.
+        var state: UInt64? = states.current
+        if openStepIsListed {
+            let metadata = undoSide.frameMetadata
+            result.append(entry(metadata, count: undoSide.openCount, undoSide: true, state: state, isOpen: true))
+            state = undoSide.frames[0].low
+        }
+        var end = undoSide.openStart
+        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
+            let step = undoSide.steps[position]
+            let start = end - step.actionCount
+            end = start
+            guard isIdle || step.count == 0 || undoSide.hasLiveAction(from: start, to: start + step.actionCount)
+            else { continue }
+            result.append(entry(step.metadata, count: step.actionCount, undoSide: true, state: state, isOpen: false))
+            state = state == step.high ? step.low : nil
+        }
+        return result
     }
 
     /// The steps that ``redo()`` would redo, next to redo first.
     ///
-    /// - Complexity: O(s) for s steps.
+    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets (and O(n) when one was
+    ///   freed).
     public var redoEntries: [HistoryEntry] {
-        pruneDeadTargetsIfNeeded()
-        return entries(of: redoHistory, undoSide: false)
+        enterCall()
+        defer { leaveCall() }
+        if isIdle { sweepFreedTargets() }
+        var result: [HistoryEntry] = []
+        var state: UInt64? = states.current
+        var end = redoSide.openStart
+        for position in stride(from: redoSide.steps.count - 1, through: 0, by: -1) {
+            let step = redoSide.steps[position]
+            let start = end - step.actionCount
+            end = start
+            guard isIdle || step.count == 0 || redoSide.hasLiveAction(from: start, to: start + step.actionCount)
+            else { continue }
+            state = state == step.low ? step.high : nil
+            result.append(entry(step.metadata, count: step.actionCount, undoSide: false, state: state, isOpen: false))
+        }
+        return result
     }
 
-    /// The current position in the whole history: the number of steps that can be undone. The
-    /// positions run from 0 (everything undone) to `undoCount + redoCount` (everything redone).
+    /// The current position in the whole history: the number of steps that can be undone (the
+    /// number of ``undoEntries``). Positions run from 0 (everything undone) to
+    /// `undoEntries.count + redoEntries.count` (everything redone).
     ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var historyPosition: Int { undoCount }
+    /// - Complexity: O(t) for t distinct targets (O(n) when one was freed).
+    public var historyPosition: Int {
+        enterCall()
+        defer { leaveCall() }
+        if isIdle { sweepFreedTargets() }
+        return undoSide.closedCount + (openStepIsListed ? 1 : 0)
+    }
 
     /// Whether the document is clean at the start of the history (everything undone).
     ///
-    /// - Complexity: O(t) for t distinct targets.
+    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets.
     public var isCleanAtStart: Bool {
-        pruneDeadTargetsIfNeeded()
-        return baseStateID == cleanStateID
+        enterCall()
+        defer { leaveCall() }
+        if isIdle { sweepFreedTargets() }
+        var state: UInt64? = states.current
+        if openStepIsListed { state = undoSide.frames[0].low }
+        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
+            let step = undoSide.steps[position]
+            state = state == step.high ? step.low : nil
+        }
+        return state == states.clean
     }
 
     /// Undoes or redoes as many steps as it takes to reach `position` (see ``historyPosition``),
     /// the way a click in a history panel does.
     ///
-    /// Each step posts its usual notifications; observers of ``observe(_:)`` and
-    /// ``stateUpdates()`` hear of the jump once, at the end. An open automatic group is closed
-    /// first, as ``undo()`` does. A position out of range is clamped. Called while an undo or redo
-    /// is in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
+    /// A position out of range is clamped; the current position does nothing. Otherwise the one
+    /// group open on the undo stack is closed first, as ``undo()`` does (with more than one open it
+    /// is the misuse ``Misuse/nestedGroupsOpen(_:groupingLevel:)``), then each step posts its usual
+    /// notifications; observers of ``observe(_:)`` and ``stateUpdates()`` hear of the jump once, at
+    /// the end. Observers of the notifications cannot restructure the history during the jump.
+    /// From a handler or an observer of an operation in progress it is the misuse
+    /// ``Misuse/reentrantCall(_:during:)``. Ends coalescing.
     ///
     /// - Parameter position: The position to reach.
     /// - Complexity: O(n) for the n actions of the steps undone or redone, plus O(t) per step for t
-    ///   distinct targets (it reads the counts after each step, so that a step freed meanwhile
-    ///   cannot make it overshoot).
+    ///   distinct targets (it checks for freed targets between steps, so that a step freed by a
+    ///   handler cannot make it overshoot).
     public func jump(to position: Int) {
-        defer { didMutate() }
-        if refuseRestructuring(.jump) { return }
-        batched {
-            closeTheOneOpenUndoGroup()
-            let target = Swift.max(0, Swift.min(position, undoCount + redoCount))
-            while undoCount > target {
-                let before = undoCount
-                undo()
-                if undoCount >= before { break }  // refused or nothing happened
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.jump) {
+            report(.reentrantCall(.jump, during: activity))
+            return
+        }
+        sweepFreedTargets()
+        let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
+        let total = current + redoSide.closedCount
+        let target = Swift.max(0, Swift.min(position, total))
+        guard target != current else { return }
+        let level = undoSide.frames.count
+        guard level < 2 else {
+            report(.nestedGroupsOpen(.jump, groupingLevel: level))
+            return
+        }
+        activities.push(.jumping)
+        defer { activities.pop() }
+        coalescer.clear()
+        if level == 1 {
+            postCheckpoint()
+            closeInnermostFrame(of: undoSide, notify: true)
+        }
+        if target < current {
+            // Undo until `target` steps are left to undo.
+            while true {
+                sweepFreedTargets()
+                guard undoSide.closedCount > target, undoNewest(checkpoint: true) else { break }
             }
-            while undoCount < target && redoCount > 0 {
-                let before = redoCount
-                redo()
-                if redoCount >= before { break }
+        } else {
+            // Redo until the redo stack is down to what lies beyond `target`.
+            let remaining = total - target
+            while true {
+                sweepFreedTargets()
+                guard redoSide.closedCount > remaining else { break }
+                postCheckpoint()
+                guard redoNewest() else { break }
             }
         }
     }
 
     // MARK: Internals
 
-    private func entries(of history: History, undoSide: Bool) -> [HistoryEntry] {
-        var result: [HistoryEntry] = []
-        result.reserveCapacity(history.groups.count)
-        for index in stride(from: history.groups.count - 1, through: 0, by: -1) {
-            let group = history.groups[index]
-            guard group.actionCount > 0 else { continue }
-            let name = group.name
-            result.append(
-                HistoryEntry(
-                    actionName: name,
-                    title: undoSide ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name),
-                    actionCount: group.actionCount,
-                    isDiscardable: group.isDiscardable,
-                    userInfo: group.metadata?.userInfo ?? [:],
-                    isClean: group.stateID == cleanStateID
-                )
-            )
-        }
-        return result
+    /// Whether the open group is the first undo entry: it is the step ``undo()`` would close and
+    /// undo (as Foundation counts it, always; with ``dropsEmptyGroups`` on, when it holds an action).
+    var openStepIsListed: Bool {
+        !undoSide.frames.isEmpty
+            && (!dropsEmptyGroups || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
+    }
+
+    private func entry(_ metadata: StepMetadata?, count: Int, undoSide: Bool, state: UInt64?, isOpen: Bool)
+        -> HistoryEntry
+    {
+        let name = metadata?.name ?? ""
+        return HistoryEntry(
+            actionName: name,
+            title: undoSide ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name),
+            actionCount: count,
+            isDiscardable: metadata?.isDiscardable ?? false,
+            userInfo: metadata?.userInfo ?? [:],
+            isClean: state == states.clean,
+            isOpen: isOpen
+        )
     }
 }
 

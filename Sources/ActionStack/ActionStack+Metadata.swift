@@ -17,125 +17,145 @@ extension ActionStack {
         public init(stringLiteral value: String) { self.rawValue = value }
     }
 
-    /// Names the current undo step (the open top-level group of the current stack), for titles
-    /// such as "Undo Typing". An empty name clears it; the last call wins.
-    ///
-    /// Inside an undo handler it names the redo step being built. With no group open and
-    /// ``groupsByEvent`` on, it opens the event's automatic group and names that; with
-    /// ``groupsByEvent`` off it is the misuse ``Misuse/noOpenGroup(_:)``. Ignored while
-    /// registration is disabled.
-    ///
-    /// - Parameter actionName: The name, without the "Undo" or "Redo" verb.
-    /// - Complexity: O(1).
-    public func setActionName(_ actionName: String) {
+    func _setActionName(_ actionName: String) {
         updateMetadata(.setActionName) { $0.name = actionName }
     }
 
-    /// Marks the current undo step as discardable (or not): a change that does not alter the
-    /// document, such as a selection, which a document may keep out of its edited state. The last
-    /// call wins. Travels with the step between the undo and redo stacks, and is reported by
-    /// ``didCloseUndoGroupNotification``, ``didUndoChangeNotification`` and
-    /// ``didRedoChangeNotification``.
-    ///
-    /// Acts on the same group as ``setActionName(_:)``, with the same rules.
-    ///
-    /// - Parameter discardable: Whether the step is discardable.
-    /// - Complexity: O(1).
-    public func setActionIsDiscardable(_ discardable: Bool) {
+    func _setActionIsDiscardable(_ discardable: Bool) {
         updateMetadata(.setActionIsDiscardable) { $0.isDiscardable = discardable }
     }
 
-    /// Stores `info` under `key` in the current undo step's user info; `nil` removes the key.
-    ///
-    /// Acts on the same group as ``setActionName(_:)``, with the same rules; the user info travels
-    /// with the step between the undo and redo stacks.
-    ///
-    /// - Parameters:
-    ///   - info: The value, or `nil` to remove the key.
-    ///   - key: The key.
-    /// - Complexity: O(1) amortized.
-    public func setActionUserInfoValue(_ info: Any?, forKey key: UserInfoKey) {
+    func _setActionUserInfoValue(_ info: Any?, forKey key: UserInfoKey) {
         updateMetadata(.setActionUserInfoValue) { $0.userInfo[key] = info }
     }
 
-    /// The name of the step that ``undo()`` would undo (an open group counts); `""` when none.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var undoActionName: String {
-        pruneDeadTargetsIfNeeded()
-        return undoHistory.newest?.name ?? ""
+    var _undoActionName: String { queryNext(undo: true) { $0?.name ?? "" } }
+    var _redoActionName: String { queryNext(undo: false) { $0?.name ?? "" } }
+    var _undoActionIsDiscardable: Bool { queryNext(undo: true) { $0?.isDiscardable ?? false } }
+    var _redoActionIsDiscardable: Bool { queryNext(undo: false) { $0?.isDiscardable ?? false } }
+
+    func _undoActionUserInfoValue(forKey key: UserInfoKey) -> Any? {
+        queryNext(undo: true) { $0?.metadata?.userInfo[key] }
     }
 
-    /// The name of the step that ``redo()`` would redo; `""` when none.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var redoActionName: String {
-        pruneDeadTargetsIfNeeded()
-        return redoHistory.newest?.name ?? ""
+    func _redoActionUserInfoValue(forKey key: UserInfoKey) -> Any? {
+        queryNext(undo: false) { $0?.metadata?.userInfo[key] }
     }
 
-    /// Whether the step that ``undo()`` would undo is discardable.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var undoActionIsDiscardable: Bool {
-        pruneDeadTargetsIfNeeded()
-        return undoHistory.newest?.isDiscardable ?? false
+    var _canUndo: Bool { queryNext(undo: true) { $0 != nil } }
+
+    var _canRedo: Bool {
+        enterCall()
+        defer { leaveCall() }
+        postCheckpoint()
+        return nextRedoStep() != nil
     }
 
-    /// Whether the step that ``redo()`` would redo is discardable.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var redoActionIsDiscardable: Bool {
-        pruneDeadTargetsIfNeeded()
-        return redoHistory.newest?.isDiscardable ?? false
+    var _undoMenuItemTitle: String {
+        let name = _undoActionName
+        return undoMenuTitle(forUndoActionName: name)
     }
 
-    /// The value stored under `key` in the user info of the step that ``undo()`` would undo.
-    ///
-    /// - Parameter key: The key.
-    /// - Returns: The value, or `nil` when there is none.
-    /// - Complexity: O(t) for t distinct targets.
-    public func undoActionUserInfoValue(forKey key: UserInfoKey) -> Any? {
-        pruneDeadTargetsIfNeeded()
-        return undoHistory.newest?.metadata?.userInfo[key]
-    }
-
-    /// The value stored under `key` in the user info of the step that ``redo()`` would redo.
-    ///
-    /// - Parameter key: The key.
-    /// - Returns: The value, or `nil` when there is none.
-    /// - Complexity: O(t) for t distinct targets.
-    public func redoActionUserInfoValue(forKey key: UserInfoKey) -> Any? {
-        pruneDeadTargetsIfNeeded()
-        return redoHistory.newest?.metadata?.userInfo[key]
+    var _redoMenuItemTitle: String {
+        let name = _redoActionName
+        return redoMenuTitle(forUndoActionName: name)
     }
 
     // MARK: Internals
 
-    /// Applies `change` to the metadata of the open top-level group of the current stack, opening
-    /// the automatic group if needed; reports the misuse when there is no group to act on.
-    func updateMetadata(_ operation: Misuse.Operation, _ change: (GroupMetadata) -> Void) {
-        defer { didMutate() }
+    /// What the queries describe: the step that undo or redo would perform next.
+    struct NextStep {
+        let metadata: StepMetadata?
+        var name: String { metadata?.name ?? "" }
+        var isDiscardable: Bool { metadata?.isDiscardable ?? false }
+    }
+
+    /// Whether the stack may drop freed steps now: no operation is in the middle of its work.
+    @inline(__always)
+    var isIdle: Bool { activities.isEmpty && performing == nil }
+
+    /// Runs a query about the next undo (or redo) step as a call.
+    @inline(__always)
+    private func queryNext<T>(undo: Bool, _ body: (NextStep?) -> T) -> T {
+        enterCall()
+        defer { leaveCall() }
+        return body(undo ? nextUndoStep() : nextRedoStep())
+    }
+
+    /// The step `undo()` would undo; freed steps on top are dropped when the stack is idle.
+    func nextUndoStep() -> NextStep? { nextStep(of: undoSide, noticing: isIdle) }
+
+    /// The step `redo()` would redo; freed steps on top are dropped when the stack is idle.
+    func nextRedoStep() -> NextStep? { nextStep(of: redoSide, noticing: isIdle) }
+
+    /// The next step of `side`: on the undo side an open group counts (with ``dropsEmptyGroups`` on,
+    /// only when it holds a live action, since it would be dropped otherwise); then the newest
+    /// closed step that still has a live action (or is a do-nothing step).
+    ///
+    /// - Complexity: O(1) amortized.
+    func nextStep(of side: Side, noticing: Bool) -> NextStep? {
+        if side === undoSide && !side.frames.isEmpty {
+            if !dropsEmptyGroups || side.hasLiveAction(from: side.openStart, to: side.end) {
+                return NextStep(metadata: side.frameMetadata)
+            }
+            return newestLiveStep(of: side)
+        }
+        if noticing {
+            dropDeadSteps(atTopOf: side)
+            return side.steps.last.map { NextStep(metadata: $0.metadata) }
+        }
+        return newestLiveStep(of: side)
+    }
+
+    /// The newest closed step of `side` that has a live action or holds none, without dropping
+    /// anything.
+    private func newestLiveStep(of side: Side) -> NextStep? {
+        var end = side.openStart
+        var position = side.steps.count - 1
+        while position >= 0 {
+            let step = side.steps[position]
+            let start = end - step.actionCount
+            if side.stepIsLive(at: position, start: start) { return NextStep(metadata: step.metadata) }
+            end = start
+            position -= 1
+        }
+        return nil
+    }
+
+    /// Applies `change` to the metadata of the step being recorded: the open top-level group of
+    /// the current stack, the step a coalescing registration continued, or a new automatic group.
+    func updateMetadata(_ operation: Misuse.Operation, _ change: (StepMetadata) -> Void) {
         guard disableCount == 0 else { return }
-        if let activity = notifyingActivity {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(operation) {
             report(.reentrantCall(operation, during: activity))
             return
         }
-        let history = currentHistory
-        var openedAutomatically = false
-        if history.openPath.isEmpty {
+        let side = currentSide
+        if performing == nil && coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
+            apply(change, to: &side.steps[side.steps.count - 1].metadata)
+            return
+        }
+        var opened = false
+        if side.frames.isEmpty {
             guard groupsByEvent else {
                 report(.noOpenGroup(operation))
                 return
             }
             openAutomaticGroup()
-            openedAutomatically = true
+            opened = true
         }
-        let group = history.openPath[0]
-        // Copy before changing: the metadata may be shared with the step it was copied from.
-        let metadata = group.metadata?.copy() ?? GroupMetadata()
-        change(metadata)
-        group.metadata = metadata.isEmpty ? nil : metadata
-        if openedAutomatically { post(ActionStack.didOpenUndoGroupNotification) }
+        apply(change, to: &side.frameMetadata)
+        if opened { post(ActionStack.didOpenUndoGroupNotification) }
+    }
+
+    /// Applies `change` to `metadata`, copying it first unless this is its only reference (a
+    /// step's metadata is shared with the step it was copied from when it moved between the
+    /// stacks); metadata left with nothing set is dropped.
+    private func apply(_ change: (StepMetadata) -> Void, to metadata: inout StepMetadata?) {
+        if !isKnownUniquelyReferenced(&metadata) { metadata = metadata?.copy() ?? StepMetadata() }
+        change(metadata!)
+        if metadata!.isEmpty { metadata = nil }
     }
 }

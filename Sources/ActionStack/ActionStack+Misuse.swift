@@ -1,53 +1,59 @@
+import Foundation
+
 extension ActionStack {
     /// A call that breaks the rules of the undo stack.
     ///
     /// Foundation's `UndoManager` raises an exception for each of these, which kills a Swift
-    /// process. `ActionStack` names the mistake, leaves the stack exactly as it was, and reports it
-    /// according to ``ActionStack/misusePolicy``.
+    /// process. `ActionStack` names the mistake, leaves the stack exactly as it was (nothing lost,
+    /// nothing half-done, coalescing not ended, nothing published, the clean point not moved), and
+    /// reports it according to ``ActionStack/misusePolicy``.
     public enum Misuse: Error, Hashable, Sendable, CustomStringConvertible {
         /// `endUndoGrouping()` with no group open (or only the group that an undo or redo in
         /// progress is building).
         case endWithoutBegin
         /// `enableUndoRegistration()` with no matching `disableUndoRegistration()`.
         case enableWithoutDisable
-        /// `undo()` with more than one group open on the undo stack.
-        case undoWithNestedGroupsOpen(groupingLevel: Int)
-        /// `undoNestedGroup()` when the newest item is not a closed group.
+        /// `undo()`, `redo()` or `jump(to:)` with more than one group open on the undo stack.
+        case nestedGroupsOpen(Operation, groupingLevel: Int)
+        /// `undoNestedGroup()` when the newest item of the open group is not a closed group.
         case undoNestedGroupWithOpenGroup
-        /// `redo()` from inside an undo.
+        /// `redo()` from inside an undo (a handler, or an observer of its notifications).
         case redoWhileUndoing
         /// A registration or a metadata setter with no group open and `groupsByEvent` off.
         case noOpenGroup(Operation)
-        /// A call that would restructure the stacks while an undo or redo is in progress (from a
-        /// handler or a will/did observer), or while `willCloseUndoGroupNotification` observers run.
+        /// A call that the stack cannot take while it is in the middle of `activity` (see the
+        /// table in the Reentrancy article).
         case reentrantCall(Operation, during: Activity)
 
         /// The public call that was misused.
-        public enum Operation: String, Hashable, Sendable, CustomStringConvertible {
+        public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
             case registerUndo = "registerUndo(withTarget:handler:)"
+            case setValue = "setValue(_:for:on:actionName:)"
             case beginUndoGrouping = "beginUndoGrouping()"
+            case group = "group(named:_:)"
             case endUndoGrouping = "endUndoGrouping()"
             case enableUndoRegistration = "enableUndoRegistration()"
             case endEvent = "endEvent()"
             case undo = "undo()"
             case undoNestedGroup = "undoNestedGroup()"
             case redo = "redo()"
+            case jump = "jump(to:)"
             case removeAllActions = "removeAllActions()"
             case removeAllActionsWithTarget = "removeAllActions(withTarget:)"
             case setActionName = "setActionName(_:)"
             case setActionIsDiscardable = "setActionIsDiscardable(_:)"
             case setActionUserInfoValue = "setActionUserInfoValue(_:forKey:)"
-            case jump = "jump(to:)"
+            case markClean = "markClean()"
 
             /// The Swift spelling of the call.
             public var description: String { rawValue }
         }
 
-        /// What the stack was doing when a re-entrant call came.
-        public enum Activity: String, Hashable, Sendable, CustomStringConvertible {
-            /// Running undo handlers.
+        /// What the stack was doing when a call came that it cannot take then.
+        public enum Activity: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+            /// Running the handlers of an undo.
             case undoing = "an undo is running its handlers"
-            /// Running redo handlers.
+            /// Running the handlers of a redo.
             case redoing = "a redo is running its handlers"
             /// Posting `willUndoChangeNotification` or `didUndoChangeNotification`.
             case notifyingUndo = "an undo is posting its will/did notifications"
@@ -55,11 +61,19 @@ extension ActionStack {
             case notifyingRedo = "a redo is posting its will/did notifications"
             /// Posting `willCloseUndoGroupNotification`.
             case closingGroup = "a group is about to close (willCloseUndoGroupNotification)"
-            /// Running the inverse actions of a scoped group whose body threw.
-            case rollingBack = "a scoped group is rolling back what its failed body registered"
             /// Posting the automatic group's `didOpenUndoGroupNotification` inside
             /// `beginUndoGrouping()`, before the explicit group opens.
             case openingGroup = "beginUndoGrouping() is opening the automatic group (didOpenUndoGroupNotification)"
+            /// Running the inverse actions of a scoped group whose body threw.
+            case rollingBack = "a scoped group is rolling back what its failed body registered"
+            /// `undo()` posting its notifications before the step (closing the open group, checkpoints).
+            case preparingUndo = "undo() is closing the open group and choosing the step to undo"
+            /// `redo()` posting its notifications before the step.
+            case preparingRedo = "redo() is closing the open group and choosing the step to redo"
+            /// `jump(to:)` undoing or redoing its steps.
+            case jumping = "jump(to:) is moving through the history"
+            /// A scoped group closing its groups, after its body returned or threw.
+            case closingScope = "group(named:_:) is closing its groups"
 
             /// A sentence fragment for the misuse message.
             public var description: String { rawValue }
@@ -70,7 +84,7 @@ extension ActionStack {
             switch self {
             case .endWithoutBegin: .endUndoGrouping
             case .enableWithoutDisable: .enableUndoRegistration
-            case .undoWithNestedGroupsOpen: .undo
+            case .nestedGroupsOpen(let operation, _): operation
             case .undoNestedGroupWithOpenGroup: .undoNestedGroup
             case .redoWhileUndoing: .redo
             case .noOpenGroup(let operation): operation
@@ -85,8 +99,8 @@ extension ActionStack {
                 "endUndoGrouping() called with no matching beginUndoGrouping()"
             case .enableWithoutDisable:
                 "enableUndoRegistration() called with no matching disableUndoRegistration()"
-            case .undoWithNestedGroupsOpen(let level):
-                "undo() was called with too many nested undo groups (grouping level \(level)); "
+            case .nestedGroupsOpen(let operation, let level):
+                "\(operation) was called with too many nested undo groups (grouping level \(level)); "
                     + "close the inner groups with endUndoGrouping() first"
             case .undoNestedGroupWithOpenGroup:
                 "undoNestedGroup() was called while the newest group is still open; "
@@ -95,7 +109,7 @@ extension ActionStack {
                 "redo() was called while undoing; do not invoke this method while undoing"
             case .noOpenGroup(let operation):
                 "\(operation) was called with no undo group open and groupsByEvent off; "
-                    + (operation == .registerUndo
+                    + (operation == .registerUndo || operation == .setValue
                         ? "must begin a group before registering undo"
                         : "must begin a group before naming or marking a step")
             case .reentrantCall(let operation, let activity):
@@ -106,47 +120,32 @@ extension ActionStack {
 
     /// What a stack does when it is misused.
     public enum MisusePolicy: Hashable, Sendable {
-        /// Leave the stack as it was, store the misuse in ``ActionStack/lastMisuse`` and pass it
-        /// to ``ActionStack/onMisuse``; the call returns normally.
+        /// The default: leave the stack as it was, store the misuse in ``ActionStack/lastMisuse``,
+        /// pass it to ``ActionStack/onMisuse``, and write one line to standard error that starts
+        /// with `ActionStack misuse:`. Code that would have crashed on Apple platforms never loses an
+        /// undo step without a trace.
+        case log
+        /// As ``log``, without the line on standard error: for programs that handle every misuse
+        /// themselves through ``ActionStack/onMisuse`` or ``ActionStack/lastMisuse``.
         case report
-        /// Stop the process with the misuse's description, as Foundation does.
+        /// Stop the process with the misuse's description, as Foundation's exception does.
         case trap
     }
 
     /// Reports `misuse` according to ``misusePolicy``. The caller has changed nothing.
     func report(_ misuse: Misuse) {
         switch misusePolicy {
-        case .report:
-            lastMisuse = misuse
-            onMisuse?(misuse)
         case .trap:
             fatalError("ActionStack misuse: \(misuse)")
+        case .log:
+            FileHandle.standardError.write(Data("ActionStack misuse: \(misuse)\n".utf8))
+        case .report:
+            break
         }
-    }
-
-    /// Reports a re-entrant `operation` and returns `true` when an undo or redo is in progress or
-    /// a group is about to close; returns `false` when the call may go ahead.
-    func refuseRestructuring(_ operation: Misuse.Operation) -> Bool {
-        if let activity = restructuringActivity {
-            report(.reentrantCall(operation, during: activity))
-            return true
-        }
-        return false
-    }
-
-    /// What forbids restructuring the stacks now, if anything.
-    var restructuringActivity: Misuse.Activity? {
-        if isUndoing { return isRunningHandlers ? .undoing : .notifyingUndo }
-        if isRedoing { return isRunningHandlers ? .redoing : .notifyingRedo }
-        if windowDepth > 0 { return windowKind }
-        return nil
-    }
-
-    /// The activity that forbids adding to the stacks: an undo or redo that is posting its will/did
-    /// notifications (it has no group open to receive a registration).
-    var notifyingActivity: Misuse.Activity? {
-        if isUndoing && !isRunningHandlers { return .notifyingUndo }
-        if isRedoing && !isRunningHandlers { return .notifyingRedo }
-        return nil
+        lastMisuse = misuse
+        guard !isReportingMisuse, let onMisuse else { return }
+        isReportingMisuse = true
+        defer { isReportingMisuse = false }
+        onMisuse(misuse)
     }
 }

@@ -1,9 +1,9 @@
 public import Foundation
 
 extension ActionStack {
-    /// Posted whenever the stack reaches a checkpoint: before a group opens (except an automatic
-    /// top-level group), before a group closes, at the start of undo, redo and
-    /// ``undoNestedGroup()``, and when ``canRedo`` is read.
+    /// Posted whenever the stack reaches a checkpoint: before a group opens (except the automatic
+    /// group), before a group closes, at the start of undo, redo and ``undoNestedGroup()``, after
+    /// the handlers of an undo or redo, and when ``canRedo`` is read.
     public static let checkpointNotification = Notification.Name("NSUndoManagerCheckpointNotification")
 
     /// Posted after a group opens, except the group that an undo or redo builds.
@@ -58,3 +58,34 @@ extension ActionStack {
         post(ActionStack.checkpointNotification)
     }
 }
+
+// MARK: Apple spellings
+
+#if !canImport(Darwin)
+    // Foundation on Apple platforms declares these for its `UndoManager`; elsewhere Foundation has no
+    // `UndoManager`, so Apple-style code that observes these names would not compile. They are the
+    // same names (same raw values) as ActionStack's notifications.
+
+    extension NSNotification.Name {
+        /// The same as ``ActionStack/checkpointNotification``.
+        public static let NSUndoManagerCheckpoint = ActionStack.checkpointNotification
+        /// The same as ``ActionStack/didOpenUndoGroupNotification``.
+        public static let NSUndoManagerDidOpenUndoGroup = ActionStack.didOpenUndoGroupNotification
+        /// The same as ``ActionStack/willCloseUndoGroupNotification``.
+        public static let NSUndoManagerWillCloseUndoGroup = ActionStack.willCloseUndoGroupNotification
+        /// The same as ``ActionStack/didCloseUndoGroupNotification``.
+        public static let NSUndoManagerDidCloseUndoGroup = ActionStack.didCloseUndoGroupNotification
+        /// The same as ``ActionStack/willUndoChangeNotification``.
+        public static let NSUndoManagerWillUndoChange = ActionStack.willUndoChangeNotification
+        /// The same as ``ActionStack/didUndoChangeNotification``.
+        public static let NSUndoManagerDidUndoChange = ActionStack.didUndoChangeNotification
+        /// The same as ``ActionStack/willRedoChangeNotification``.
+        public static let NSUndoManagerWillRedoChange = ActionStack.willRedoChangeNotification
+        /// The same as ``ActionStack/didRedoChangeNotification``.
+        public static let NSUndoManagerDidRedoChange = ActionStack.didRedoChangeNotification
+    }
+
+    /// The `userInfo` key that marks a discardable group; the same as
+    /// ``ActionStack/groupIsDiscardableUserInfoKey``.
+    public let NSUndoManagerGroupIsDiscardableKey = ActionStack.groupIsDiscardableUserInfoKey
+#endif

@@ -1,13 +1,20 @@
+import Foundation
+
 extension ActionStack {
     /// A snapshot of what a user interface shows of a stack.
+    ///
+    /// The counts are of the steps as the stack holds them: a step whose targets were all freed is
+    /// counted until the stack drops it (when it reaches the top of its stack, or when
+    /// ``ActionStack/undoCount``, ``ActionStack/redoCount`` or the history entries check every
+    /// target). Everything else is exact.
     public struct State: Hashable, Sendable {
         /// Whether there is something to undo.
         public var canUndo: Bool
         /// Whether there is something to redo.
         public var canRedo: Bool
-        /// The number of closed steps on the undo stack.
+        /// The number of closed steps held on the undo stack.
         public var undoCount: Int
-        /// The number of closed steps on the redo stack.
+        /// The number of closed steps held on the redo stack.
         public var redoCount: Int
         /// The name of the step to undo, `""` when none.
         public var undoActionName: String
@@ -23,33 +30,17 @@ extension ActionStack {
         public var groupingLevel: Int
     }
 
-    /// The stack's state now.
+    /// The stack's state now. Unlike reading ``canRedo``, taking a snapshot posts no notification.
     ///
-    /// Unlike reading ``canRedo``, taking a snapshot posts no notification.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
+    /// - Complexity: O(1) amortized.
     public var state: State {
-        pruneDeadTargetsIfNeeded()
-        let undoName = undoHistory.newest?.name ?? ""
-        let redoName = redoHistory.newest?.name ?? ""
-        let canUndo = undoHistory.hasSomethingToPerform
-        let canRedo = redoHistory.hasSomethingToPerform
-        return State(
-            canUndo: canUndo,
-            canRedo: canRedo,
-            undoCount: undoHistory.closedCount,
-            redoCount: redoHistory.closedCount,
-            undoActionName: undoName,
-            redoActionName: redoName,
-            undoMenuItemTitle: undoMenuTitle(forUndoActionName: canUndo ? undoName : ""),
-            redoMenuItemTitle: redoMenuTitle(forUndoActionName: canRedo ? redoName : ""),
-            isClean: currentStateID == cleanStateID,
-            groupingLevel: currentHistory.depth
-        )
+        enterCall()
+        defer { leaveCall() }
+        return snapshot()
     }
 
-    /// Calls `body` with the new ``state`` each time a call on the stack changes it: once per call
-    /// (a whole undo, a jump of several steps), never in the middle of one, and never when nothing
+    /// Calls `body` with the new ``state`` after each call on the stack that changes it: once per
+    /// call (a whole undo, a jump of several steps), never in the middle of one, never when nothing
     /// changed. Keep the returned token; the observation ends when it is cancelled or freed.
     ///
     /// ```swift
@@ -59,20 +50,23 @@ extension ActionStack {
     /// }
     /// ```
     ///
-    /// `body` runs synchronously on the thread that changed the stack.
+    /// `body` runs synchronously on the thread that changed the stack, after the call has finished,
+    /// and may call the stack (an autosave observer may call ``markClean()``). What such a call
+    /// changes is told to every observer after the state being delivered: observers hear the states
+    /// in the order the calls made them.
     ///
     /// - Parameter body: Called with each new state.
     /// - Returns: The token that keeps the observation alive.
-    /// - Complexity: O(1); each change then costs one ``state`` snapshot while anything observes.
+    /// - Complexity: O(1) amortized; each change then costs one ``state`` snapshot (O(1)
+    ///   amortized) and one call per observer.
     public func observe(_ body: @escaping (State) -> Void) -> ObservationToken {
-        if stateObservers.isEmpty { lastPublishedState = state }
-        return stateObservers.add { state in
-            body(state)
-            return true
-        }
+        startObserving()
+        let id = publisher.observers.add(body)
+        return ObservationToken(list: publisher.observers, id: id)
     }
 
-    /// The stack's states as an asynchronous sequence: the current state first, then each new one.
+    /// The stack's states as an asynchronous sequence: the current state first, then the state
+    /// after each call that changes it.
     ///
     /// ```swift
     /// for await state in stack.stateUpdates() {
@@ -80,123 +74,174 @@ extension ActionStack {
     /// }
     /// ```
     ///
-    /// The sequence ends when the stack is freed. Updates are buffered (newest kept) for a slow
-    /// consumer.
+    /// The sequence ends when the stack is freed. Updates are buffered (the newest 64 kept) for a
+    /// slow consumer. When the consumer stops (its task is cancelled, or it drops the sequence) the
+    /// stack forgets it at once.
     ///
     /// - Returns: The sequence of states.
-    /// - Complexity: O(1).
+    /// - Complexity: O(1) amortized.
     public func stateUpdates() -> AsyncStream<State> {
         let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(64))
-        if stateObservers.isEmpty { lastPublishedState = state }
-        continuation.yield(state)
-        stateObservers.addRetained { state in
-            if case .terminated = continuation.yield(state) { return false }
-            return true
-        } onRemove: {
-            continuation.finish()
-        }
+        startObserving()
+        continuation.yield(readOnlySnapshot())
+        let observers = publisher.observers
+        let id = observers.add({ state in continuation.yield(state) }, onListEnd: { continuation.finish() })
+        continuation.onTermination = { [weak observers] _ in observers?.removeObserver(id) }
         return stream
     }
 
-    // MARK: Internals
+    // MARK: Internals: calls and publishing
 
-    /// Tells observers what changed, at the end of an outermost call.
-    func publishChanges() {
-        // Nothing listens: skip the work (a registration stays a few loads and stores).
-        guard postsNotifications || !stateObservers.isEmpty else { return }
-        let clean = currentStateID == cleanStateID
-        if clean != lastReportedClean {
-            lastReportedClean = clean
-            post(ActionStack.cleanStateDidChangeNotification)
-        }
-        guard !stateObservers.isEmpty, !isPublishing else { return }
-        isPublishing = true
-        defer { isPublishing = false }
-        let current = state
-        guard current != lastPublishedState else { return }
-        lastPublishedState = current
-        stateObservers.notify(current)
-    }
+    /// Marks the start of a public call.
+    @inline(__always)
+    func enterCall() { callDepth &+= 1 }
 
-    /// Runs `body` (several steps) with observers told once, at the end.
-    func batched(_ body: () -> Void) {
-        batchDepth += 1
-        body()
-        batchDepth -= 1
-    }
-}
-
-/// Keeps an observation alive; cancel it, or let it go, to stop observing.
-public final class ObservationToken {
-    private weak var list: (any ObserverRemoving)?
-    private let id: UInt64
-
-    init(list: any ObserverRemoving, id: UInt64) {
-        self.list = list
-        self.id = id
-    }
-
-    /// Stops the observation.
-    ///
-    /// - Complexity: O(k) for k observers.
-    public func cancel() {
-        list?.removeObserver(id)
-        list = nil
-    }
-
-    deinit { list?.removeObserver(id) }
-}
-
-@available(*, unavailable, message: "Use an observation token where the stack is used.")
-extension ObservationToken: Sendable {}
-
-/// Something an ``ObservationToken`` can remove an observer from.
-protocol ObserverRemoving: AnyObject {
-    func removeObserver(_ id: UInt64)
-}
-
-/// A list of observers of values of one type.
-final class ObserverList<Value>: ObserverRemoving {
-    private struct Entry {
-        let id: UInt64
-        let body: (Value) -> Bool
-        let onRemove: (() -> Void)?
-    }
-
-    // Unchecked for the reason given in `ActionStack.swift`: the list lives in its stack's isolation
-    // domain, and no access to it overlaps another (`notify` iterates a copy). The check cost about
-    // 75 instructions on every call on the stack, which asks `isEmpty` after each change.
-    @exclusivity(unchecked) private var entries: [Entry] = []
-    @exclusivity(unchecked) private var nextID: UInt64 = 0
-
-    var isEmpty: Bool { entries.isEmpty }
-
-    /// Adds an observer kept while the returned token lives.
-    func add(_ body: @escaping (Value) -> Bool) -> ObservationToken {
-        nextID += 1
-        entries.append(Entry(id: nextID, body: body, onRemove: nil))
-        return ObservationToken(list: self, id: nextID)
-    }
-
-    /// Adds an observer kept until `body` returns false or the list is freed.
-    func addRetained(_ body: @escaping (Value) -> Bool, onRemove: @escaping () -> Void) {
-        nextID += 1
-        entries.append(Entry(id: nextID, body: body, onRemove: onRemove))
-    }
-
-    func removeObserver(_ id: UInt64) {
-        guard let index = entries.firstIndex(where: { $0.id == id }) else { return }
-        let entry = entries.remove(at: index)
-        entry.onRemove?()
-    }
-
-    func notify(_ value: Value) {
-        for entry in entries where !entry.body(value) {
-            removeObserver(entry.id)
+    /// Marks the end of a public call; after the outermost one, finishes put-off work and tells
+    /// observers what changed.
+    @inline(__always)
+    func leaveCall() {
+        callDepth &-= 1
+        guard callDepth == 0 else { return }
+        if needsTrim || checksInvariants || publisher.mayHaveObservers
+            || (postsNotifications && states.isClean != publisher.lastClean)
+        {
+            outermostCallEnded()
         }
     }
 
-    deinit {
-        for entry in entries { entry.onRemove?() }
+    private func outermostCallEnded() {
+        if needsTrim && scopeDepth == 0 && activities.isEmpty {
+            needsTrim = false
+            trimToLimits()
+        }
+        if checksInvariants { _checkInvariants() }
+        publish()
+        while !publisher.whenIdle.isEmpty && callDepth == 0 {
+            publisher.whenIdle.removeFirst()()
+        }
+    }
+
+    /// Runs `body` now if no call on the stack is in progress, otherwise right after the outermost
+    /// one ends (after its state has been published).
+    func whenIdle(_ body: @escaping () -> Void) {
+        if callDepth == 0 && activities.isEmpty {
+            body()
+        } else {
+            publisher.whenIdle.append(body)
+            publisher.mayHaveObservers = true
+        }
+    }
+
+    /// A new observer: the last state told becomes the state now, so that the next call tells only
+    /// what it changes.
+    private func startObserving() {
+        if !publisher.mayHaveObservers || publisher.observers.isEmpty {
+            publisher.lastState = readOnlySnapshot()
+        }
+        publisher.mayHaveObservers = true
+    }
+
+    /// Queues the state after a call if it changed, then (unless a delivery is already in
+    /// progress further up the call stack) delivers the queue in order.
+    func publish() {
+        enqueueIfChanged()
+        guard !publisher.isPublishing else { return }
+        publisher.isPublishing = true
+        defer { publisher.isPublishing = false }
+        while !publisher.queue.isEmpty {
+            let entry = publisher.queue.removeFirst()
+            if postsNotifications && entry.isClean != publisher.lastPostedClean {
+                publisher.lastPostedClean = entry.isClean
+                post(ActionStack.cleanStateDidChangeNotification)
+            }
+            if let state = entry.state { publisher.observers.notify(state) }
+        }
+    }
+
+    private func enqueueIfChanged() {
+        var state: State?
+        if publisher.mayHaveObservers {
+            if publisher.observers.isEmpty {
+                publisher.mayHaveObservers = false
+            } else {
+                state = snapshot()
+            }
+        }
+        let clean = states.isClean
+        let stateChanged = state != nil && state != publisher.lastState
+        guard stateChanged || clean != publisher.lastClean else { return }
+        if stateChanged { publisher.lastState = state }
+        publisher.lastClean = clean
+        publisher.queue.append(Publisher.Entry(state: stateChanged ? state : nil, isClean: clean))
+    }
+
+    /// The state now, dropping freed steps from the top of each stack when the stack is idle.
+    func snapshot() -> State {
+        let undoNext = nextUndoStep()
+        let redoNext = nextRedoStep()
+        let undoName = undoNext?.name ?? ""
+        let redoName = redoNext?.name ?? ""
+        return State(
+            canUndo: undoNext != nil,
+            canRedo: redoNext != nil,
+            undoCount: undoSide.closedCount,
+            redoCount: redoSide.closedCount,
+            undoActionName: undoName,
+            redoActionName: redoName,
+            undoMenuItemTitle: undoMenuTitle(forUndoActionName: undoName),
+            redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
+            isClean: states.isClean,
+            groupingLevel: currentSide.frames.count
+        )
+    }
+
+    /// The state now, without dropping anything.
+    func readOnlySnapshot() -> State {
+        let undoNext = nextStep(of: undoSide, noticing: false)
+        let redoNext = nextStep(of: redoSide, noticing: false)
+        let undoName = undoNext?.name ?? ""
+        let redoName = redoNext?.name ?? ""
+        return State(
+            canUndo: undoNext != nil,
+            canRedo: redoNext != nil,
+            undoCount: undoSide.closedCount,
+            redoCount: redoSide.closedCount,
+            undoActionName: undoName,
+            redoActionName: redoName,
+            undoMenuItemTitle: undoMenuTitle(forUndoActionName: undoName),
+            redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
+            isClean: states.isClean,
+            groupingLevel: currentSide.frames.count
+        )
     }
 }
+
+/// The observation concern: the observers of a stack's ``ActionStack/State`` and what they have
+/// been told.
+///
+/// Invariant: between calls the queue is empty and `isPublishing` is false; `lastState` is the
+/// last state queued (the next call tells observers only if its state differs).
+struct Publisher {
+    struct Entry {
+        /// The state to deliver (nil when only the clean flag changed, or nobody observes).
+        var state: ActionStack.State?
+        var isClean: Bool
+    }
+
+    let observers = ObserverList<ActionStack.State>()
+    /// False when the stack knows nobody observes, so that a call need not take a snapshot. Set
+    /// when an observer is added; cleared when a publish finds the list empty (an observer may
+    /// leave from another thread, see ``ObserverList``).
+    var mayHaveObservers = false
+    var isPublishing = false
+    var queue: [Entry] = []
+    var lastState: ActionStack.State?
+    /// Work to run when the outermost call ends (an ``ActionStackGroup`` asking for a state).
+    var whenIdle: [() -> Void] = []
+    /// The clean flag last queued.
+    var lastClean = true
+    /// The clean flag last told by `cleanStateDidChangeNotification`.
+    var lastPostedClean = true
+}
+
+@available(*, unavailable) extension Publisher: Sendable {}

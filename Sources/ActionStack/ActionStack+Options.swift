@@ -51,12 +51,15 @@ extension ActionStack {
     /// Registers an undo action with options: a cost, and coalescing with the previous step.
     ///
     /// Everything ``registerUndo(withTarget:handler:)`` does, plus:
-    /// - **Coalescing.** With a ``RegistrationOptions/coalescingKey``, when nothing is open and the
-    ///   newest undo step was made by registrations with the same key on the same target (and, with
-    ///   a window, the last of them was at most the window ago by ``coalescingClock``), the action
-    ///   joins that step instead of starting a new one: typing a word, or dragging a figure through
-    ///   a hundred positions, is one step. A registration of another kind, ``undo()``, ``redo()``,
-    ///   ``breakCoalescing()``, ``markClean()`` and ``removeAllActions()`` end coalescing.
+    /// - **Coalescing.** With a ``RegistrationOptions/coalescingKey``, when no group is open and the
+    ///   newest undo step holds only registrations made with the same key on the same target (and,
+    ///   with a window, the last of them was at most the window ago by ``coalescingClock``), the
+    ///   action joins that step instead of starting a new one: typing a word, or dragging a figure
+    ///   through a hundred positions, is one step. Until the event ends, ``setActionName(_:)`` and the
+    ///   other setters then act on that step, so "register, then name" per keystroke keeps one named
+    ///   step. A registration of another kind, ``undo()``, ``redo()``, ``jump(to:)``,
+    ///   ``breakCoalescing()``, ``markClean()`` and ``removeAllActions()`` end coalescing; a call that
+    ///   is refused as a misuse does not.
     /// - **Cost.** The ``RegistrationOptions/cost`` counts against ``maximumCost``.
     ///
     /// - Parameters:
@@ -64,18 +67,20 @@ extension ActionStack {
     ///   - options: The cost and coalescing.
     ///   - handler: The inverse of the change, called with `target`.
     /// - Complexity: O(1) amortized, plus the cost of any trimming.
+    @inlinable
     public func registerUndo<TargetType: AnyObject>(
         withTarget target: TargetType,
         options: RegistrationOptions,
         handler: @escaping (TargetType) -> Void
     ) {
-        defer { didMutate() }
-        guard disableCount == 0 else { return }
-        let cost = options.cost
-        register(target, cost: cost, coalescingKey: options.coalescingKey, window: options.coalescingWindow) { box in
-            cost == 0
-                ? TypedAction(box: box, handler: handler) : CostedAction(box: box, cost: cost, handler: handler)
-        }
+        // Stored without a wrapping closure, as in `registerUndo(withTarget:handler:)`.
+        _register(
+            target,
+            unsafeBitCast(handler, to: ((AnyObject) -> Void).self),
+            cost: options.cost,
+            key: options.coalescingKey,
+            window: options.coalescingWindow
+        )
     }
 
     /// Ends coalescing: the next registration starts a new step even if it has the same key (the
@@ -83,37 +88,6 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public func breakCoalescing() {
-        coalescing = nil
-    }
-
-    // MARK: Internals
-
-    /// The closed newest undo step that a registration with `key` on `target` may join, if any.
-    func coalescingCandidate(key: String, target: AnyObject, window: Duration?) -> Group? {
-        guard let state = coalescing, state.key == key, state.box.object === target,
-            let newest = undoHistory.groups.last, newest === state.group, !newest.isOpen
-        else { return nil }
-        if let window, coalescingClock() - state.lastTime > window { return nil }
-        return newest
-    }
-}
-
-/// The step that coalescing registrations may join.
-///
-/// A class, so that the stack's optional reference is one pointer: every undo, redo and
-/// registration tests or clears it, and as a struct holding a `ContinuousClock.Instant` (whose
-/// layout the standard library does not expose) each test went through value-witness calls.
-final class CoalescingState {
-    let key: String
-    let box: TargetBox
-    /// Held strongly so that identity comparison with the newest group stays meaningful.
-    let group: Group
-    var lastTime: ContinuousClock.Instant
-
-    init(key: String, box: TargetBox, group: Group, lastTime: ContinuousClock.Instant) {
-        self.key = key
-        self.box = box
-        self.group = group
-        self.lastTime = lastTime
+        coalescer.clear()
     }
 }

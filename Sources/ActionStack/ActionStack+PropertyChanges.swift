@@ -7,8 +7,11 @@ extension ActionStack {
     /// stack.undo()   // figure.color is back to what it was; "Redo Change Color" is offered
     /// ```
     ///
-    /// The value is set even while registration is disabled (only the registration is skipped).
-    /// Like every registration, the target is held weakly.
+    /// One call: observers hear one state, after the value is set. While registration is disabled
+    /// the value is set and nothing is registered. When the registration would be a misuse (no
+    /// group open with ``groupsByEvent`` off, or a call from an observer that may not register) the
+    /// one misuse is reported and the value is **not** set, so the change cannot happen without its
+    /// inverse. Like every registration, the target is held weakly.
     ///
     /// - Parameters:
     ///   - value: The new value.
@@ -23,12 +26,34 @@ extension ActionStack {
         on target: Target,
         actionName: String? = nil
     ) {
+        enterCall()
+        defer { leaveCall() }
+        guard registrationEnabled else {
+            target[keyPath: keyPath] = value
+            return
+        }
+        if let activity = activities.refusing(.setValue) {
+            report(.reentrantCall(.setValue, during: activity))
+            return
+        }
+        if currentSide.frames.isEmpty && !groupsByEvent {
+            report(.noOpenGroup(.setValue))
+            return
+        }
         let old = target[keyPath: keyPath]
         // The action is stored in this stack, so the stack exists whenever the action runs.
-        registerUndo(withTarget: target) { [unowned self] target in
+        let handler: (Target) -> Void = { [unowned self] target in
             self.setValue(old, for: keyPath, on: target, actionName: actionName)
         }
-        if let actionName, isUndoRegistrationEnabled { setActionName(actionName) }
+        register(
+            target,
+            unsafeBitCast(handler, to: ((AnyObject) -> Void).self),
+            cost: 0,
+            key: nil,
+            window: nil,
+            misuseOperation: .setValue
+        )
+        if let actionName { _setActionName(actionName) }
         target[keyPath: keyPath] = value
     }
 }

@@ -2,9 +2,9 @@ extension ActionStack {
     /// Registers `handler` as the inverse of a change made to `target`.
     ///
     /// The handler runs on undo (or redo) with the target as its argument; whatever it registers
-    /// becomes the opposite step. The stack holds the target **weakly**: if the target is freed,
-    /// the action never runs and no longer counts, and a step left with no live action disappears.
-    /// Take the target from the handler's argument rather than capturing it strongly.
+    /// becomes the opposite step. The stack holds the target **weakly**: if the target is freed, the
+    /// action never runs and no longer counts, and a step left with no live action disappears. Take
+    /// the target from the handler's argument rather than capturing it strongly.
     ///
     /// ```swift
     /// func move(_ figure: Figure, to point: Point) {
@@ -25,50 +25,33 @@ extension ActionStack {
     /// - Parameters:
     ///   - target: The object the change was made to; held weakly.
     ///   - handler: The inverse of the change, called with `target`.
-    /// - Complexity: O(1) amortized, plus O(r) to release the r actions of a redo stack it empties.
+    /// - Complexity: O(1) amortized, no allocation beyond the handler's own closure; plus O(r) to
+    ///   release the r actions of a redo stack it empties.
     @inlinable
     public func registerUndo<TargetType: AnyObject>(
         withTarget target: TargetType,
         handler: @escaping (TargetType) -> Void
     ) {
-        // Inlinable so that the action's class, `TypedAction<TargetType>`, is instantiated at the
-        // call site, where the compiler knows the target's type and caches the class's metadata;
-        // built inside the library, every registration paid a generic-metadata lookup (8% of the
-        // instructions of a register + undo + redo, measured with callgrind).
-        _registerUndo(target) { box in TypedAction(box: box, handler: handler) }
+        // The handler is stored as it is, retyped to take `AnyObject`, with no wrapping closure
+        // (which would cost an allocation per registration). This is sound: a function taking a
+        // class-constrained generic parameter takes a single object reference exactly as one
+        // taking `AnyObject` does (the constraint rules out existentials with witness tables), and
+        // the stack only ever calls the handler with this `target`.
+        _register(target, unsafeBitCast(handler, to: ((AnyObject) -> Void).self), cost: 0, key: nil, window: nil)
     }
 
-    /// The non-generic body of ``registerUndo(withTarget:handler:)``.
-    @usableFromInline
-    func _registerUndo(_ target: AnyObject, makeAction: (TargetBox) -> Action) {
-        defer { didMutate() }
-        guard disableCount == 0 else { return }
-        register(target, cost: 0, coalescingKey: nil, window: nil, makeAction: makeAction)
-    }
+    /// Whether registration is enabled; the non-open spelling used inside the stack.
+    @inline(__always)
+    var registrationEnabled: Bool { disableCount == 0 }
 
-    /// Whether registration is enabled (the disable counter is zero).
-    ///
-    /// - Complexity: O(1).
-    public var isUndoRegistrationEnabled: Bool { disableCount == 0 }
-
-    /// Disables registration, grouping and the metadata setters until a matching
-    /// ``enableUndoRegistration()``. Calls nest: each disable needs its own enable.
-    ///
-    /// - Complexity: O(1).
-    public func disableUndoRegistration() {
-        defer { didMutate() }
+    func _disableUndoRegistration() {
         disableCount += 1
     }
 
-    /// Balances one ``disableUndoRegistration()``.
-    ///
-    /// Without a matching disable it is the misuse ``Misuse/enableWithoutDisable`` and nothing
-    /// changes.
-    ///
-    /// - Complexity: O(1).
-    public func enableUndoRegistration() {
-        defer { didMutate() }
-        guard disableCount > 0 else {
+    func _enableUndoRegistration() {
+        enterCall()
+        defer { leaveCall() }
+        guard disableCount > protectedDisableCount else {
             report(.enableWithoutDisable)
             return
         }
@@ -77,91 +60,100 @@ extension ActionStack {
 
     // MARK: Internals
 
-    /// The registration path shared by every `registerUndo` form. Registration is enabled.
-    /// `makeAction` builds the action around the target's box.
-    @inline(__always)
-    func register<TargetType: AnyObject>(
-        _ target: TargetType,
+    /// The registration path shared by every form of `registerUndo`.
+    @usableFromInline
+    func _register(
+        _ target: AnyObject,
+        _ handler: @escaping (AnyObject) -> Void,
         cost: Int,
-        coalescingKey: String?,
-        window: Duration?,
-        makeAction: (TargetBox) -> Action
+        key: String?,
+        window: Duration?
     ) {
-        if let activity = notifyingActivity {
+        guard disableCount == 0 else { return }
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.registerUndo) {
             report(.reentrantCall(.registerUndo, during: activity))
             return
         }
-        let history = currentHistory
-        if let coalescingKey, !isPerforming, history.openPath.isEmpty,
-            let group = coalescingCandidate(key: coalescingKey, target: target, window: window)
-        {
-            // Continue the previous step: join its (closed) group instead of opening a new one.
-            clearRedoStack()
-            let action = makeAction(registry.retainBox(for: target))
-            group.items.append(.action(action))
-            group.actionCount += 1
-            group.stateID = makeStateID()
-            history.totalCost += cost
-            coalescing?.lastTime = coalescingClock()
-            trimToLimits()
-            return
-        }
-        if history.openPath.isEmpty && !groupsByEvent {
-            report(.noOpenGroup(.registerUndo))
-            return
-        }
-        if !isPerforming {
-            clearRedoStack()
-            // A registration of another kind ends coalescing; a coalescing one restarts it below.
-            if coalescing != nil { coalescing = nil }
-        }
-        let openedAutomatically = history.openPath.isEmpty
-        if openedAutomatically { openAutomaticGroup() }
-        let box = registry.retainBox(for: target)
-        append(.action(makeAction(box)), to: history)
-        history.totalCost += cost
-        // Every change made outside undo and redo is a new document state.
-        if !isPerforming { history.openPath[0].stateID = makeStateID() }
-        if let coalescingKey, !isPerforming {
-            coalescing = CoalescingState(
-                key: coalescingKey, box: box, group: history.openPath[0], lastTime: coalescingClock())
-        }
-        if openedAutomatically { post(ActionStack.didOpenUndoGroupNotification) }
+        register(target, handler, cost: cost, key: key, window: window, misuseOperation: .registerUndo)
     }
 
-    /// Appends `item` to the innermost open group of `history`.
+    /// Registers an action; registration is enabled and the call is allowed now. Reports
+    /// `noOpenGroup(misuseOperation)` when there is no group to receive it.
     @inline(__always)
-    func append(_ item: Item, to history: History) {
-        let innermost = history.openPath[history.openPath.count - 1]
-        innermost.items.append(item)
-        if case .action = item {
-            for group in history.openPath { group.actionCount += 1 }
+    func register(
+        _ target: AnyObject,
+        _ handler: @escaping (AnyObject) -> Void,
+        cost: Int,
+        key: String?,
+        window: Duration?,
+        misuseOperation: Misuse.Operation
+    ) {
+        let outside = performing == nil
+        let side = outside ? undoSide : currentSide
+        if let key, outside, side.frames.isEmpty,
+            coalescer.canJoin(key: key, box: registry.box(for: target), window: window, now: coalescingClock)
+        {
+            joinCoalescedStep(target, handler, cost: cost)
+            return
         }
+        if side.frames.isEmpty && !groupsByEvent {
+            report(.noOpenGroup(misuseOperation))
+            return
+        }
+        if outside { clearRedoSide() }
+        let opened = side.frames.isEmpty
+        if opened { openAutomaticGroup() }
+        let box = registry.retainBox(for: target)
+        let frameWasEmpty = side.end == side.frames[0].start
+        side.actions.append(Action(box: box, handler: handler, cost: cost))
+        if cost != 0 { side.totalCost += cost }
+        if outside {
+            // Every change made outside undo and redo is a new document state.
+            _ = states.change()
+            coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
+        }
+        if opened { post(ActionStack.didOpenUndoGroupNotification) }
+    }
+
+    /// Continues the newest closed undo step with a coalescing registration.
+    private func joinCoalescedStep(_ target: AnyObject, _ handler: @escaping (AnyObject) -> Void, cost: Int) {
+        clearRedoSide()
+        let box = registry.retainBox(for: target)
+        undoSide.actions.append(Action(box: box, handler: handler, cost: cost))
+        if cost != 0 { undoSide.totalCost += cost }
+        let last = undoSide.steps.count - 1
+        undoSide.steps[last].count += 1
+        // The hint assumes that actions after it are dead; this one is not.
+        undoSide.steps[last].liveHint = -1
+        undoSide.steps[last].high = states.change()
+        coalescer.joined(at: coalescingClock())
+        // A join starts an event, like opening the automatic group: the setters act on the joined
+        // step until it ends.
+        if groupsByEvent { scheduleEventClose() }
+        if cost != 0 { trimOrDefer() }
     }
 
     /// Empties the redo stack, releasing its actions.
-    func clearRedoStack() {
-        guard !redoHistory.groups.isEmpty else { return }
-        for group in redoHistory.groups { releaseActions(in: group, from: redoHistory) }
-        redoHistory.groups.removeAll()
-        redoHistory.openPath.removeAll()
-        redoHistory.totalCost = 0
-    }
-
-    /// Accounts for an action that leaves `history` (performed, trimmed, removed or cleared).
     @inline(__always)
-    func release(_ action: Action, from history: History) {
-        registry.release(action.box)
-        if history.totalCost != 0 { history.totalCost -= action.cost }
+    func clearRedoSide() {
+        guard redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
+        emptySide(redoSide)
     }
 
-    /// Accounts for the actions of a group that leaves `history`.
-    func releaseActions(in group: Group, from history: History) {
-        for item in group.items {
-            switch item {
-            case .action(let action): release(action, from: history)
-            case .group(let nested): releaseActions(in: nested, from: history)
-            }
+    /// Releases everything `side` holds (its open frames included).
+    func emptySide(_ side: Side) {
+        while side.actions.count > side.inFlight {
+            let action = side.actions.removeLast()
+            registry.release(action.box)
         }
+        side.steps.removeAll()
+        side.frames.removeAll()
+        side.nested.removeAll()
+        side.frameMetadata = nil
+        side.totalCost = 0
+        side.newestStepFrameID = nil
+        if side.inFlight == 0 { side.base = 0 }
     }
 }

@@ -1,57 +1,4 @@
 extension ActionStack {
-    /// Empties both stacks, open groups included (``groupingLevel`` returns to 0), re-enables
-    /// registration (the disable counter returns to 0) and cancels the pending automatic close.
-    /// Posts nothing.
-    ///
-    /// Called while an undo or redo is in progress (from a handler or an observer) it is the
-    /// misuse ``Misuse/reentrantCall(_:during:)`` and nothing changes.
-    ///
-    /// - Complexity: O(n) for the n stored actions (they are released).
-    public func removeAllActions() {
-        defer { didMutate() }
-        if refuseRestructuring(.removeAllActions) { return }
-        undoHistory.groups.removeAll()
-        undoHistory.openPath.removeAll()
-        redoHistory.groups.removeAll()
-        redoHistory.openPath.removeAll()
-        undoHistory.totalCost = 0
-        redoHistory.totalCost = 0
-        registry.removeAll()
-        coalescing = nil
-        baseStateID = makeStateID()
-        cleanStateID = baseStateID
-        disableCount = 0
-        pendingCloseToken = nil
-        isUndoing = false
-        isRedoing = false
-    }
-
-    /// Removes every action whose target is `target` (by identity) from both stacks.
-    ///
-    /// A closed group that this leaves empty is removed too, cascading outwards (an emptied nested
-    /// group, then its emptied parent); groups that were already empty, and open groups, stay.
-    /// Posts nothing and does not touch the disable counter.
-    ///
-    /// Called while an undo or redo is in progress it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes: the group being undone has left
-    /// the stack but has not finished running, so there is no single right answer.
-    ///
-    /// The parameter is `Any`, as in Foundation; only an object can be a target, so a value removes
-    /// nothing.
-    ///
-    /// - Parameter target: The object whose actions to remove.
-    /// - Complexity: O(n) for the n stored actions: one pass, comparing a pointer per action.
-    public func removeAllActions(withTarget target: Any) {
-        defer { didMutate() }
-        if refuseRestructuring(.removeAllActionsWithTarget) { return }
-        // A value type boxes into a new object here, which no action refers to.
-        guard let box = registry.box(for: target as AnyObject) else { return }
-        keepingCleanState {
-            removeActions(from: undoHistory, matching: SameTarget(box: box))
-            removeActions(from: redoHistory, matching: SameTarget(box: box))
-        }
-    }
-
     /// Removes every action whose target is `target`; the same as
     /// ``removeAllActions(withTarget:)``.
     ///
@@ -61,142 +8,263 @@ extension ActionStack {
         removeAllActions(withTarget: target)
     }
 
-    // MARK: Internals
+    func _removeAllActions() {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.removeAllActions) {
+            report(.reentrantCall(.removeAllActions, during: activity))
+            return
+        }
+        emptySide(undoSide)
+        emptySide(redoSide)
+        registry.removeAll()
+        coalescer.clear()
+        eventClose.cancel()
+        disableCount = 0
+        protectedDisableCount = 0
+        states.markClean()
+    }
 
-    /// Drops the oldest closed top-level groups beyond ``levelsOfUndo``, then while the undo
-    /// stack's cost is over ``maximumCost`` (keeping the newest closed step).
+    func _removeAllActions(withTarget target: Any) {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.removeAllActionsWithTarget) {
+            report(.reentrantCall(.removeAllActionsWithTarget, during: activity))
+            return
+        }
+        // A value boxes into a new object here, which no action refers to.
+        coalescer.eventEnded()
+        guard let box = registry.box(for: target as AnyObject) else { return }
+        coalescer.forget(box)
+        compact(undoSide) { $0.box === box }
+        compact(redoSide) { $0.box === box }
+    }
+
+    var _undoCount: Int { countSteps(of: undoSide) }
+    var _redoCount: Int { countSteps(of: redoSide) }
+
+    // MARK: Internals: counting
+
+    /// The closed steps of `side` that have a live action or hold none: every freed target's
+    /// actions are removed first when the stack is idle, or skipped in the count otherwise.
+    private func countSteps(of side: Side) -> Int {
+        enterCall()
+        defer { leaveCall() }
+        if isIdle {
+            sweepFreedTargets()
+            return side.closedCount
+        }
+        var count = 0
+        var start = side.base
+        for position in 0..<side.steps.count {
+            let step = side.steps[position]
+            if step.count == 0 || side.hasLiveAction(from: start, to: start + step.actionCount) { count += 1 }
+            start += step.actionCount
+        }
+        return count
+    }
+
+    // MARK: Internals: freed targets
+
+    /// Removes the actions of every freed target from both stacks, with the groups this empties,
+    /// as `removeAllActions(withTarget:)` would.
+    ///
+    /// - Complexity: O(t) for t distinct targets; plus O(n) for the n stored actions when a target
+    ///   died.
+    func sweepFreedTargets() {
+        guard registry.markDeadBoxes() else { return }
+        if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }
+        compact(undoSide) { $0.box.isMarkedDead }
+        compact(redoSide) { $0.box.isMarkedDead }
+    }
+
+    /// Drops the newest closed steps of `side` while every action in them has a freed target (a
+    /// do-nothing step is not dropped). Only when no frame is open on top of them.
+    ///
+    /// - Complexity: O(1) amortized: each dropped action is released once, and a live step answers
+    ///   in O(1) by its live hint.
+    func dropDeadSteps(atTopOf side: Side) {
+        guard side.frames.isEmpty, side.inFlight == 0 else { return }
+        while let step = side.steps.last, step.count > 0,
+            !side.stepIsLive(at: side.steps.count - 1, start: side.end - step.actionCount)
+        {
+            _ = side.steps.removeLast()
+            side.newestStepFrameID = nil
+            for _ in 0..<step.actionCount { releaseAction(side.actions.removeLast(), of: side) }
+            if side === undoSide { coalescer.clear() }
+        }
+    }
+
+    /// Before `undoNestedGroup()` decides what the newest item of the innermost open frame is:
+    /// removes the freed actions at its end and the closed nested groups at its end whose actions
+    /// all have freed targets (an empty nested group stays).
+    func dropDeadTrailingItems(ofInnermostFrameOf side: Side) {
+        let innermost = side.frames.count - 1
+        let frameStart = side.frames[innermost].start
+        var removedAny = false
+        while true {
+            if let last = side.nested.last, last.parent == innermost, last.end == side.end {
+                guard last.count > 0, !side.hasLiveAction(from: last.start, to: last.end) else { break }
+                side.nested.removeLast()
+                for _ in 0..<last.count { releaseAction(side.actions.removeLast(), of: side) }
+                removedAny = true
+            } else if side.end > frameStart, !side.action(at: side.end - 1).box.isAlive {
+                releaseAction(side.actions.removeLast(), of: side)
+                removedAny = true
+            } else {
+                break
+            }
+        }
+        if removedAny {
+            // The open groups lost actions: undoing them no longer leads back to where they began.
+            for index in side.frames.indices { side.frames[index].low = states.fresh() }
+        }
+    }
+
+    /// Accounts for an action that leaves `side` without running.
+    @inline(__always)
+    func releaseAction(_ action: Action, of side: Side) {
+        if action.cost != 0 { side.totalCost -= action.cost }
+        registry.release(action.box)
+    }
+
+    /// Removes the actions that `shouldRemove` matches from `side`, in one pass, with the groups
+    /// this empties: a closed step or closed nested group that loses every action goes (one that
+    /// held none stays), open frames stay. A step that loses some of its actions no longer leads back
+    /// to where it began: its far end (on the undo side the state before it, on the redo side the
+    /// state after it) becomes a new state; so does the start of an open frame or nested group that
+    /// loses some.
+    ///
+    /// - Complexity: O(n) for the n actions of `side`; moves each kept action at most once and
+    ///   allocates only for the open frames' positions.
+    func compact(_ side: Side, removing shouldRemove: (Action) -> Bool) {
+        precondition(side.inFlight == 0, "compaction while a step is in flight")
+        let isUndoSide = side === undoSide
+        var read = 0
+        var write = 0
+
+        /// Processes `count` actions from `read`; returns how many were kept.
+        func pass(_ count: Int) -> Int {
+            var kept = 0
+            for _ in 0..<count {
+                if shouldRemove(side.actions[read]) {
+                    releaseAction(side.actions.take(read), of: side)
+                } else {
+                    if write != read { side.actions.moveElement(from: read, to: write) }
+                    write += 1
+                    kept += 1
+                }
+                read += 1
+            }
+            return kept
+        }
+
+        // Closed steps, oldest first; rewritten in place.
+        var stepWrite = 0
+        let stepCount = side.steps.count
+        for position in 0..<stepCount {
+            var step = side.steps[position]
+            let kept = pass(step.actionCount)
+            if kept == 0 && step.count > 0 { continue }
+            if kept < step.actionCount {
+                step.count = Int32(kept)
+                step.liveHint = -1
+                if isUndoSide { step.low = states.fresh() } else { step.high = states.fresh() }
+            }
+            side.steps[stepWrite] = step
+            stepWrite += 1
+        }
+        for _ in stepWrite..<stepCount { _ = side.steps.removeLast() }
+        if stepWrite < stepCount { side.newestStepFrameID = nil }
+
+        // The open frames' region: remember where each kept action lands, to move the frames and
+        // the nested groups' boundaries.
+        let openStart = side.base + read
+        let openCount = side.actions.count - read
+        if openCount > 0 || !side.frames.isEmpty {
+            var newPosition = [Int](repeating: 0, count: openCount + 1)
+            // removedFrom[o]: an action at offset o or later was removed.
+            var removedFrom = [Bool](repeating: false, count: openCount + 1)
+            for offset in 0..<openCount {
+                newPosition[offset] = side.base + write
+                removedFrom[offset] = pass(1) == 0
+            }
+            newPosition[openCount] = side.base + write
+            if openCount > 0 {
+                for offset in stride(from: openCount - 1, through: 0, by: -1) where removedFrom[offset + 1] {
+                    removedFrom[offset] = true
+                }
+            }
+            for index in side.frames.indices {
+                let old = side.frames[index].start - openStart
+                if removedFrom[old] { side.frames[index].low = states.fresh() }
+                side.frames[index].start = newPosition[old]
+            }
+            var kept: [NestedGroup] = []
+            for var group in side.nested {
+                let oldStart = group.start - openStart
+                let oldEnd = group.end - openStart
+                let newStart = newPosition[oldStart]
+                let newEnd = newPosition[oldEnd]
+                let lostSome = newEnd - newStart < oldEnd - oldStart
+                if lostSome && newEnd == newStart { continue }
+                if lostSome { group.low = states.fresh() }
+                group.start = newStart
+                group.end = newEnd
+                kept.append(group)
+            }
+            side.nested = kept
+        }
+        side.actions.forgetTail(from: write)
+    }
+
+    // MARK: Internals: limits
+
+    /// A limit changed: trims now, or at the end of the call in progress.
+    func limitsChanged() {
+        enterCall()
+        defer { leaveCall() }
+        if scopeDepth > 0 || !isIdle {
+            needsTrim = true
+        } else {
+            trimToLimits()
+        }
+    }
+
+    /// A top-level group closed on the undo stack (or a coalesced step grew): trims now, unless a
+    /// scoped group's body is running.
+    @inline(__always)
+    func trimOrDefer() {
+        guard levelsOfUndo > 0 || maximumCost > 0 else { return }
+        if scopeDepth > 0 {
+            needsTrim = true
+        } else {
+            trimToLimits()
+        }
+    }
+
+    /// Drops the oldest closed steps beyond ``levelsOfUndo``, then while the undo stack's cost is
+    /// over ``maximumCost`` (always keeping the newest closed step).
+    ///
+    /// - Complexity: O(k) for the k actions dropped.
     func trimToLimits() {
-        let overLevels = levelsOfUndo > 0 && undoHistory.closedCount > levelsOfUndo
-        let overCost = maximumCost > 0 && undoHistory.totalCost > maximumCost
-        guard overLevels || overCost else { return }
-        // A step left with only freed targets must not count against the limit (it would push a
-        // live step out); drop such steps first. This is the one O(targets) check on this path,
-        // paid only when a step is about to be dropped.
-        pruneDeadTargetsIfNeeded()
         if levelsOfUndo > 0 {
-            while undoHistory.closedCount > levelsOfUndo { dropOldestUndoStep() }
+            while undoSide.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }
         if maximumCost > 0 {
-            let keep = undoHistory.openPath.isEmpty ? 1 : 0
-            while undoHistory.totalCost > maximumCost && undoHistory.closedCount > keep { dropOldestUndoStep() }
+            while undoSide.totalCost > maximumCost && undoSide.closedCount > 1 { dropOldestUndoStep() }
         }
     }
 
     private func dropOldestUndoStep() {
-        let group = undoHistory.groups.removeFirst()
-        // Undoing everything now leads to the state right after the dropped step.
-        baseStateID = group.stateID
-        forget(group, from: undoHistory)
-    }
-
-    /// Accounts for a top-level group dropped from `history`: its actions leave the stack, and
-    /// coalescing can no longer join it.
-    private func forget(_ group: Group, from history: History) {
-        releaseActions(in: group, from: history)
-        if coalescing?.group === group { coalescing = nil }
-    }
-
-    /// Drops the actions of freed targets, with the groups this empties, when a target has died.
-    ///
-    /// Runs before every query and every undo or redo, so a step made only of dead actions is never
-    /// seen. It does not run while an undo or redo is in progress or a mid-operation notification
-    /// is posted (it would restructure the stacks under that operation); dead actions are still
-    /// never run.
-    ///
-    /// - Complexity: O(t) for t distinct targets when none died; O(n) for n stored actions
-    ///   when one did.
-    func pruneDeadTargetsIfNeeded() {
-        guard !isPerforming, windowDepth == 0, registry.hasDeadTargets() else { return }
-        keepingCleanState {
-            removeActions(from: undoHistory, matching: FreedTarget())
-            removeActions(from: redoHistory, matching: FreedTarget())
+        let step = undoSide.steps.removeFirst()
+        for _ in 0..<step.actionCount {
+            releaseAction(undoSide.actions.removeFirst(), of: undoSide)
+            undoSide.base += 1
         }
-        registry.forgetDeadTargets()
-    }
-
-    /// Drops the newest closed top-level groups of `history` while every action in them has a
-    /// freed target.
-    ///
-    /// Undo and redo call this instead of ``pruneDeadTargetsIfNeeded()``: the step they perform
-    /// must not be one made only of dead actions, but looking at every distinct target on each
-    /// undo would make it O(targets). Dead steps deeper in the history are left for the next
-    /// query, which removes them before it can observe them; they cannot move the clean point
-    /// there (only the newest step decides the document state). With `keepingClean`, dropping
-    /// keeps the stack clean if it was (a removal, as ``pruneDeadTargetsIfNeeded()`` does).
-    ///
-    /// - Complexity: O(k) for the k actions looked at: a group's first live action ends the look.
-    func dropDeadNewestSteps(of history: History, keepingClean: Bool) {
-        guard !isPerforming, windowDepth == 0, history.openPath.isEmpty,
-            let newest = history.groups.last, !newest.hasLiveAction
-        else { return }
-        let wasClean = currentStateID == cleanStateID
-        while let newest = history.groups.last, !newest.hasLiveAction {
-            forget(history.groups.removeLast(), from: history)
-        }
-        if keepingClean && wasClean { cleanStateID = currentStateID }
-    }
-
-    /// Removes the actions that `matcher` matches from `history`, with the closed groups this
-    /// empties. One pass over the stored items; generic so that the matcher is specialised and
-    /// inlined rather than called through a closure for each action.
-    func removeActions<Matcher: ActionMatcher>(from history: History, matching matcher: Matcher) {
-        history.groups.retain { group in
-            let removed = removeActions(in: group, of: history, matching: matcher)
-            return group.isOpen || removed == 0 || group.actionCount > 0
+        if undoSide.steps.isEmpty {
+            undoSide.newestStepFrameID = nil
+            if undoSide.frames.isEmpty { coalescer.clear() }
         }
     }
-
-    /// Removes matching actions at any depth of `group`; returns how many it removed. Allocates
-    /// only when something is removed.
-    private func removeActions<Matcher: ActionMatcher>(
-        in group: Group,
-        of history: History,
-        matching matcher: Matcher
-    ) -> Int {
-        let count = group.items.count
-        // Most steps hold one action that does not match: decide those without the loop.
-        if let action = group.items.onlyAction, !matcher.matches(action) { return 0 }
-        var removed = 0
-        var kept: [Item]?
-        for index in 0..<count {
-            let item = group.items[index]
-            let keep: Bool
-            switch item {
-            case .action(let action):
-                keep = !matcher.matches(action)
-                if !keep {
-                    release(action, from: history)
-                    removed += 1
-                }
-            case .group(let nested):
-                let removedInside = removeActions(in: nested, of: history, matching: matcher)
-                removed += removedInside
-                keep = nested.isOpen || removedInside == 0 || nested.actionCount > 0
-            }
-            if !keep && kept == nil {
-                kept = Array(group.items[0..<index])
-            } else if keep && kept != nil {
-                kept!.append(item)
-            }
-        }
-        if let kept { group.items = ItemList(kept) }
-        group.actionCount -= removed
-        return removed
-    }
-}
-
-/// Says which actions a removal takes out.
-protocol ActionMatcher {
-    func matches(_ action: Action) -> Bool
-}
-
-/// The actions of one target (its box, compared by identity).
-struct SameTarget: ActionMatcher {
-    let box: TargetBox
-    @inline(__always) func matches(_ action: Action) -> Bool { action.box === box }
-}
-
-/// The actions whose target has been freed.
-struct FreedTarget: ActionMatcher {
-    @inline(__always) func matches(_ action: Action) -> Bool { !action.box.isAlive }
 }

@@ -11,13 +11,18 @@ extension ActionStack {
     /// // Success: one "Undo Import" step. Failure: the table is as it was, no step is left.
     /// ```
     ///
-    /// On success the group is named `name` (when given; inside an enclosing group the name goes to
-    /// the top-level group, as ``setActionName(_:)`` does) and closed, along with any group the
-    /// body left open. On a throw, the group is closed with its notifications, taken out of the
-    /// history, and its actions run newest first with registration disabled, so the model returns
-    /// to where it was and nothing half-done stays; the redo stack that the body's registrations
-    /// cleared stays cleared. Works nested and inside undo handlers. While registration is
-    /// disabled, `body` simply runs.
+    /// The group is opened as ``beginUndoGrouping()`` opens one (nested in the event's automatic
+    /// group when ``groupsByEvent`` is on). On success the group is named `name` (when given; the
+    /// name goes to the top-level group, as ``setActionName(_:)`` does) and closed, along with any
+    /// group the body left open inside it, even while registration is disabled. On a throw, the
+    /// group is closed with its notifications and taken out of the history (it never becomes a
+    /// step, not even an empty one), and its actions run newest first with registration disabled,
+    /// so the model returns to where it was and the document is back in the state it was in (clean
+    /// if it was). The redo stack that the body's registrations emptied stays empty. If the body
+    /// closed the group itself and something else became the newest step since, nothing is rolled
+    /// back. Trimming to ``levelsOfUndo`` and ``maximumCost`` waits until the outermost scoped group
+    /// ends, so a rollback never meets a step that was trimmed meanwhile. Works nested and inside
+    /// undo handlers. While registration is disabled, `body` simply runs.
     ///
     /// - Parameters:
     ///   - name: The step's name, or `nil` to leave it.
@@ -26,78 +31,127 @@ extension ActionStack {
     /// - Complexity: O(1) amortized beyond `body`; on a throw, O(n) for the n actions rolled back.
     @discardableResult
     public func group<Result>(named name: String? = nil, _ body: () throws -> Result) rethrows -> Result {
-        let history = currentHistory
-        let depthBefore = history.depth
-        beginUndoGrouping()
-        guard history.depth > depthBefore, let scope = history.innermostOpen else {
+        guard registrationEnabled else { return try body() }
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.group) {
+            report(.reentrantCall(.group, during: activity))
             return try body()
         }
+        let side = currentSide
+        let depthBefore = side.frames.count
+        _beginUndoGrouping()
+        guard side.frames.count > depthBefore else { return try body() }
+        let scope = side.frames[side.frames.count - 1]
+        let stateBefore = states.current
+        scopeDepth += 1
         do {
             let result = try body()
-            if let name, history.openPath.contains(where: { $0 === scope }) { setActionName(name) }
-            closeScope(scope, in: history)
+            scopeDepth -= 1
+            closeScope(scope, on: side, name: name)
+            if scopeDepth == 0 && needsTrim && isIdle {
+                needsTrim = false
+                trimToLimits()
+            }
             return result
         } catch {
-            rollBack(scope, in: history)
+            scopeDepth -= 1
+            rollBack(scope, on: side, stateBefore: stateBefore)
+            if scopeDepth == 0 && needsTrim && isIdle {
+                needsTrim = false
+                trimToLimits()
+            }
             throw error
         }
     }
 
     // MARK: Internals
 
-    /// Closes `scope` and whatever the body left open inside it.
-    private func closeScope(_ scope: Group, in history: History) {
-        guard history.openPath.contains(where: { $0 === scope }) else { return }
-        while let innermost = history.innermostOpen {
-            postCheckpoint()
-            closeInnermostGroup(of: history, notify: !isPerforming)
-            if innermost === scope { break }
-        }
-        didMutate()
+    /// The index of the open frame `scope` on `side`, if it is still open.
+    private func openIndex(of scope: Frame, on side: Side) -> Int? {
+        side.frames.lastIndex { $0.id == scope.id }
     }
 
-    /// Takes `scope` out of the history and undoes its actions without recording anything.
-    private func rollBack(_ scope: Group, in history: History) {
-        defer { didMutate() }
-        if let index = history.openPath.firstIndex(where: { $0 === scope }) {
+    /// Names and closes `scope` and whatever the body left open inside it.
+    private func closeScope(_ scope: Frame, on side: Side, name: String?) {
+        guard let index = openIndex(of: scope, on: side) else { return }
+        if let name { nameTopLevelGroup(of: side, name) }
+        activities.push(.closingScope)
+        defer { activities.pop() }
+        while side.frames.count > index {
+            postCheckpoint()
+            closeInnermostFrame(of: side, notify: performing == nil)
+        }
+    }
+
+    /// Sets the name of frame 0 of `side` (for a scope; regardless of the disable counter).
+    private func nameTopLevelGroup(of side: Side, _ name: String) {
+        if !isKnownUniquelyReferenced(&side.frameMetadata) {
+            side.frameMetadata = side.frameMetadata?.copy() ?? StepMetadata()
+        }
+        side.frameMetadata!.name = name
+        if side.frameMetadata!.isEmpty { side.frameMetadata = nil }
+    }
+
+    /// Takes `scope` out of the history and runs its actions, newest first, without recording.
+    private func rollBack(_ scope: Frame, on side: Side, stateBefore: UInt64) {
+        let count: Int
+        if let index = openIndex(of: scope, on: side) {
+            activities.push(.closingScope)
             // Close the groups the body left open inside the scope (they become part of it).
-            while history.depth > index + 1 {
+            while side.frames.count > index + 1 {
                 postCheckpoint()
-                closeInnermostGroup(of: history, notify: !isPerforming)
+                closeInnermostFrame(of: side, notify: performing == nil)
             }
-            let notify = !isPerforming
+            // Close the scope's own group with its notifications, but never make it a step.
             postCheckpoint()
-            if notify { withWindow(.closingGroup) { post(ActionStack.willCloseUndoGroupNotification) } }
-            history.openPath.removeLast()
-            scope.isOpen = false
-            detach(scope, from: history)
-            if notify { post(ActionStack.didCloseUndoGroupNotification) }
-        } else if history.openPath.isEmpty, history.groups.last === scope {
-            detach(scope, from: history)  // the body closed its own group, then threw
-        } else if case .group(let last)? = history.innermostOpen?.items.last, last === scope {
-            detach(scope, from: history)
-        } else {
-            return  // the scope is no longer the newest step: leave the history alone
-        }
-        let savedDisableCount = disableCount
-        disableCount += 1
-        withWindow(.rollingBack) {
-            scope.forEachActionNewestFirst { action in
-                _ = action.perform()
-                release(action, from: history)
+            let notify = performing == nil && postsNotifications
+            if notify {
+                activities.push(.closingGroup)
+                post(ActionStack.willCloseUndoGroupNotification)
+                activities.pop()
             }
-        }
-        disableCount = savedDisableCount
-    }
-
-    /// Removes the closed group `group` from where it is the newest item of `history`.
-    private func detach(_ group: Group, from history: History) {
-        if let parent = history.innermostOpen {
-            parent.items.removeLast()
-            for open in history.openPath { open.actionCount -= group.actionCount }
+            let frame = side.frames.removeLast()
+            while let last = side.nested.last, last.parent >= side.frames.count { side.nested.removeLast() }
+            count = side.end - frame.start
+            if side.frames.isEmpty {
+                side.frameMetadata = nil
+                if side === undoSide { eventClose.cancel() }
+            }
+            if notify { post(ActionStack.didCloseUndoGroupNotification) }
+            activities.pop()
+        } else if side.frames.isEmpty, side.newestStepFrameID == scope.id, let step = side.steps.last {
+            // The body closed the scope's group itself (a step), and it is still the newest.
+            _ = side.steps.removeLast()
+            side.newestStepFrameID = nil
+            count = step.actionCount
+        } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
+            last.end == side.end
+        {
+            // The body closed the scope's group itself (nested), and it is still the newest item.
+            side.nested.removeLast()
+            count = last.count
         } else {
-            history.groups.removeLast()
-            if history === undoHistory { pendingCloseToken = nil }
+            return  // the scope is no longer the newest item: leave the history alone
         }
+        if side === undoSide { coalescer.clear() }
+        // Run the scope's actions, which are the last `count` the side holds, with registration
+        // disabled; a handler cannot take that away.
+        disableCount += 1
+        protectedDisableCount += 1
+        activities.push(.rollingBack)
+        side.inFlight = count
+        var everyActionRan = true
+        while side.inFlight > 0 {
+            let action = side.actions.removeLast()
+            side.inFlight -= 1
+            if action.cost != 0 { side.totalCost -= action.cost }
+            if !action.perform() { everyActionRan = false }
+            registry.release(action.box)
+        }
+        activities.pop()
+        protectedDisableCount -= 1
+        disableCount -= 1
+        if performing == nil { states.move(to: everyActionRan ? stateBefore : states.fresh()) }
     }
 }

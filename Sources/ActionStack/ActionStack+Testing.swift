@@ -1,21 +1,11 @@
 // Test hooks. Underscored `package` members: visible to this package's tests, not public API.
+// None of them changes the stack, posts a notification, or drops a freed step.
 
 extension ActionStack {
-    /// When true, every public call that changes the stack ends with ``_checkInvariants()``.
+    /// When true, every outermost public call ends with ``_checkInvariants()``.
     package var _checksInvariantsAfterEveryMutation: Bool {
         get { checksInvariants }
         set { checksInvariants = newValue }
-    }
-
-    /// Called at the end of every mutating public call. Checks only between operations: inside
-    /// an undo or redo, the group being performed is in flight.
-    ///
-    /// Then tells observers of the clean state and of ``State`` what changed, if anything.
-    @inline(__always)
-    func didMutate() {
-        guard !isPerforming && windowDepth == 0 else { return }
-        if checksInvariants { _checkInvariants() }
-        if batchDepth == 0 { publishChanges() }
     }
 
     /// Stops the process with a description if an internal invariant does not hold.
@@ -24,103 +14,197 @@ extension ActionStack {
         precondition(violations.isEmpty, "ActionStack invariants broken: \(violations)")
     }
 
-    /// The internal invariants that do not hold (empty when the stack is consistent).
+    /// The internal invariants that do not hold (empty when the stack is consistent). Meaningful
+    /// between calls (not from a handler or an observer of an operation in progress).
     package func _invariantViolations() -> [String] {
         var problems: [String] = []
-        var boxCounts: [ObjectIdentifier: (box: TargetBox, count: Int)] = [:]
-
-        func checkGroup(_ group: Group, topLevel: Bool, openPath: ArraySlice<Group>, where side: String) {
-            if group.actionCount != group.countActions() {
-                problems.append("\(side): actionCount \(group.actionCount) != \(group.countActions())")
-            }
-            if !topLevel && group.metadata != nil { problems.append("\(side): nested group has metadata") }
-            let expectOpen = openPath.first === group
-            if group.isOpen != expectOpen { problems.append("\(side): group open flag \(group.isOpen) wrong") }
-            for (index, item) in group.items.enumerated() {
-                switch item {
-                case .action(let action):
-                    let id = ObjectIdentifier(action.box)
-                    boxCounts[id, default: (action.box, 0)].count += 1
-                case .group(let nested):
-                    let isLast = index == group.items.count - 1
-                    let rest = expectOpen && isLast ? openPath.dropFirst() : []
-                    checkGroup(nested, topLevel: false, openPath: rest, where: side)
-                }
-            }
-            if expectOpen, openPath.count > 1 {
-                guard case .group(let last)? = group.items.last, last === openPath[openPath.startIndex + 1] else {
-                    problems.append("\(side): open path is not the chain of last items")
-                    return
-                }
-            }
-        }
-
-        for (side, history) in [("undo", undoHistory), ("redo", redoHistory)] {
+        var boxCounts: [ObjectIdentifier: Int] = [:]
+        for (name, side) in [("undo", undoSide), ("redo", redoSide)] {
+            if side.inFlight != 0 { problems.append("\(name): \(side.inFlight) actions in flight") }
+            var held = 0
             var cost = 0
-            for group in history.groups { group.forEachActionNewestFirst { cost += $0.cost } }
-            if cost != history.totalCost { problems.append("\(side): total cost \(history.totalCost) != \(cost)") }
-            if let top = history.openPath.first, top !== history.groups.last {
-                problems.append("\(side): open top-level group is not the newest")
+            for position in 0..<side.steps.count {
+                let step = side.steps[position]
+                if step.count < 0 { problems.append("\(name): negative step count") }
+                if step.count == 0 && step.low != step.high { problems.append("\(name): empty step moves the state") }
+                if step.liveHint >= step.count && step.count > 0 { problems.append("\(name): live hint out of range") }
+                if let metadata = step.metadata, metadata.isEmpty { problems.append("\(name): empty metadata kept") }
+                held += step.actionCount
             }
-            for index in 0..<history.groups.count {
-                let group = history.groups[index]
-                let isNewest = index == history.groups.count - 1
-                let path = isNewest ? history.openPath[...] : []
-                checkGroup(group, topLevel: true, openPath: path, where: side)
-                if !group.isOpen && group.actionCount == 0 {
-                    problems.append("\(side): closed top-level group with no action")
+            let openStart = side.base + held
+            if let first = side.frames.first, first.start != openStart {
+                problems.append("\(name): frame 0 starts at \(first.start), closed steps end at \(openStart)")
+            }
+            for index in side.frames.indices.dropFirst()
+            where side.frames[index].start < side.frames[index - 1].start || side.frames[index].start > side.end {
+                problems.append("\(name): frame \(index) out of order")
+            }
+            if side.frames.isEmpty && side.frameMetadata != nil { problems.append("\(name): metadata of no frame") }
+            if side.frames.isEmpty && !side.nested.isEmpty { problems.append("\(name): nested groups of no frame") }
+            var previousEnd = openStart
+            for group in side.nested {
+                if group.parent < 0 || group.parent >= side.frames.count {
+                    problems.append("\(name): nested group's parent \(group.parent) is not open")
+                    continue
                 }
+                if group.start < side.frames[group.parent].start || group.end > side.end || group.start > group.end
+                    || group.start < previousEnd
+                {
+                    problems.append("\(name): nested group out of range or order")
+                }
+                if group.parent + 1 < side.frames.count && group.end > side.frames[group.parent + 1].start {
+                    problems.append("\(name): nested group overlaps an open frame")
+                }
+                if group.start == group.end && group.low != group.high {
+                    problems.append("\(name): empty nested group moves the state")
+                }
+                previousEnd = group.end
+            }
+            if held + side.openCount != side.actions.count {
+                problems.append(
+                    "\(name): \(side.actions.count) actions held, steps and frames account for \(held + side.openCount)"
+                )
+            }
+            for offset in 0..<side.actions.count {
+                let action = side.actions[offset]
+                boxCounts[ObjectIdentifier(action.box), default: 0] += 1
+                cost += action.cost
+            }
+            if cost != side.totalCost {
+                problems.append("\(name): total cost \(side.totalCost), actions sum to \(cost)")
+            }
+            if side.newestStepFrameID != nil && side.steps.isEmpty {
+                problems.append("\(name): the newest step's frame is known but there is no step")
             }
         }
-        if !isUndoing && !redoHistory.openPath.isEmpty { problems.append("redo stack has an open group") }
-        if isUndoing && isRedoing { problems.append("undoing and redoing at once") }
-        // Cost is trimmed when a step closes: with nothing open, only the newest step may exceed it.
-        if maximumCost > 0 && undoHistory.openPath.isEmpty && undoHistory.totalCost > maximumCost
-            && undoHistory.closedCount > 1
+        if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
+        if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !needsTrim && scopeDepth == 0 {
+            problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
+        }
+        // Cost is trimmed when a group closes: with a group open, its cost may exceed the limit.
+        if maximumCost > 0 && undoSide.totalCost > maximumCost && undoSide.closedCount > 1 && !needsTrim
+            && scopeDepth == 0 && undoSide.frames.isEmpty
         {
-            problems.append("undo stack costs \(undoHistory.totalCost), limit \(maximumCost)")
+            problems.append("undo stack costs \(undoSide.totalCost), limit \(maximumCost)")
         }
-        if levelsOfUndo > 0 && undoHistory.closedCount > levelsOfUndo {
-            problems.append("undo stack holds \(undoHistory.closedCount) groups, limit \(levelsOfUndo)")
+        if disableCount < protectedDisableCount { problems.append("disable count below its protected part") }
+        if let candidate = coalescer.candidate {
+            let purity: Bool
+            if !undoSide.frames.isEmpty {
+                purity =
+                    (undoSide.openStart..<undoSide.end).allSatisfy { undoSide.action(at: $0).box === candidate.box }
+                    && undoSide.openCount > 0
+            } else if let step = undoSide.steps.last {
+                let start = undoSide.newestStepStart
+                purity =
+                    step.count > 0
+                    && (start..<start + step.actionCount).allSatisfy {
+                        undoSide.action(at: $0).box === candidate.box
+                    }
+            } else {
+                purity = false
+            }
+            if !purity { problems.append("coalescing candidate is not the newest step, or not pure") }
         }
-        if pendingCloseToken != nil && undoHistory.depth == 0 {
-            problems.append("automatic close pending with no group open")
+        if coalescer.isContinuing && (!undoSide.frames.isEmpty || coalescer.candidate == nil) {
+            problems.append("continuing a coalesced step that is not the newest closed one")
         }
-        if disableCount < 0 { problems.append("negative disable count") }
-        for (_, entry) in boxCounts where entry.box.actionCount != entry.count {
-            problems.append("target box counts \(entry.box.actionCount) actions, history holds \(entry.count)")
+        if !activities.isEmpty { problems.append("activities left on the stack: \(activities.stack)") }
+        for box in registry.list {
+            let counted = boxCounts[ObjectIdentifier(box)] ?? 0
+            if box.actionCount != counted {
+                problems.append("target box counts \(box.actionCount) actions, the stacks hold \(counted)")
+            }
         }
-        for box in registry.boxes.values where box.isAlive && boxCounts[ObjectIdentifier(box)] == nil {
-            problems.append("registry keeps a box with no action")
+        if registry.list.count != boxCounts.count {
+            problems.append("registry lists \(registry.list.count) boxes, actions use \(boxCounts.count)")
         }
         return problems
     }
 
-    /// A one-line picture of the stacks and flags, for tests that check that nothing changed.
-    ///
-    /// Groups print as `[...]` (open ones as `<...>`), actions as `a`, names after a colon.
+    /// A one-line picture of the stacks (see the reference model's documentation): closed steps as
+    /// `[a x]`, open groups as `<...>`, actions as `a` (live target) or `x` (freed), metadata after a
+    /// colon. Performs weak loads; changes nothing.
     package var _structure: String {
-        func describe(_ group: Group) -> String {
-            let inner = group.items.map { item -> String in
-                switch item {
-                case .action: "a"
-                case .group(let nested): describe(nested)
-                }
-            }.joined(separator: " ")
-            var meta = ""
-            if let metadata = group.metadata {
-                meta = ":\(metadata.name)\(metadata.isDiscardable ? "!" : "")"
-                if !metadata.userInfo.isEmpty {
-                    meta += "{" + metadata.userInfo.keys.map(\.rawValue).sorted().joined(separator: ",") + "}"
+        func metadataText(_ metadata: StepMetadata?) -> String {
+            guard let metadata, !metadata.isEmpty else { return "" }
+            var text = ":" + metadata.name + (metadata.isDiscardable ? "!" : "")
+            if !metadata.userInfo.isEmpty {
+                text += "{" + metadata.userInfo.keys.map(\.rawValue).sorted().joined(separator: ",") + "}"
+            }
+            return text
+        }
+        func actionsText(_ side: Side, _ range: Range<Int>) -> [String] {
+            range.map { side.action(at: $0).box.isAlive ? "a" : "x" }
+        }
+        func frameText(_ side: Side, _ index: Int) -> String {
+            var items: [String] = []
+            var position = side.frames[index].start
+            let end = index + 1 < side.frames.count ? side.frames[index + 1].start : side.end
+            for group in side.nested where group.parent == index {
+                items += actionsText(side, position..<group.start)
+                items.append("[" + actionsText(side, group.start..<group.end).joined(separator: " ") + "]")
+                position = group.end
+            }
+            items += actionsText(side, position..<end)
+            if index + 1 < side.frames.count { items.append(frameText(side, index + 1)) }
+            return "<" + items.joined(separator: " ") + ">" + (index == 0 ? metadataText(side.frameMetadata) : "")
+        }
+        func sideText(_ side: Side) -> String {
+            var parts: [String] = []
+            var start = side.base
+            for position in 0..<side.steps.count {
+                let step = side.steps[position]
+                parts.append(
+                    "[" + actionsText(side, start..<start + step.actionCount).joined(separator: " ") + "]"
+                        + metadataText(step.metadata)
+                )
+                start += step.actionCount
+            }
+            if !side.frames.isEmpty { parts.append(frameText(side, 0)) }
+            return parts.joined(separator: " ")
+        }
+        return "undo(\(sideText(undoSide))) redo(\(sideText(redoSide)))"
+    }
+
+    /// The equality pattern of the document-state ids: current, clean, then each step's states
+    /// before/after (undo side oldest first, its open frames and their nested groups, then the redo
+    /// side), each id renamed to the index of its first appearance.
+    package var _stateShape: String {
+        var names: [UInt64: Int] = [:]
+        func name(_ id: UInt64) -> String {
+            if let known = names[id] { return String(known) }
+            names[id] = names.count
+            return String(names.count - 1)
+        }
+        func sideSections(_ side: Side) -> [String] {
+            var steps: [String] = []
+            for position in 0..<side.steps.count {
+                let step = side.steps[position]
+                steps.append(name(step.low))
+                steps.append(name(step.high))
+            }
+            var frames: [String] = []
+            for index in side.frames.indices {
+                frames.append(name(side.frames[index].low))
+                for group in side.nested where group.parent == index {
+                    frames.append(name(group.low))
+                    frames.append(name(group.high))
                 }
             }
-            return group.isOpen ? "<\(inner)\(meta)>" : "[\(inner)\(meta)]"
+            return [steps.joined(separator: " "), frames.joined(separator: " ")]
         }
-        let undo = undoHistory.groups.map(describe).joined(separator: " ")
-        let redo = redoHistory.groups.map(describe).joined(separator: " ")
-        return "undo(\(undo)) redo(\(redo)) disabled=\(disableCount) pending=\(pendingCloseToken != nil)"
-            + " undoing=\(isUndoing) redoing=\(isRedoing) levels=\(levelsOfUndo)"
+        let head = name(states.current) + " " + name(states.clean)
+        return ([head] + sideSections(undoSide) + sideSections(redoSide)).joined(separator: " | ")
     }
+
+    /// Whether `operation` is allowed while the stack is doing `activity` (the re-entrancy table).
+    package static func _allows(_ operation: Misuse.Operation, during activity: Misuse.Activity) -> Bool {
+        Activities.allows(operation, during: activity)
+    }
+
+    /// The activities in progress, outermost first.
+    package var _activities: [Misuse.Activity] { activities.stack }
 
     /// The number of distinct targets the stack tracks.
     package var _trackedTargetCount: Int { registry.count }

@@ -1,189 +1,210 @@
 extension ActionStack {
-    /// Whether there is something to undo: a closed top-level group, or an open one that already
-    /// holds an action.
-    ///
-    /// - Complexity: O(t) for t distinct targets (to notice freed targets).
-    public var canUndo: Bool {
-        pruneDeadTargetsIfNeeded()
-        return undoHistory.hasSomethingToPerform
-    }
-
-    /// Whether there is something to redo. Reading it posts ``checkpointNotification``, as
-    /// Foundation does.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var canRedo: Bool {
-        postCheckpoint()
-        pruneDeadTargetsIfNeeded()
-        return redoHistory.hasSomethingToPerform
-    }
-
-    /// The number of closed top-level groups on the undo stack.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var undoCount: Int {
-        pruneDeadTargetsIfNeeded()
-        return undoHistory.closedCount
-    }
-
-    /// The number of closed top-level groups on the redo stack.
-    ///
-    /// - Complexity: O(t) for t distinct targets.
-    public var redoCount: Int {
-        pruneDeadTargetsIfNeeded()
-        return redoHistory.closedCount
-    }
-
-    /// Undoes the newest top-level group.
-    ///
-    /// If exactly one group is open on the undo stack (typically the event's automatic group), it
-    /// is closed first, even while registration is disabled; with more than one open it is the
-    /// misuse ``Misuse/undoWithNestedGroupsOpen(groupingLevel:)`` and nothing changes. Then it
-    /// behaves as ``undoNestedGroup()``. With nothing to undo it returns quietly. Called during an
-    /// undo or redo (from a handler or an observer) it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)``.
-    ///
-    /// ```swift
-    /// if stack.canUndo { stack.undo() }
-    /// ```
-    ///
-    /// - Complexity: O(n) for the n actions of the group, O(1) amortized per action (freed
-    ///   targets are looked for only in the steps it performs or drops, not among all targets), plus
-    ///   the trimming cost of ``endUndoGrouping()`` if it closes an open group first.
-    public func undo() {
-        defer { didMutate() }
-        if refuseRestructuring(.undo) { return }
-        postCheckpoint()
-        closeTheOneOpenUndoGroup()
-        // Read the depth again: the close's observers may have opened a group.
-        guard undoHistory.depth == 0 else {
-            report(.undoWithNestedGroupsOpen(groupingLevel: undoHistory.depth))
+    func _undo() {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.undo) {
+            report(.reentrantCall(.undo, during: activity))
             return
         }
-        undoNestedGroup()
-    }
-
-    /// Undoes the newest closed group: a closed top-level group, or a closed group nested in a
-    /// still-open outer group, which is then undone alone.
-    ///
-    /// Runs every action of the group, newest first, with ``isUndoing`` set; what the handlers
-    /// register forms one group on the redo stack, carrying the undone group's name, discardable
-    /// flag and user info (a redo group that receives nothing is dropped). Posts
-    /// ``checkpointNotification``, ``willUndoChangeNotification`` and
-    /// ``didUndoChangeNotification``. With nothing to undo it returns quietly; when the newest
-    /// item is an action or an open group it is the misuse ``Misuse/undoNestedGroupWithOpenGroup``.
-    ///
-    /// - Complexity: O(n) for the n actions of the group, plus O(d) for d actions of freed-target
-    ///   steps it drops; O(t) for t distinct targets when the group is nested in an open one.
-    public func undoNestedGroup() {
-        defer { didMutate() }
-        if refuseRestructuring(.undoNestedGroup) { return }
-        coalescing = nil
-        // Observers run synchronously, so none can leave an undo or redo in progress: the checks
-        // above still hold after the checkpoint.
+        // Observers of the first checkpoint run before the decision.
         postCheckpoint()
-        if let innermost = undoHistory.innermostOpen {
-            // The rare nested case: a full check, which is simpler than looking inside the group.
-            pruneDeadTargetsIfNeeded()
-            guard case .group(let nested)? = innermost.items.last, !nested.isOpen else {
-                report(.undoNestedGroupWithOpenGroup)
-                return
-            }
-            perform(nested, from: undoHistory, nestedIn: innermost, undoing: true)
-        } else {
-            dropDeadNewestSteps(of: undoHistory, keepingClean: true)
-            guard let newest = undoHistory.groups.last else { return }
-            perform(newest, from: undoHistory, nestedIn: nil, undoing: true)
-            // The step now on top of the undo stack decides the document state: if its targets have
-            // died, it goes now, as the full check before the undo would have removed it (without
-            // moving the clean point: it was not the newest step then).
-            dropDeadNewestSteps(of: undoHistory, keepingClean: false)
+        let level = undoSide.frames.count
+        guard level < 2 else {
+            report(.nestedGroupsOpen(.undo, groupingLevel: level))
+            return
         }
+        activities.push(.preparingUndo)
+        defer { activities.pop() }
+        if level == 1 {
+            postCheckpoint()
+            closeInnermostFrame(of: undoSide, notify: true)
+        }
+        undoNewest(checkpoint: true)
     }
 
-    /// Redoes the newest group on the redo stack: the mirror image of ``undo()``, with
-    /// ``isRedoing`` set, the handlers' registrations going to the undo stack (without clearing
-    /// the redo stack), and ``levelsOfUndo`` trimming when that group closes.
-    ///
-    /// With nothing to redo it returns quietly. From inside an undo it is the misuse
-    /// ``Misuse/redoWhileUndoing``; from inside a redo, ``Misuse/reentrantCall(_:during:)``.
-    ///
-    /// - Complexity: O(n) for the n actions of the group, plus O(d) for d actions of freed-target
-    ///   steps it drops.
-    public func redo() {
-        defer { didMutate() }
-        if isUndoing {
+    func _undoNestedGroup() {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.undoNestedGroup) {
+            report(.reentrantCall(.undoNestedGroup, during: activity))
+            return
+        }
+        undoNewest(checkpoint: true)
+    }
+
+    func _redo() {
+        enterCall()
+        defer { leaveCall() }
+        if performing == .undo {
             report(.redoWhileUndoing)
             return
         }
-        if refuseRestructuring(.redo) { return }
-        coalescing = nil
+        if let activity = activities.refusing(.redo) {
+            report(.reentrantCall(.redo, during: activity))
+            return
+        }
         postCheckpoint()
-        dropDeadNewestSteps(of: redoHistory, keepingClean: true)
-        guard let newest = redoHistory.groups.last else { return }
-        perform(newest, from: redoHistory, nestedIn: nil, undoing: false)
+        let level = undoSide.frames.count
+        guard level < 2 else {
+            report(.nestedGroupsOpen(.redo, groupingLevel: level))
+            return
+        }
+        activities.push(.preparingRedo)
+        defer { activities.pop() }
+        if level == 1 {
+            postCheckpoint()
+            closeInnermostFrame(of: undoSide, notify: true)
+        }
+        redoNewest()
     }
 
     // MARK: Internals
 
-    /// `undo()` and `jump(to:)` first close the one group open on the undo stack (the event's
-    /// automatic group, or one explicit group), even while registration is disabled, as
-    /// `endUndoGrouping()` would: checkpoint, will-close, close, did-close.
-    func closeTheOneOpenUndoGroup() {
-        guard undoHistory.depth == 1 else { return }
-        postCheckpoint()
-        closeInnermostGroup(of: undoHistory, notify: true)
+    /// `undoNestedGroup()` after its refusal checks: posts its checkpoint, then undoes the newest
+    /// closed group (a step, or a closed group nested in the innermost open frame). Also one step of
+    /// `undo()` and `jump(to:)`. Returns whether it undid something.
+    @discardableResult
+    func undoNewest(checkpoint: Bool) -> Bool {
+        if checkpoint { postCheckpoint() }
+        if !undoSide.frames.isEmpty {
+            dropDeadTrailingItems(ofInnermostFrameOf: undoSide)
+            guard let nested = undoSide.nested.last, nested.parent == undoSide.frames.count - 1,
+                nested.end == undoSide.end
+            else {
+                report(.undoNestedGroupWithOpenGroup)
+                return false
+            }
+            coalescer.clear()
+            perform(
+                .undo,
+                from: undoSide,
+                count: nested.count,
+                metadata: nil,
+                low: nested.low,
+                high: nested.high,
+                topLevel: false
+            ) { side in _ = side.nested.removeLast() }
+            return true
+        }
+        coalescer.clear()
+        dropDeadSteps(atTopOf: undoSide)
+        guard let step = undoSide.steps.last else { return false }
+        perform(
+            .undo, from: undoSide, count: step.actionCount, metadata: step.metadata, low: step.low, high: step.high,
+            topLevel: true
+        ) {
+            side in _ = side.steps.removeLast()
+        }
+        return true
     }
 
-    /// Undoes or redoes `group`, the newest closed group of `source` (a top-level group, or the
-    /// last item of the open group `parent`).
-    func perform(_ group: Group, from source: History, nestedIn parent: Group?, undoing: Bool) {
-        if undoing { isUndoing = true } else { isRedoing = true }
-        post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
-
-        // Detach the group. Observers could not restructure the stacks, so it is still the newest.
-        if let parent {
-            parent.items.removeLast()
-            for open in source.openPath { open.actionCount -= group.actionCount }
-        } else {
-            source.groups.removeLast()
+    /// One redo of the newest redo step, after the checks and the close of an open undo group.
+    /// Returns whether it redid something.
+    @discardableResult
+    func redoNewest() -> Bool {
+        coalescer.clear()
+        dropDeadSteps(atTopOf: redoSide)
+        guard let step = redoSide.steps.last else { return false }
+        perform(
+            .redo, from: redoSide, count: step.actionCount, metadata: step.metadata, low: step.low, high: step.high,
+            topLevel: true
+        ) {
+            side in _ = side.steps.removeLast()
         }
+        return true
+    }
+
+    /// Undoes or redoes the newest closed group of `source`, whose `count` actions are the last
+    /// ones `source` holds; `detach` takes the group's record out of `source`.
+    ///
+    /// Decide, then act: the group to perform is chosen before anything is posted, and the
+    /// activities on the stack keep observers and handlers from restructuring the history while it
+    /// runs. Each action is removed from the end of the buffer just before it runs, so an undo
+    /// costs O(1) per action whatever else the stack holds.
+    func perform(
+        _ direction: Direction,
+        from source: Side,
+        count: Int,
+        metadata: StepMetadata?,
+        low: UInt64,
+        high: UInt64,
+        topLevel: Bool,
+        detach: (Side) -> Void
+    ) {
+        let undoing = direction == .undo
+        let destination = undoing ? redoSide : undoSide
+        let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
+        let stateBefore = states.current
+        performing = direction
+
+        if postsNotifications {
+            activities.push(notifying)
+            post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
+            activities.pop()
+        }
+
+        // Detach the group: its actions stay at the end of the buffer, in flight, until they run.
+        detach(source)
+        source.inFlight = count
+        if topLevel { source.newestStepFrameID = nil }
 
         // Build the opposite step on the other side; it carries the group's metadata.
-        let destination = undoing ? redoHistory : undoHistory
-        let baseDepth = destination.depth
-        let opposite = pushGroup(
-            on: destination,
-            metadata: parent == nil ? group.metadata : nil,
-            stateID: parent == nil ? group.stateID : nil
-        )
-        let savedProtectedDepth = protectedDepth
-        protectedDepth = baseDepth + 1
-        isRunningHandlers = true
+        let built = Frame(start: destination.end, low: stateBefore, id: nextFrameID)
+        nextFrameID &+= 1
+        destination.frames.append(built)
+        destination.frameMetadata = metadata
 
-        group.forEachActionNewestFirst { action in
-            _ = action.perform()
-            release(action, from: source)
+        activities.push(undoing ? .undoing : .redoing)
+        var everyActionRan = true
+        while source.inFlight > 0 {
+            let action = source.actions.removeLast()
+            source.inFlight &-= 1
+            if action.cost != 0 { source.totalCost -= action.cost }
+            if !action.perform() { everyActionRan = false }
+            registry.release(action.box)
         }
-
         postCheckpoint()
-        isRunningHandlers = false
-        // Close what the handlers left open, then the opposite group itself (silently).
-        while destination.depth > baseDepth + 1 {
-            destination.openPath.removeLast().isOpen = false
-        }
-        protectedDepth = savedProtectedDepth
-        if destination.depth == 1 {
-            closeInnermostGroup(of: destination, notify: false)
-        } else {
-            destination.openPath.removeLast()
-            opposite.isOpen = false
-        }
+        activities.pop()
 
-        post(
-            undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-            discardable: group.isDiscardable
-        )
-        if undoing { isUndoing = false } else { isRedoing = false }
+        // Close what the handlers left open inside the built group, then the built group itself,
+        // silently.
+        while destination.frames.count > 1 { closeNestedFrame(of: destination) }
+        destination.frames.removeLast()
+        destination.nested.removeAll()
+        let builtMetadata = destination.frameMetadata
+        destination.frameMetadata = nil
+        let builtCount = destination.end - built.start
+
+        let stateAfter =
+            undoing
+            ? states.destination(from: high, to: low, everyActionRan: everyActionRan)
+            : states.destination(from: low, to: high, everyActionRan: everyActionRan)
+        states.move(to: stateAfter)
+
+        destination.newestStepFrameID = nil
+        if builtCount > 0 {
+            destination.steps.append(
+                Step(
+                    count: Int32(builtCount),
+                    metadata: builtMetadata,
+                    low: undoing ? stateAfter : stateBefore,
+                    high: undoing ? stateBefore : stateAfter
+                )
+            )
+        } else if !undoing && !dropsEmptyGroups {
+            // Foundation keeps the step a redo builds even when its handlers registered nothing.
+            destination.steps.append(Step(count: 0, metadata: builtMetadata, low: stateAfter, high: stateAfter))
+        }
+        if !undoing { trimOrDefer() }
+
+        if postsNotifications {
+            activities.push(notifying)
+            post(
+                undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
+                discardable: topLevel && (metadata?.isDiscardable ?? false)
+            )
+            activities.pop()
+        }
+        performing = nil
     }
 }

@@ -7,40 +7,42 @@ public import Foundation
 /// the newest group of inverses, and what they register while undoing becomes the redo step.
 ///
 /// ```swift
+/// final class Document { var text = "" }
+///
 /// let stack = ActionStack()
 /// stack.groupsByEvent = false
-///
-/// final class Document { var text = "" }
 /// let document = Document()
 ///
-/// func setText(_ new: String) {
+/// func setText(_ new: String, on document: Document, stack: ActionStack) {
 ///     let old = document.text
-///     stack.registerUndo(withTarget: document) { doc in setText(old) }
+///     stack.registerUndo(withTarget: document) { document in setText(old, on: document, stack: stack) }
 ///     document.text = new
 /// }
 ///
 /// stack.beginUndoGrouping()
-/// setText("Hello")
+/// setText("Hello", on: document, stack: stack)
 /// stack.setActionName("Typing")
 /// stack.endUndoGrouping()
-/// stack.undoMenuItemTitle   // "Undo Typing"
-/// stack.undo()              // document.text == ""
+/// print(stack.undoMenuItemTitle)   // Undo Typing
+/// stack.undo()
+/// print(document.text.isEmpty)     // true
 /// ```
 ///
 /// Code written for Apple's `UndoManager` compiles against this type with
-/// `typealias UndoManager = ActionStack` and behaves the same, except where ActionStack
-/// deliberately does better (see "Coming from UndoManager" in the documentation): targets are
-/// held weakly, misuse is reported instead of killing the process, and a group that closes with no
-/// action in it is dropped instead of becoming a do-nothing undo step.
+/// `typealias UndoManager = ActionStack` and behaves the same, with two deliberate improvements:
+/// targets are held weakly (an action whose target is freed never runs), and misuse that would
+/// raise an exception on Apple platforms is reported and changes nothing (see
+/// <doc:ComingFromUndoManager>).
 ///
 /// ## Grouping
 ///
 /// Every undo step is a top-level *group*; groups nest. With ``groupsByEvent`` on (the default),
 /// the first registration of an event opens a group automatically and the end of the current
-/// `RunLoop` pass closes it. Programs with no run loop (a terminal loop on `readLine`, an async
-/// `main`, Swift concurrency on Linux) end the event themselves with ``endEvent()``, which cannot
-/// close the group twice; set ``automaticGroupClosing`` to ``AutomaticGroupClosing/manual`` so
-/// nothing is scheduled on a run loop that never turns.
+/// `RunLoop` pass closes it. Programs with no run loop that turns (a terminal loop on `readLine`, an
+/// async `main`, Swift concurrency on Linux) end each event with ``endEvent()``, which cannot close
+/// the group twice, and set ``automaticGroupClosing`` to ``AutomaticGroupClosing/manual``. A group
+/// that closes with nothing in it is kept as a do-nothing step, as Foundation keeps it; set
+/// ``dropsEmptyGroups`` to drop it instead.
 ///
 /// ## Notifications
 ///
@@ -49,90 +51,98 @@ public import Foundation
 /// ``didCloseUndoGroupNotification``, ``willUndoChangeNotification``,
 /// ``didUndoChangeNotification``, ``willRedoChangeNotification``, ``didRedoChangeNotification``)
 /// are posted synchronously on `NotificationCenter.default` with the stack as `object`, in
-/// Foundation's order. A program that does not need them sets ``postsNotifications`` to `false`.
+/// Foundation's order; where Foundation has no `UndoManager`, its `NSUndoManager…` names are
+/// provided too. ``observe(_:)``, ``stateUpdates()`` and ``ActionStackModel`` tell the state of
+/// the stack once per call, without notification plumbing. What observers may call back is one
+/// table (<doc:Reentrancy>).
 ///
 /// ## Misuse
 ///
 /// Calls that Foundation answers with an uncatchable exception (ending a group that was never
-/// begun, undoing from inside an undo, ...) are reported as a ``Misuse`` value and leave the stack
-/// exactly as it was. By default the stack reports and carries on: the misuse is stored in
-/// ``lastMisuse`` and passed to ``onMisuse``. Set ``misusePolicy`` to ``MisusePolicy/trap`` to stop
-/// the process instead, as Foundation does.
+/// begun, undoing from inside an undo, ...) are a ``Misuse`` value, change nothing, and by default
+/// are logged to standard error as well as stored in ``lastMisuse`` and passed to ``onMisuse``
+/// (``misusePolicy``).
+///
+/// ## Subclassing
+///
+/// `ActionStack` is an `open` class, as `UndoManager` is: the members that are `open` on Apple
+/// platforms are `open` here. An override that calls `super` keeps every rule; the stack's own code
+/// never calls the overridable members, so an override changes what callers see, not how the stack
+/// works inside.
 ///
 /// ## Concurrency
 ///
 /// `ActionStack` is not `Sendable`: use each stack from one isolation domain at a time (the main
 /// actor, one actor, one thread). Handlers and notification observers run synchronously on the
 /// caller's thread. The automatic close of ``groupsByEvent`` is scheduled on `RunLoop.current` of
-/// the thread that opened the group and runs on that same thread, so it fits code on a thread
-/// whose run loop turns (the main thread of a run-loop program); elsewhere use ``endEvent()``.
+/// the thread that opened the group and runs there; where no run loop turns, use ``endEvent()``.
 ///
 /// ## Performance
 ///
-/// Registration, undo and redo cost O(1) amortized per action; trimming to ``levelsOfUndo`` costs
-/// O(1) per dropped action; ``removeAllActions(withTarget:)`` is one pass over what is stored.
-/// Queries (``canUndo``, counts, names, titles) cost O(number of distinct targets), the price of
-/// noticing exactly that a weakly held target has died; undo and redo look only at the steps they
-/// perform, and trimming looks at every target only when it drops a step.
+/// Registration, undo, redo and trimming to ``levelsOfUndo`` cost O(1) amortized per action, with
+/// no allocation per step or per action beyond the handler's own closure. ``canUndo``, ``canRedo``,
+/// names and titles are O(1) amortized; the counts and the history entries check every distinct
+/// target for a freed one, O(targets). Each member's documentation states its cost.
 open class ActionStack {
-    // MARK: Stored state
+    // MARK: Stored state: the composition of the concerns
     //
-    // Stored properties are marked `@exclusivity(unchecked)`: Swift's dynamic exclusivity check on
-    // class properties costs about 140 instructions per access, around 50 accesses per
-    // register + undo + redo, which was a third of the cost of an undo step (measured with
-    // callgrind). The check is not needed here: a stack is confined to one isolation domain, and no
-    // client code runs inside a modify access of the stack's own storage (handlers run on a group
-    // detached from the history; the removal callbacks touch other properties).
+    // Stored properties are `@exclusivity(unchecked)`: Swift's dynamic exclusivity check on class
+    // properties costs about 140 instructions per access, and a stack is confined to one isolation
+    // domain, with no client code running inside an access to its own storage.
 
     /// The undo stack.
-    let undoHistory = History()
+    let undoSide = Side()
     /// The redo stack.
-    let redoHistory = History()
-    /// Distinct targets of the stored actions.
+    let redoSide = Side()
+    /// The distinct targets of the stored actions.
     @exclusivity(unchecked) var registry = TargetRegistry()
+    /// Document states and the clean point.
+    @exclusivity(unchecked) var states = DocumentStates()
+    /// Which step a coalescing registration may continue.
+    @exclusivity(unchecked) var coalescer = Coalescer()
+    /// Whether the current event's automatic close is pending.
+    @exclusivity(unchecked) var eventClose = EventClose()
+    /// What the stack is doing while client code runs in the middle of a call.
+    @exclusivity(unchecked) var activities = Activities()
+    /// Observers of the stack's state, and what they have been told.
+    @exclusivity(unchecked) var publisher = Publisher()
 
-    /// Whether an undo is in progress (from its will-notification to its did-notification).
-    @exclusivity(unchecked) public internal(set) var isUndoing = false
-    /// Whether a redo is in progress (from its will-notification to its did-notification).
-    @exclusivity(unchecked) public internal(set) var isRedoing = false
-
+    /// The undo or redo in progress, from its will-notification to its did-notification.
+    @exclusivity(unchecked) var performing: Direction?
     /// The disable counter: registration is enabled while it is zero.
     @exclusivity(unchecked) var disableCount = 0
-
-    /// Groups on the current side at this depth or less belong to an undo or redo in progress and
-    /// cannot be closed by a handler.
-    @exclusivity(unchecked) var protectedDepth = 0
-    /// True while undo or redo runs its handlers (its internal group is open). Between its will-
-    /// and did-notifications but outside this window, an observer cannot register or group.
-    @exclusivity(unchecked) var isRunningHandlers = false
-    /// Nonzero while a notification is posted in the middle of an operation
-    /// (`willCloseUndoGroupNotification` before a group closes, the automatic group's
-    /// `didOpenUndoGroupNotification` before `beginUndoGrouping()` opens its own group): calls that
-    /// restructure the stacks are refused then.
-    @exclusivity(unchecked) var windowDepth = 0
-    /// What the innermost such window is.
-    @exclusivity(unchecked) var windowKind: Misuse.Activity = .closingGroup
-
-    /// The automatic group of the current event awaiting its close; `nil` when none is pending.
-    @exclusivity(unchecked) var pendingCloseToken: UInt64?
-    @exclusivity(unchecked) var nextCloseToken: UInt64 = 0
-
-    /// Whether every mutating call ends with an invariant check (a test hook).
+    /// The part of the disable counter that belongs to rollbacks in progress (a handler's
+    /// `enableUndoRegistration()` may not take it away).
+    @exclusivity(unchecked) var protectedDisableCount = 0
+    /// Public calls in progress (nested ones included); the state is published when the outermost
+    /// ends.
+    @exclusivity(unchecked) var callDepth = 0
+    /// Scoped groups whose body is running; trimming waits until the outermost ends.
+    @exclusivity(unchecked) var scopeDepth = 0
+    /// Trimming was put off (by a scope, or by a limit set during an activity).
+    @exclusivity(unchecked) var needsTrim = false
+    /// The id of the next frame opened.
+    @exclusivity(unchecked) var nextFrameID: UInt64 = 1
+    /// True while `onMisuse` runs, so that a misuse inside it is not reported to it again.
+    @exclusivity(unchecked) var isReportingMisuse = false
+    /// Whether every call ends with an invariant check (a test hook).
     @exclusivity(unchecked) var checksInvariants = false
 
-    /// Whether the first registration of an event opens a group that closes at the end of the event.
+    // MARK: Settings
+
+    /// Whether a group that closes with no action in it is dropped instead of kept.
     ///
-    /// Default `true`. Setting it only flips the flag: a group already open stays open, and if the
-    /// flag is off when the scheduled close comes, the close does nothing and the program must
-    /// close the group itself.
+    /// Default `false`, as Foundation: an explicit `beginUndoGrouping()`/`endUndoGrouping()` pair
+    /// with nothing in it, or an event's automatic group in which nothing was registered, closes as a
+    /// do-nothing step (``canUndo`` is `true`, ``undoCount`` counts it, undoing it runs nothing) and,
+    /// like any new step, empties the redo stack; and the step a redo builds is kept even when its
+    /// handlers register nothing. With `true`, such a group is dropped (its open and close
+    /// notifications are still posted), the redo stack is kept, ``canUndo`` does not count an open
+    /// group that holds no action, and names and titles never come from a group that will be
+    /// dropped.
     ///
     /// - Complexity: O(1).
-    @exclusivity(unchecked) public var groupsByEvent = true
-
-    /// The run-loop modes in which the automatic close of ``groupsByEvent`` is scheduled.
-    ///
-    /// Default `[.default]`.
-    @exclusivity(unchecked) public var runLoopModes: [RunLoop.Mode] = [.default]
+    @exclusivity(unchecked) public var dropsEmptyGroups = false
 
     /// How the automatic group of an event is closed: by the run loop (default) or by the program
     /// calling ``endEvent()``.
@@ -141,53 +151,19 @@ open class ActionStack {
     /// Whether the stack posts its notifications on `NotificationCenter.default`.
     ///
     /// Default `true`, as Foundation. Posting costs about a microsecond per notification on Linux,
-    /// which dominates the cost of a registration; turn it off when nothing observes them.
+    /// more than a registration; turn it off when nothing observes them.
     @exclusivity(unchecked) public var postsNotifications = true
 
-    /// What the stack does when it is misused: report and carry on (default) or trap.
-    @exclusivity(unchecked) public var misusePolicy: MisusePolicy = .report
+    /// What the stack does when it is misused: log and report (default), report silently, or trap.
+    @exclusivity(unchecked) public var misusePolicy: MisusePolicy = .log
 
-    /// The most recent misuse, when ``misusePolicy`` is ``MisusePolicy/report``.
-    ///
-    /// Each misuse replaces it; set it to `nil` to clear it.
+    /// The most recent misuse (with the ``MisusePolicy/log`` and ``MisusePolicy/report``
+    /// policies). Each misuse replaces it; set it to `nil` to clear it.
     @exclusivity(unchecked) public var lastMisuse: Misuse?
 
-    /// Called with each misuse, when ``misusePolicy`` is ``MisusePolicy/report``.
+    /// Called with each misuse (with the ``MisusePolicy/log`` and ``MisusePolicy/report``
+    /// policies), after ``lastMisuse`` is set. A misuse made from inside it is not passed to it again.
     @exclusivity(unchecked) public var onMisuse: ((Misuse) -> Void)?
-
-    /// The maximum number of top-level undo groups kept; 0 (the default) means no limit.
-    ///
-    /// When a top-level group closes on the undo stack and there are more than the limit, the
-    /// oldest groups are dropped silently. Lowering the limit trims at once. The redo stack is
-    /// never trimmed.
-    ///
-    /// - Complexity: Setting it is O(k) for k dropped actions, plus O(t) for t distinct targets
-    ///   when it drops any.
-    @exclusivity(unchecked) public var levelsOfUndo = 0 {
-        didSet {
-            if levelsOfUndo < 0 { levelsOfUndo = 0 }
-            trimToLimits()
-            didMutate()
-        }
-    }
-
-    /// The largest total cost of the undo stack, counted from the costs that registrations state
-    /// with ``RegistrationOptions/cost``; 0 (the default) means no limit.
-    ///
-    /// When a top-level group closes on the undo stack (and whenever the limit changes), the oldest
-    /// whole steps are dropped while the total is over the limit; a step is never split, and the
-    /// newest closed step is always kept. The redo stack is not limited. Works alongside
-    /// ``levelsOfUndo``.
-    ///
-    /// - Complexity: Setting it is O(k) for k dropped actions, plus O(t) for t distinct targets
-    ///   when it drops any.
-    @exclusivity(unchecked) public var maximumCost = 0 {
-        didSet {
-            if maximumCost < 0 { maximumCost = 0 }
-            trimToLimits()
-            didMutate()
-        }
-    }
 
     /// The clock that coalescing windows are measured with. Replace it in tests so they need not
     /// sleep.
@@ -196,29 +172,312 @@ open class ActionStack {
     /// The wording of the menu titles; English by default.
     @exclusivity(unchecked) public var titleTemplates = TitleTemplates.english
 
-    /// The step that coalescing registrations may join.
-    @exclusivity(unchecked) var coalescing: CoalescingState?
+    /// The largest total cost of the undo stack, counted from the costs that registrations state
+    /// with ``RegistrationOptions/cost``; 0 (the default) means no limit.
+    ///
+    /// When a top-level group closes on the undo stack, after a registration continues a coalesced
+    /// step, and when the limit is set, the oldest whole steps are dropped while the total is over
+    /// the limit; a step is never split, the newest closed step is always kept, and open groups are
+    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``.
+    ///
+    /// - Complexity: O(k) for the k actions dropped.
+    @exclusivity(unchecked) public var maximumCost = 0 {
+        didSet {
+            if maximumCost < 0 { maximumCost = 0 }
+            limitsChanged()
+        }
+    }
 
-    // Clean state: every document state has an id; see ActionStack+CleanState.swift.
-    @exclusivity(unchecked) var nextStateID: UInt64 = 1
-    /// The state with the undo stack empty.
-    @exclusivity(unchecked) var baseStateID: UInt64 = 0
-    /// The state marked clean; a new stack is clean.
-    @exclusivity(unchecked) var cleanStateID: UInt64 = 0
-    /// Whether the stack was clean when it last told its observers.
-    @exclusivity(unchecked) var lastReportedClean = true
+    // MARK: Properties that subclasses may override, as on Apple platforms
 
-    // Observation: see ActionStack+Observation.swift.
-    let stateObservers = ObserverList<State>()
-    @exclusivity(unchecked) var lastPublishedState: State?
-    /// Nonzero while a multi-step operation (a jump) runs: observers hear once, at the end.
-    @exclusivity(unchecked) var batchDepth = 0
-    @exclusivity(unchecked) var isPublishing = false
+    /// Whether the first registration of an event opens a group that closes at the end of the event.
+    ///
+    /// Default `true`. Setting it only flips the flag: a group already open stays open, and if the
+    /// flag is off when the event's close comes, the close does nothing and the program must close
+    /// the group itself.
+    ///
+    /// - Complexity: O(1).
+    @exclusivity(unchecked) open var groupsByEvent = true
+
+    /// The run-loop modes in which the automatic close of ``groupsByEvent`` is scheduled.
+    ///
+    /// Default `[.default]`.
+    @exclusivity(unchecked) open var runLoopModes: [RunLoop.Mode] = [.default]
+
+    /// The maximum number of top-level undo steps kept; 0 (the default) means no limit.
+    ///
+    /// When a top-level group closes on the undo stack (the group a redo builds included) and there
+    /// are more closed steps than the limit, the oldest are dropped silently; setting the limit trims
+    /// at once (at the end of the call in progress, when set from a handler or an observer). The redo
+    /// stack is never trimmed. Steps are counted as the stack holds them: a step whose targets were
+    /// all freed counts until the stack drops it (see <doc:Performance>).
+    ///
+    /// - Complexity: Setting it is O(k) for the k actions dropped.
+    @exclusivity(unchecked) open var levelsOfUndo = 0 {
+        didSet {
+            if levelsOfUndo < 0 { levelsOfUndo = 0 }
+            limitsChanged()
+        }
+    }
 
     /// Creates an empty stack: ``levelsOfUndo`` 0, ``groupsByEvent`` on, registration enabled.
     public init() {}
 
-    // MARK: Titles that subclasses may override
+    /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
+    /// ``didUndoChangeNotification``, handlers included.
+    ///
+    /// - Complexity: O(1).
+    open var isUndoing: Bool { performing == .undo }
+
+    /// Whether a redo is in progress: from its ``willRedoChangeNotification`` to its
+    /// ``didRedoChangeNotification``, handlers included.
+    ///
+    /// - Complexity: O(1).
+    open var isRedoing: Bool { performing == .redo }
+
+    // MARK: Registration control
+
+    /// Whether registration is enabled (the disable counter is zero).
+    ///
+    /// - Complexity: O(1).
+    open var isUndoRegistrationEnabled: Bool { disableCount == 0 }
+
+    /// Disables registration, grouping and the metadata setters until a matching
+    /// ``enableUndoRegistration()``. Calls nest: each disable needs its own enable.
+    ///
+    /// - Complexity: O(1).
+    open func disableUndoRegistration() { _disableUndoRegistration() }
+
+    /// Balances one ``disableUndoRegistration()``.
+    ///
+    /// Without a matching disable it is the misuse ``Misuse/enableWithoutDisable`` and nothing
+    /// changes.
+    ///
+    /// - Complexity: O(1).
+    open func enableUndoRegistration() { _enableUndoRegistration() }
+
+    // MARK: Grouping
+
+    /// The number of open groups on the current stack (the redo stack while undoing).
+    ///
+    /// Inside an undo or redo handler it is 1 (the group being built) plus what handlers opened; in
+    /// the will/did observers of undo and redo it is 0.
+    ///
+    /// - Complexity: O(1).
+    open var groupingLevel: Int { currentSide.frames.count }
+
+    /// Opens a group; everything registered until the matching ``endUndoGrouping()`` is undone in
+    /// one step. Groups nest.
+    ///
+    /// With ``groupsByEvent`` on and nothing open, this first opens the event's automatic group, so
+    /// ``groupingLevel`` becomes 2. While registration is disabled, the call does nothing.
+    ///
+    /// Posts ``checkpointNotification`` (except when it opens the automatic group), then
+    /// ``didOpenUndoGroupNotification`` (for the automatic group too; never while undoing or
+    /// redoing).
+    ///
+    /// - Complexity: O(1) amortized.
+    open func beginUndoGrouping() { _beginUndoGrouping() }
+
+    /// Closes the innermost open group.
+    ///
+    /// A top-level group that closes with no action in it becomes a do-nothing step and empties the
+    /// redo stack, as in Foundation, or is dropped with ``dropsEmptyGroups`` on; closing a top-level
+    /// group trims the history to ``levelsOfUndo`` and ``maximumCost``. With nothing open it is the
+    /// misuse ``Misuse/endWithoutBegin`` and nothing changes. While registration is disabled, the
+    /// call does nothing.
+    ///
+    /// Posts ``checkpointNotification``, then (except while undoing or redoing)
+    /// ``willCloseUndoGroupNotification`` and ``didCloseUndoGroupNotification``.
+    ///
+    /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed.
+    open func endUndoGrouping() { _endUndoGrouping() }
+
+    // MARK: Undo and redo
+
+    /// Undoes the newest step.
+    ///
+    /// If exactly one group is open on the undo stack (typically the event's automatic group), it
+    /// is closed first, even while registration is disabled; with more than one open it is the
+    /// misuse ``Misuse/nestedGroupsOpen(_:groupingLevel:)`` and nothing changes. Then it behaves as
+    /// ``undoNestedGroup()``. With nothing to undo it returns quietly. From a handler or an observer
+    /// of the operation in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
+    ///
+    /// ```swift
+    /// if stack.canUndo { stack.undo() }
+    /// ```
+    ///
+    /// - Complexity: O(n) for the n actions of the step: O(1) per action, whatever the number of
+    ///   targets, plus the cost of trimming when it closes a group first.
+    open func undo() { _undo() }
+
+    /// Undoes the newest closed group: a closed top-level step, or a closed group nested in a
+    /// still-open outer group, which is then undone alone.
+    ///
+    /// Runs every action of the group, newest first, with ``isUndoing`` set; what the handlers
+    /// register forms one group on the redo stack, carrying the undone step's name, discardable
+    /// flag and user info (a redo group that receives nothing is dropped). Posts
+    /// ``checkpointNotification``, ``willUndoChangeNotification`` and
+    /// ``didUndoChangeNotification``. With nothing to undo it returns quietly; when the newest item
+    /// of the open group is an action or an open group it is the misuse
+    /// ``Misuse/undoNestedGroupWithOpenGroup``.
+    ///
+    /// - Complexity: O(n) for the n actions of the group.
+    open func undoNestedGroup() { _undoNestedGroup() }
+
+    /// Redoes the newest step on the redo stack: the mirror image of ``undo()``, with
+    /// ``isRedoing`` set and the handlers' registrations forming one step on the undo stack
+    /// (without emptying the redo stack), kept even when it is empty unless ``dropsEmptyGroups`` is
+    /// on, and trimmed to ``levelsOfUndo`` when it closes.
+    ///
+    /// Like ``undo()``, it first closes the one group open on the undo stack, so the redone step is
+    /// a top-level step of its own, with its name and clean state; with more than one open it is the
+    /// misuse ``Misuse/nestedGroupsOpen(_:groupingLevel:)``. (A group that closes empty is a new
+    /// step in Foundation's rules and empties the redo stack; then there is nothing to redo.)
+    /// With nothing to redo it returns quietly. From inside an undo it is the misuse
+    /// ``Misuse/redoWhileUndoing``; from other handlers and observers of an operation in progress,
+    /// ``Misuse/reentrantCall(_:during:)``.
+    ///
+    /// - Complexity: O(n) for the n actions of the step, plus the cost of trimming.
+    open func redo() { _redo() }
+
+    /// Whether ``undo()`` has something to undo: a top-level group, open or closed (Foundation's
+    /// rule; with ``dropsEmptyGroups`` on, an open group counts only when it holds an action).
+    ///
+    /// - Complexity: O(1) amortized (a step whose targets were all freed is dropped here, once).
+    open var canUndo: Bool { _canUndo }
+
+    /// Whether ``redo()`` has something to redo. Reading it posts ``checkpointNotification``, as
+    /// Foundation does.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var canRedo: Bool { _canRedo }
+
+    /// The number of closed steps on the undo stack (do-nothing steps included).
+    ///
+    /// - Complexity: O(t) for t distinct targets, to find freed ones; plus O(n) for the n stored
+    ///   actions when one was freed.
+    open var undoCount: Int { _undoCount }
+
+    /// The number of closed steps on the redo stack.
+    ///
+    /// - Complexity: O(t) for t distinct targets; plus O(n) when one was freed.
+    open var redoCount: Int { _redoCount }
+
+    // MARK: Removal
+
+    /// Empties both stacks, open groups included (``groupingLevel`` returns to 0), re-enables
+    /// registration (the disable counter returns to 0), cancels the pending automatic close and
+    /// marks the state clean, like a freshly opened document. Posts nothing.
+    ///
+    /// From a handler or an observer of an operation in progress it is the misuse
+    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.
+    ///
+    /// - Complexity: O(n) for the n stored actions (they are released).
+    open func removeAllActions() { _removeAllActions() }
+
+    /// Removes every action whose target is `target` (by identity) from both stacks.
+    ///
+    /// A closed group that this leaves empty is removed too, cascading outwards (an emptied nested
+    /// group, then its emptied parent); groups that were already empty, and open groups, stay.
+    /// Posts nothing and does not touch the disable counter. Whether the document is clean does not
+    /// change (the document did not change), but a step that loses some of its actions no longer
+    /// leads back to the state before it.
+    ///
+    /// From a handler or an observer of an operation in progress it is the misuse
+    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.
+    ///
+    /// The parameter is `Any`, as in Foundation; only an object can be a target, so a value removes
+    /// nothing.
+    ///
+    /// - Parameter target: The object whose actions to remove.
+    /// - Complexity: O(n) for the n stored actions: one pass, comparing a pointer per action.
+    open func removeAllActions(withTarget target: Any) { _removeAllActions(withTarget: target) }
+
+    // MARK: Names, discardable steps, user info
+
+    /// Names the current undo step (the open top-level group of the current stack), for titles such
+    /// as "Undo Typing". An empty name clears it; the last call wins.
+    ///
+    /// Inside an undo handler it names the redo step being built. With no group open and
+    /// ``groupsByEvent`` on, it opens the event's automatic group and names that (right after a
+    /// registration that continued a coalesced step, it names that step instead); with
+    /// ``groupsByEvent`` off it is the misuse ``Misuse/noOpenGroup(_:)``. Ignored while registration
+    /// is disabled.
+    ///
+    /// - Parameter actionName: The name, without the "Undo" or "Redo" verb.
+    /// - Complexity: O(1).
+    open func setActionName(_ actionName: String) { _setActionName(actionName) }
+
+    /// The name of the step that ``undo()`` would undo (an open group counts); `""` when none.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var undoActionName: String { _undoActionName }
+
+    /// The name of the step that ``redo()`` would redo; `""` when none.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var redoActionName: String { _redoActionName }
+
+    /// Marks the current undo step as discardable (or not): a change that does not alter the
+    /// document, such as a selection. The last call wins. Travels with the step between the stacks,
+    /// and is reported by ``didCloseUndoGroupNotification``, ``didUndoChangeNotification`` and
+    /// ``didRedoChangeNotification``. Acts on the same group as ``setActionName(_:)``, with the same
+    /// rules.
+    ///
+    /// - Parameter discardable: Whether the step is discardable.
+    /// - Complexity: O(1).
+    open func setActionIsDiscardable(_ discardable: Bool) { _setActionIsDiscardable(discardable) }
+
+    /// Whether the step that ``undo()`` would undo is discardable.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var undoActionIsDiscardable: Bool { _undoActionIsDiscardable }
+
+    /// Whether the step that ``redo()`` would redo is discardable.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var redoActionIsDiscardable: Bool { _redoActionIsDiscardable }
+
+    /// Stores `info` under `key` in the current undo step's user info; `nil` removes the key.
+    /// Acts on the same group as ``setActionName(_:)``, with the same rules; travels with the step.
+    ///
+    /// - Parameters:
+    ///   - info: The value, or `nil` to remove the key.
+    ///   - key: The key.
+    /// - Complexity: O(1) amortized.
+    open func setActionUserInfoValue(_ info: Any?, forKey key: UserInfoKey) {
+        _setActionUserInfoValue(info, forKey: key)
+    }
+
+    /// The value stored under `key` in the user info of the step that ``undo()`` would undo.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The value, or `nil` when there is none.
+    /// - Complexity: O(1) amortized.
+    open func undoActionUserInfoValue(forKey key: UserInfoKey) -> Any? { _undoActionUserInfoValue(forKey: key) }
+
+    /// The value stored under `key` in the user info of the step that ``redo()`` would redo.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The value, or `nil` when there is none.
+    /// - Complexity: O(1) amortized.
+    open func redoActionUserInfoValue(forKey key: UserInfoKey) -> Any? { _redoActionUserInfoValue(forKey: key) }
+
+    // MARK: Titles
+
+    /// The title for an Undo menu item: "Undo" followed by the name of the step to undo, or a plain
+    /// "Undo" when there is nothing to undo or the step has no name. Formed by
+    /// ``undoMenuTitle(forUndoActionName:)``.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var undoMenuItemTitle: String { _undoMenuItemTitle }
+
+    /// The title for a Redo menu item: "Redo" followed by the name of the step to redo, or a plain
+    /// "Redo". Formed by ``redoMenuTitle(forUndoActionName:)``.
+    ///
+    /// - Complexity: O(1) amortized.
+    open var redoMenuItemTitle: String { _redoMenuItemTitle }
 
     /// The Undo title for an action name: "Undo Move" for "Move", "Undo" for "".
     ///
@@ -244,14 +503,17 @@ open class ActionStack {
         titleTemplates.redoTitle(for: actionName)
     }
 
-    // MARK: Internal helpers
+    // MARK: Description
 
-    /// The side that registration, grouping and the metadata setters act on: the redo stack while
-    /// undoing, the undo stack otherwise.
-    var currentHistory: History { isUndoing ? redoHistory : undoHistory }
-
-    /// Whether an undo or redo is in progress.
-    var isPerforming: Bool { isUndoing || isRedoing }
+    /// The type and its counts, for `print(stack)` and the debugger: "ActionStack(undo: 2, redo: 1,
+    /// groupingLevel: 0)". The counts are of the steps as held; reading it changes nothing and
+    /// posts nothing.
+    ///
+    /// - Complexity: O(1).
+    open var description: String {
+        "\(type(of: self))(undo: \(undoSide.closedCount), redo: \(redoSide.closedCount), "
+            + "groupingLevel: \(groupingLevel))"
+    }
 }
 
 /// How the automatic group of an event (see ``ActionStack/groupsByEvent``) is closed.
@@ -264,5 +526,45 @@ public enum AutomaticGroupClosing: Hashable, Sendable {
     case manual
 }
 
+/// An undo or a redo.
+enum Direction {
+    case undo
+    case redo
+}
+
+extension ActionStack: Hashable {
+    /// Whether two references are the same stack (identity, as `NSObject`'s `==`).
+    ///
+    /// - Complexity: O(1).
+    public static func == (lhs: ActionStack, rhs: ActionStack) -> Bool { lhs === rhs }
+
+    /// Hashes the stack's identity.
+    ///
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension ActionStack: CustomStringConvertible {}
+
 @available(*, unavailable, message: "Use an ActionStack from one isolation domain at a time.")
 extension ActionStack: Sendable {}
+
+extension ActionStack: CustomReflectable {
+    /// What `dump(_:)`, a debugger and test failure messages show of a stack: its counts and state,
+    /// as held (nothing is changed, nothing is posted).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "undoCount": undoSide.closedCount,
+                "redoCount": redoSide.closedCount,
+                "groupingLevel": currentSide.frames.count,
+                "isUndoing": performing == .undo,
+                "isRedoing": performing == .redo,
+                "isClean": states.isClean,
+                "isUndoRegistrationEnabled": disableCount == 0,
+            ],
+            displayStyle: .class
+        )
+    }
+}

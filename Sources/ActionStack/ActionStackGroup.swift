@@ -2,8 +2,9 @@
 /// `QUndoGroup`.
 ///
 /// Each document keeps its own ``ActionStack``; the group's ``undo()``, ``redo()``, titles and
-/// clean state are those of the ``activeStack``. Observers hear when the active stack changes and
-/// when its state changes.
+/// clean state are those of the ``activeStack``. Observers hear the active stack's state when the
+/// active stack changes and after each call that changes it, in order, and never a state from the
+/// middle of a call.
 ///
 /// ```swift
 /// let edit = ActionStackGroup()
@@ -13,6 +14,8 @@
 /// edit.undoMenuItemTitle                    // documentB's title
 /// edit.undo()
 /// ```
+///
+/// Use a group, like its stacks, from one isolation domain at a time.
 public final class ActionStackGroup {
     /// The stacks in the group, in the order they were added.
     public private(set) var stacks: [ActionStack] = []
@@ -20,7 +23,9 @@ public final class ActionStackGroup {
     /// The stack that the group's calls act on; `nil` for none (the menu items are disabled).
     ///
     /// Setting a stack that is not in the group adds it. Switching leaves the previous stack as it
-    /// is, even with a group open on it.
+    /// is, even with a group open on it. Observers then hear the new stack's state: after the
+    /// delivery in progress, if an observer switched; at the end of the new stack's call, if it is
+    /// in the middle of one (a handler switched).
     public var activeStack: ActionStack? {
         didSet {
             guard activeStack !== oldValue else { return }
@@ -31,6 +36,11 @@ public final class ActionStackGroup {
 
     private let observers = ObserverList<ActionStack.State?>()
     private var activeToken: ObservationToken?
+    /// States waiting to be delivered, in order; a delivery is in progress while `isDelivering`.
+    private var queue: [ActionStack.State?] = []
+    private var isDelivering = false
+    /// Counts switches, so that a state asked for before a later switch is not delivered.
+    private var generation = 0
 
     /// Creates an empty group with no active stack.
     public init() {}
@@ -71,22 +81,39 @@ public final class ActionStackGroup {
     public func redo() { activeStack?.redo() }
 
     /// Calls `body` with the active stack's state when the active stack changes (`nil` when there
-    /// is none) and each time its state changes. Keep the token.
+    /// is none) and after each call that changes its state. Keep the token.
     /// - Parameter body: Called with each new state.
     /// - Returns: The token that keeps the observation alive.
+    /// - Complexity: O(1) amortized.
     public func observe(_ body: @escaping (ActionStack.State?) -> Void) -> ObservationToken {
-        observers.add { state in
-            body(state)
-            return true
-        }
+        let id = observers.add(body)
+        return ObservationToken(list: observers, id: id)
     }
 
     private func follow() {
         activeToken = nil
-        if let activeStack {
-            activeToken = activeStack.observe { [weak self] state in self?.observers.notify(state) }
+        generation += 1
+        guard let stack = activeStack else {
+            enqueue(nil)
+            return
         }
-        observers.notify(activeStack?.state)
+        activeToken = stack.observe { [weak self] state in self?.enqueue(state) }
+        let expected = generation
+        stack.whenIdle { [weak self, weak stack] in
+            guard let self, let stack, self.generation == expected else { return }
+            self.enqueue(stack.readOnlySnapshot())
+        }
+    }
+
+    /// Delivers `state` to the observers after the delivery in progress, if any.
+    private func enqueue(_ state: ActionStack.State?) {
+        queue.append(state)
+        guard !isDelivering else { return }
+        isDelivering = true
+        defer { isDelivering = false }
+        while !queue.isEmpty {
+            observers.notify(queue.removeFirst())
+        }
     }
 }
 

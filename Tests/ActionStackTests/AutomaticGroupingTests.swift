@@ -90,14 +90,16 @@ struct AutomaticGroupingTests {
         #expect(stack.undoCount == 2)
     }
 
-    @Test func automaticGroupWithNothingRegisteredIsDroppedWithBalancedNotifications() {
-        let stack = makeStack(groupsByEvent: true)
+    @Test(arguments: [false, true])
+    func automaticGroupWithNothingRegisteredClosesWithBalancedNotifications(dropsEmptyGroups: Bool) {
+        let stack = makeStack(groupsByEvent: true, dropsEmptyGroups: dropsEmptyGroups)
         let recorder = NotificationRecorder(stack)
         stack.setActionName("Nothing")
         #expect(stack.groupingLevel == 1)
         spinRunLoop()
-        #expect(!stack.canUndo)
-        #expect(stack.undoCount == 0)
+        #expect(stack.groupingLevel == 0)
+        #expect(stack.canUndo == !dropsEmptyGroups, "Foundation keeps it as a do-nothing step")
+        #expect(stack.undoCount == (dropsEmptyGroups ? 0 : 1))
         #expect(recorder.withoutCheckpoints == ["DidOpen", "WillClose", "DidClose"])
     }
 
@@ -289,8 +291,9 @@ struct NotificationSequenceTests {
         #expect(recorder.withoutCheckpoints == ["WillUndo", "DidUndo"])
     }
 
-    @Test func emptyExplicitGroupIsDroppedButItsNotificationsAreBalanced() {
-        let stack = makeStack()
+    @Test(arguments: [false, true])
+    func emptyExplicitGroupNotificationsAreBalanced(dropsEmptyGroups: Bool) {
+        let stack = makeStack(dropsEmptyGroups: dropsEmptyGroups)
         let counter = Counter()
         group(stack) { counter.set(1, on: stack) }
         stack.undo()
@@ -298,21 +301,36 @@ struct NotificationSequenceTests {
         stack.beginUndoGrouping()
         stack.endUndoGrouping()
         #expect(recorder.withoutCheckpoints == ["DidOpen", "WillClose", "DidClose"])
-        #expect(stack.undoCount == 0)
-        #expect(!stack.canUndo)
-        #expect(stack.redoCount == 1, "an empty group does not clear redo")
+        if dropsEmptyGroups {
+            #expect(stack.undoCount == 0)
+            #expect(!stack.canUndo)
+            #expect(stack.redoCount == 1, "a dropped empty group does not clear redo")
+        } else {
+            #expect(stack.undoCount == 1)
+            #expect(stack.canUndo)
+            #expect(stack.redoCount == 0, "a do-nothing step is a new step: it clears redo, as in Foundation")
+            stack.undo()
+            #expect(counter.value == 0, "undoing it runs nothing")
+            #expect(stack.redoCount == 0, "and leaves no redo step")
+            #expect(stack.undoCount == 0)
+        }
     }
 
-    @Test func emptyNestedGroupInsideANonEmptyParentStays() {
+    @Test func emptyNestedGroupInsideAnOpenParentStaysAndCanBeUndoneAlone() {
         let stack = makeStack()
         let target = Counter()
         stack.beginUndoGrouping()
         target.set(1, on: stack)
         stack.beginUndoGrouping()
         stack.endUndoGrouping()
+        #expect(stack._structure == "undo(<a []>) redo()")
+        stack.undoNestedGroup()  // the empty nested group: runs nothing, leaves no redo step
+        #expect(stack.lastMisuse == nil)
+        #expect(stack._structure == "undo(<a>) redo()")
+        #expect(stack.redoCount == 0)
         stack.endUndoGrouping()
         #expect(stack.undoCount == 1)
-        #expect(stack._structure.hasPrefix("undo([a []])"))
+        #expect(stack._structure == "undo([a]) redo()", "a closed step is flat: its nested groups are not observable")
     }
 
     @Test func discardableFlagInDidCloseDidUndoAndDidRedoButNeverWillClose() {

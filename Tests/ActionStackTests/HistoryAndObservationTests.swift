@@ -140,8 +140,8 @@ struct CleanStateTests {
 }
 
 struct HistoryEntryTests {
-    func populated() -> (ActionStack, Counter) {
-        let stack = makeStack()
+    func populated(dropsEmptyGroups: Bool = false) -> (ActionStack, Counter) {
+        let stack = makeStack(dropsEmptyGroups: dropsEmptyGroups)
         let counter = Counter()
         for (value, name) in [(1, "One"), (2, "Two"), (3, "Three"), (4, "Four")] {
             group(stack, named: name) { counter.set(value, on: stack) }
@@ -150,11 +150,11 @@ struct HistoryEntryTests {
     }
 
     @Test func entriesAreNewestFirstWithTitlesAndCounts() {
-        let (stack, counter) = populated()
+        let (stack, counter) = populated(dropsEmptyGroups: true)
         stack.markClean()
         stack.undo()
         stack.beginUndoGrouping()
-        stack.undo()  // closes the empty group, then undoes Three
+        stack.undo()  // closes the empty group (dropped), then undoes Three
         #expect(stack.undoEntries.map(\.actionName) == ["Two", "One"])
         #expect(stack.undoEntries.map(\.title) == ["Undo Two", "Undo One"])
         #expect(stack.redoEntries.map(\.title) == ["Redo Three", "Redo Four"])
@@ -162,6 +162,21 @@ struct HistoryEntryTests {
         #expect(stack.undoEntries.allSatisfy { $0.actionCount == 1 })
         #expect(stack.historyPosition == 2)
         #expect(counter.value == 2)
+    }
+
+    @Test func anEmptyGroupIsAStepOfTheHistoryAsInFoundation() {
+        let (stack, counter) = populated()
+        stack.markClean()
+        stack.undo()
+        stack.beginUndoGrouping()
+        #expect(stack.undoEntries.map(\.actionName) == ["", "Three", "Two", "One"])
+        #expect(stack.undoEntries.map(\.isOpen) == [true, false, false, false])
+        #expect(stack.historyPosition == 4, "the open group is the step undo() would close and undo")
+        stack.undo()  // closes the empty group, a new step that clears redo, then undoes it
+        #expect(stack.undoEntries.map(\.actionName) == ["Three", "Two", "One"])
+        #expect(stack.redoEntries.isEmpty)
+        #expect(counter.value == 3)
+        #expect(!stack.isClean)
     }
 
     @Test func entriesCarryDiscardableAndUserInfo() {

@@ -66,13 +66,32 @@ struct NamesAndTitlesTests {
         #expect(stack.undoActionName == "Inner")
     }
 
-    @Test func titleIsPlainUndoWhenThereIsNothingToUndoEvenIfTheOpenGroupHasAName() {
+    @Test func theOpenNamedGroupGivesTheTitleAsInFoundation() {
         let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
         stack.setActionName("Pending")
         #expect(stack.undoActionName == "Pending")
+        #expect(stack.canUndo)
+        #expect(stack.undoMenuItemTitle == "Undo Pending")
+        stack.endEvent()
+        #expect(stack.undoMenuItemTitle == "Undo Pending", "kept as a do-nothing step")
+    }
+
+    @Test func aGroupThatWillBeDroppedNeverGivesTheTitle() {
+        let stack = makeStack(groupsByEvent: true, dropsEmptyGroups: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.setActionName("Move")
+        stack.endEvent()
+        stack.setActionName("Rename")  // opens an empty automatic group
+        #expect(stack.undoActionName == "Move", "the title names what undo() will undo")
+        #expect(stack.undoMenuItemTitle == "Undo Move")
+        #expect(stack.undoEntries.first?.title == "Undo Move")
+        stack.undo()
+        #expect(counter.value == 0)
         #expect(!stack.canUndo)
         #expect(stack.undoMenuItemTitle == "Undo")
-        stack.endEvent()
     }
 
     @Test func setterWithNoGroupAndGroupsByEventOffIsMisuse() {
@@ -177,10 +196,21 @@ struct CountsTests {
         #expect(stack.redoCount == 1)
     }
 
-    @Test func anOpenEmptyGroupDoesNotCountForCanUndo() {
+    @Test func anOpenEmptyGroupCountsForCanUndoAsInFoundation() {
         let stack = makeStack()
+        stack.beginUndoGrouping()
+        #expect(stack.canUndo, "Foundation: any top-level group, open or closed, empty or not")
+        stack.endUndoGrouping()
+        #expect(stack.canUndo, "and the closed empty group is a do-nothing step")
+        #expect(stack.undoCount == 1)
+    }
+
+    @Test func anOpenEmptyGroupDoesNotCountForCanUndoWhenEmptyGroupsAreDropped() {
+        let stack = makeStack(dropsEmptyGroups: true)
         stack.beginUndoGrouping()
         #expect(!stack.canUndo)
         stack.endUndoGrouping()
+        #expect(!stack.canUndo)
+        #expect(stack.undoCount == 0)
     }
 }

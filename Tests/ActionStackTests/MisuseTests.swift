@@ -46,7 +46,7 @@ struct MisuseTests {
         stack.beginUndoGrouping()
         let before = stack._structure
         stack.undo()
-        #expect(stack.lastMisuse == .undoWithNestedGroupsOpen(groupingLevel: 2))
+        #expect(stack.lastMisuse == .nestedGroupsOpen(.undo, groupingLevel: 2))
         #expect(stack.lastMisuse?.description.contains("too many nested undo groups") == true)
         #expect(stack._structure == before)
         #expect(counter.value == 2)
@@ -73,7 +73,7 @@ struct MisuseTests {
 
     @Test func misuseDescriptionsNameTheCallAndTheProblem() {
         let cases: [ActionStack.Misuse] = [
-            .endWithoutBegin, .enableWithoutDisable, .undoWithNestedGroupsOpen(groupingLevel: 2),
+            .endWithoutBegin, .enableWithoutDisable, .nestedGroupsOpen(.undo, groupingLevel: 2),
             .undoNestedGroupWithOpenGroup, .redoWhileUndoing, .noOpenGroup(.setActionName),
             .reentrantCall(.undo, during: .undoing), .reentrantCall(.removeAllActions, during: .notifyingRedo),
         ]

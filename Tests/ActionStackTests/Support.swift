@@ -26,10 +26,12 @@ final class Counter {
 }
 
 /// A stack with the internal invariant check running after every mutating call.
-func makeStack(groupsByEvent: Bool = false) -> ActionStack {
+func makeStack(groupsByEvent: Bool = false, dropsEmptyGroups: Bool = false) -> ActionStack {
     let stack = ActionStack()
     stack._checksInvariantsAfterEveryMutation = true
     stack.groupsByEvent = groupsByEvent
+    stack.dropsEmptyGroups = dropsEmptyGroups
+    stack.misusePolicy = .report
     return stack
 }
 

@@ -1,74 +1,189 @@
-/// The weak reference to one target, shared by every stored action on that target.
-///
-/// Sharing the box makes a target's death cheap to detect (one weak load per distinct target, not
-/// per action) and makes removal by target a pointer comparison.
-@usableFromInline
-final class TargetBox {
-    weak var object: AnyObject?
-    let id: ObjectIdentifier
-    /// How many stored actions (on either side, at any depth) use this box.
-    @exclusivity(unchecked) var actionCount = 0
-    /// The box's position in the registry's list, while it is registered.
-    @exclusivity(unchecked) var listIndex = -1
+/// One stored undo action: the target's box, the client's handler and the cost it was registered
+/// with. 32 bytes, stored inline in a ``Side``'s ring buffer: an action costs no allocation beyond
+/// the client's own closure.
+struct Action {
+    /// The box of the target. Not retained: the ``TargetRegistry`` keeps a box alive while any
+    /// stored action counts on it, so this reference is valid for as long as the action is stored.
+    unowned(unsafe) let box: TargetBox
+    /// The client's closure, called with the target. It was registered as `(T) -> Void` for the
+    /// target's class `T` and is stored retyped, without a wrapping closure (see
+    /// `ActionStack.registerUndo(withTarget:handler:)`); it is only ever called with that target.
+    let handler: (AnyObject) -> Void
+    /// The cost stated at registration (see `ActionStack.maximumCost`); 0 for most actions.
+    let cost: Int
 
-    init(_ object: AnyObject) {
-        self.object = object
-        self.id = ObjectIdentifier(object)
-    }
-
-    var isAlive: Bool { object != nil }
-}
-
-/// One registered undo action: a target, held weakly, and the handler to run on it.
-///
-/// The class is the type-erased base; `TypedAction` keeps the handler with its real type, so
-/// registering costs one allocation and undoing one virtual call, with no re-wrapping closure.
-@usableFromInline
-class Action {
-    let box: TargetBox
-
-    @usableFromInline
-    init(box: TargetBox) { self.box = box }
-
-    /// Runs the handler if the target is still alive. Returns whether it ran.
-    func perform() -> Bool { fatalError("Action is abstract") }
-
-    /// The cost the registration stated (see `ActionStack.maximumCost`); 0 for most actions, which
-    /// then need no storage for it.
-    var cost: Int { 0 }
-}
-
-@usableFromInline
-class TypedAction<Target: AnyObject>: Action {
-    let handler: (Target) -> Void
-
-    @usableFromInline
-    init(box: TargetBox, handler: @escaping (Target) -> Void) {
-        self.handler = handler
-        super.init(box: box)
-    }
-
-    override func perform() -> Bool {
-        guard let object = box.object else { return false }
-        // The box was made from a `Target` instance and is only shared by actions whose target is
-        // that same object (identity), so the downcast cannot fail.
-        handler(unsafeDowncast(object, to: Target.self))
+    /// Runs the handler if the target is alive; returns whether it ran. The one weak load an
+    /// action costs when it is performed.
+    @inline(__always)
+    func perform() -> Bool {
+        guard let target = box.object else { return false }
+        handler(target)
         return true
     }
 }
 
-/// An action registered with a cost.
-final class CostedAction<Target: AnyObject>: TypedAction<Target> {
-    let storedCost: Int
+/// The weak reference to one target, shared by every stored action on that target.
+///
+/// Sharing the box makes a target's death cheap to find (one weak load per distinct target, not
+/// per action) and makes removal by target a pointer comparison per action.
+final class TargetBox {
+    /// The target, held weakly: the stack never keeps a target alive.
+    weak var object: AnyObject?
+    #if !canImport(ObjectiveC)
+        /// Keeps the target's address from being reused while the box lives, so that the registry can
+        /// find a target's box by its address alone, with no weak load. An unowned reference keeps a
+        /// freed object's memory allocated (not the object alive). On Apple platforms an unowned
+        /// reference to an Objective-C object does not do this, so there the registry checks identity
+        /// with a weak load instead.
+        unowned let pin: AnyObject
+    #endif
+    /// The target's address when the box was made.
+    let id: ObjectIdentifier
+    /// How many stored actions (either side, any depth, or in flight) use this box.
+    @exclusivity(unchecked) var actionCount = 0
+    /// The box's position in the registry's list, while it is registered.
+    @exclusivity(unchecked) var listIndex = -1
+    /// Set by a sweep on boxes whose target has died, so that the removal pass can test a flag
+    /// rather than load the weak reference once per action.
+    @exclusivity(unchecked) var isMarkedDead = false
 
-    init(box: TargetBox, cost: Int, handler: @escaping (Target) -> Void) {
-        storedCost = cost
-        super.init(box: box, handler: handler)
+    init(_ object: AnyObject) {
+        self.object = object
+        #if !canImport(ObjectiveC)
+            self.pin = object
+        #endif
+        self.id = ObjectIdentifier(object)
     }
 
-    override var cost: Int { storedCost }
+    /// Whether the target is still alive (one weak load).
+    @inline(__always)
+    var isAlive: Bool { object != nil }
 }
 
-// The storage classes belong to one stack and live in its isolation domain, like the stack.
+/// The distinct targets of the stored actions, each with a count of the actions that use it.
+///
+/// Swift gives no signal when a weakly held object dies, so the stack asks when it needs to: the
+/// one action being performed (its weak load runs the handler), the step on top of a stack (see
+/// `ActionStack.canUndo`), or, for the counts, every distinct target once.
+struct TargetRegistry {
+    /// The boxes by target address.
+    private(set) var boxes: [ObjectIdentifier: TargetBox] = [:]
+    /// The same boxes in an array, for sweeps: iterating an array is several times cheaper than a
+    /// dictionary's values.
+    private(set) var list: ContiguousArray<TargetBox> = []
+    /// The box of the most recent registration: a burst of edits on one target skips the lookup.
+    private var lastBox: TargetBox?
+
+    /// The box for `target`, created on first use; counts one more action for it.
+    ///
+    /// - Complexity: O(1) amortized; no weak load on Linux.
+    @inline(__always)
+    mutating func retainBox(for target: AnyObject) -> TargetBox {
+        let id = ObjectIdentifier(target)
+        if let last = lastBox, last.id == id, Self.isBox(last, for: target) {
+            last.actionCount &+= 1
+            return last
+        }
+        return retainBoxSlowly(for: target, id: id)
+    }
+
+    private mutating func retainBoxSlowly(for target: AnyObject, id: ObjectIdentifier) -> TargetBox {
+        let box: TargetBox
+        if let existing = boxes[id], Self.isBox(existing, for: target) {
+            box = existing
+        } else {
+            if let stale = boxes[id] {
+                // Only reachable where addresses are not pinned (Apple platforms): the old target
+                // died and a new object took its address. The old box stays in the list until
+                // its actions go; the dictionary now finds the new one.
+                stale.isMarkedDead = true
+            }
+            box = TargetBox(target)
+            boxes[id] = box
+            box.listIndex = list.count
+            list.append(box)
+        }
+        box.actionCount &+= 1
+        lastBox = box
+        return box
+    }
+
+    /// Whether `box` (found under `target`'s address) is `target`'s box.
+    @inline(__always)
+    private static func isBox(_ box: TargetBox, for target: AnyObject) -> Bool {
+        #if canImport(ObjectiveC)
+            return box.object === target
+        #else
+            // The box pins its target's address: an object at this address is that target.
+            return true
+        #endif
+    }
+
+    /// Counts one action fewer for `box`; forgets the box when no action uses it.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    mutating func release(_ box: TargetBox) {
+        box.actionCount &-= 1
+        if box.actionCount == 0 { forget(box) }
+    }
+
+    private mutating func forget(_ box: TargetBox) {
+        if boxes[box.id] === box { boxes[box.id] = nil }
+        unlist(box)
+        if lastBox === box { lastBox = nil }
+    }
+
+    /// The box currently registered for `target`, if any stored action uses it.
+    func box(for target: AnyObject) -> TargetBox? {
+        guard let box = boxes[ObjectIdentifier(target)], box.object === target else { return nil }
+        return box
+    }
+
+    /// Marks the boxes whose target has died; returns whether there was one.
+    ///
+    /// - Complexity: O(t) for t distinct targets (one weak load each).
+    func markDeadBoxes() -> Bool {
+        var found = false
+        for box in list where box.isMarkedDead || !box.isAlive {
+            box.isMarkedDead = true
+            found = true
+        }
+        return found
+    }
+
+    /// Forgets every box.
+    mutating func removeAll() {
+        for box in list { box.listIndex = -1 }
+        boxes = [:]
+        list = []
+        lastBox = nil
+    }
+
+    /// The number of distinct targets.
+    var count: Int { list.count }
+
+    /// Takes `box` out of the list (swap with the last, O(1)).
+    private mutating func unlist(_ box: TargetBox) {
+        let index = box.listIndex
+        guard index >= 0, index < list.count, list[index] === box else { return }
+        let moved = list.removeLast()
+        if index < list.count {
+            list[index] = moved
+            moved.listIndex = index
+        }
+        box.listIndex = -1
+    }
+}
+
+// The storage belongs to one stack and lives in its isolation domain, like the stack.
 @available(*, unavailable) extension TargetBox: Sendable {}
 @available(*, unavailable) extension Action: Sendable {}
+
+extension TargetBox: CustomReflectable {
+    /// What reflection shows of a box. Reflecting the stored properties would read the unowned pin,
+    /// which traps once the target is freed.
+    var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "actionCount": actionCount, "isAlive": isAlive], displayStyle: .class)
+    }
+}

@@ -1,114 +1,135 @@
-/// A double-ended queue on a power-of-two ring of slots.
+/// A double-ended queue of values in one contiguous allocation used as a ring.
 ///
-/// The undo history needs three cheap operations: push and pop at the newest end (register, undo,
-/// redo), and drop at the oldest end (trimming to `levelsOfUndo`). An `Array` makes the last one
-/// O(n); this buffer makes all three O(1) (push amortized), and it releases a dropped element at
-/// once, so what an action captured does not outlive it.
-struct RingBuffer<Element> {
-    private var slots: ContiguousArray<Element?>
-    private var head = 0
-    private(set) var count = 0
+/// The history needs four cheap operations: append and remove at the newest end (register, undo,
+/// redo), remove at the oldest end (trimming to `levelsOfUndo`), and read any element by position.
+/// All four are O(1) (append amortized). Elements are stored inline, so a stored action or step
+/// costs no allocation of its own, and removing one releases what it holds at once.
+///
+/// A class with manually managed memory rather than a struct over an `Array`: the buffer has one
+/// owner (a ``Side`` of one stack), is never copied, and so needs neither copy-on-write nor the
+/// uniqueness check an `Array` makes on every mutation.
+final class RingBuffer<Element> {
+    /// The slots; `capacity` of them, a power of two (or zero).
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) private var capacity: Int
+    /// The slot of the oldest element.
+    @exclusivity(unchecked) private var head = 0
+    /// The number of elements.
+    @exclusivity(unchecked) private(set) var count = 0
 
-    init() { slots = [] }
+    init() {
+        slots = UnsafeMutablePointer<Element>.allocate(capacity: 0)
+        capacity = 0
+    }
+
+    deinit {
+        removeAll()
+        slots.deallocate()
+    }
 
     var isEmpty: Bool { count == 0 }
 
-    /// Physical slot of the logical index `i` (0 = oldest).
+    /// The slot of the element at `position` (0 is the oldest).
     @inline(__always)
-    private func slot(_ i: Int) -> Int { (head &+ i) & (slots.count &- 1) }
+    private func slot(_ position: Int) -> Int { (head &+ position) & (capacity &- 1) }
 
-    subscript(i: Int) -> Element {
-        get {
-            precondition(i >= 0 && i < count, "RingBuffer index out of range")
-            return slots[slot(i)]!
+    /// The element at `position` (0 is the oldest).
+    ///
+    /// - Complexity: O(1).
+    subscript(position: Int) -> Element {
+        @inline(__always) get {
+            precondition(position >= 0 && position < count, "RingBuffer position out of range")
+            return slots[slot(position)]
         }
-        set {
-            precondition(i >= 0 && i < count, "RingBuffer index out of range")
-            slots[slot(i)] = newValue
+        @inline(__always) _modify {
+            precondition(position >= 0 && position < count, "RingBuffer position out of range")
+            yield &slots[slot(position)]
         }
     }
 
-    var first: Element? { count == 0 ? nil : slots[head] }
-    var last: Element? { count == 0 ? nil : slots[slot(count - 1)] }
+    /// The newest element.
+    var last: Element? { count == 0 ? nil : slots[slot(count &- 1)] }
 
+    /// Appends at the newest end.
+    ///
     /// - Complexity: O(1) amortized.
-    mutating func append(_ element: Element) {
-        if count == slots.count { grow() }
-        slots[slot(count)] = element
-        count += 1
+    @inline(__always)
+    func append(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (slots + slot(count)).initialize(to: element)
+        count &+= 1
     }
 
+    /// Removes and returns the newest element.
+    ///
     /// - Complexity: O(1).
-    @discardableResult
-    mutating func removeLast() -> Element {
+    @inline(__always)
+    func removeLast() -> Element {
         precondition(count > 0, "removeLast on an empty RingBuffer")
-        let s = slot(count - 1)
-        let element = slots[s]!
-        slots[s] = nil
-        count -= 1
-        return element
+        count &-= 1
+        return (slots + slot(count)).move()
     }
 
+    /// Removes and returns the oldest element.
+    ///
     /// - Complexity: O(1).
-    @discardableResult
-    mutating func removeFirst() -> Element {
+    func removeFirst() -> Element {
         precondition(count > 0, "removeFirst on an empty RingBuffer")
-        let element = slots[head]!
-        slots[head] = nil
-        head = (head + 1) & (slots.count - 1)
-        count -= 1
+        let element = (slots + head).move()
+        head = (head &+ 1) & (capacity &- 1)
+        count &-= 1
         return element
     }
 
-    /// - Complexity: O(n) to release the elements.
-    mutating func removeAll() {
-        slots = []
-        head = 0
-        count = 0
-    }
-
-    /// Keeps, in order, the elements for which `keep` returns `true`; one pass, stable.
+    /// Removes every element, releasing what they hold; keeps the allocation.
     ///
     /// - Complexity: O(n).
-    mutating func retain(where keep: (Element) throws -> Bool) rethrows {
-        var write = 0
-        for read in 0..<count {
-            let element = slots[slot(read)]!
-            if try keep(element) {
-                if write != read { slots[slot(write)] = element }
-                write += 1
-            }
-        }
-        for i in write..<count { slots[slot(i)] = nil }
-        count = write
+    func removeAll() {
+        while count > 0 { _ = removeLast() }
+        head = 0
     }
 
-    private mutating func grow() {
-        let newCapacity = Swift.max(8, slots.count * 2)
-        var newSlots = ContiguousArray<Element?>(repeating: nil, count: newCapacity)
-        // Move rather than copy: `take()` leaves nil behind, so growing costs no retain and
-        // release per element, and the buffers are accessed directly, without a uniqueness check
-        // per element (growth was 4% of a register + undo + redo, measured with callgrind).
-        let (oldHead, oldCount, mask) = (head, count, slots.count &- 1)
-        slots.withUnsafeMutableBufferPointer { old in
-            newSlots.withUnsafeMutableBufferPointer { new in
-                for i in 0..<oldCount { new[i] = old[(oldHead &+ i) & mask].take() }
-            }
-        }
+    /// Keeps the elements at positions `0..<newCount` and removes the rest, newest first, passing
+    /// each removed element to `body`.
+    ///
+    /// - Complexity: O(k) for the k elements removed.
+    func removeLast(_ k: Int, _ body: (consuming Element) -> Void) {
+        precondition(k >= 0 && k <= count, "removeLast(k) out of range")
+        for _ in 0..<k { body(removeLast()) }
+    }
+
+    /// Moves the element at `source` to `destination` (`destination < source`), leaving `source`
+    /// uninitialized. For in-place compaction: the caller fills or truncates the gap.
+    @inline(__always)
+    func moveElement(from source: Int, to destination: Int) {
+        (slots + slot(destination)).moveInitialize(from: slots + slot(source), count: 1)
+    }
+
+    /// Takes the element at `position` out, leaving the slot uninitialized (compaction).
+    @inline(__always)
+    func take(_ position: Int) -> Element {
+        (slots + slot(position)).move()
+    }
+
+    /// Declares the elements at positions `newCount..<count` already moved out (compaction).
+    @inline(__always)
+    func forgetTail(from newCount: Int) {
+        count = newCount
+    }
+
+    private func grow() {
+        let newCapacity = Swift.max(8, capacity &* 2)
+        let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        // Move the elements to the start of the new allocation, oldest first: two runs at most.
+        let firstRun = Swift.min(count, capacity &- head)
+        newSlots.moveInitialize(from: slots + head, count: firstRun)
+        (newSlots + firstRun).moveInitialize(from: slots, count: count &- firstRun)
+        slots.deallocate()
         slots = newSlots
+        capacity = newCapacity
         head = 0
     }
 }
 
-extension RingBuffer: Sequence {
-    struct Iterator: IteratorProtocol {
-        let buffer: RingBuffer
-        var index = 0
-        mutating func next() -> Element? {
-            guard index < buffer.count else { return nil }
-            defer { index += 1 }
-            return buffer[index]
-        }
-    }
-    func makeIterator() -> Iterator { Iterator(buffer: self) }
-}
+// A ring buffer belongs to one stack and lives in that stack's isolation domain.
+@available(*, unavailable) extension RingBuffer: Sendable {}

@@ -1,0 +1,73 @@
+/// The re-entrancy concern: what the stack is doing while client code runs in the middle of a call,
+/// and which calls are allowed then.
+///
+/// Client code runs in the middle of a call when the stack posts a notification before it has
+/// finished (`willCloseUndoGroupNotification`, the will/did notifications of undo and redo, the
+/// checkpoints and closes that `undo()`, `redo()`, `jump(to:)` and scoped groups post on the way)
+/// and when it runs handlers. The stack pushes an activity for each such stretch. A call is allowed
+/// when the innermost activity allows it (``allows(_:during:)``, the one table of these rules);
+/// otherwise it is the misuse `reentrantCall(_:during:)` and changes nothing. The innermost decides
+/// because activities nest only in safe ways: the handlers of each step of a `jump(to:)` run in
+/// `undoing` inside `jumping` and must register their inverses; and every activity that can start
+/// inside another (will-close observers, handlers, notifications of an undo) refuses by itself every
+/// call that could break the outer one.
+/// Client code that runs at the *end* of a call (the did-open and did-close notifications of a call
+/// that has finished its work, `observe(_:)` callbacks, `onMisuse`) runs with no activity of that
+/// call, so everything is allowed there.
+struct Activities {
+    typealias Activity = ActionStack.Misuse.Activity
+    typealias Operation = ActionStack.Misuse.Operation
+
+    /// The activities in progress, outermost first.
+    private(set) var stack: [Activity] = []
+
+    var isEmpty: Bool { stack.isEmpty }
+
+    @inline(__always)
+    mutating func push(_ activity: Activity) { stack.append(activity) }
+
+    @inline(__always)
+    mutating func pop() { stack.removeLast() }
+
+    /// The innermost activity, when it forbids `operation`; nil when the call may go ahead.
+    @inline(__always)
+    func refusing(_ operation: Operation) -> Activity? {
+        guard let innermost = stack.last, !Self.allows(operation, during: innermost) else { return nil }
+        return innermost
+    }
+
+    /// Whether `operation` is allowed while the stack is doing `activity`: the re-entrancy table.
+    ///
+    /// Calls not listed in ``ActionStack/Misuse/Operation`` (queries, settings, disabling and
+    /// enabling registration, `breakCoalescing()`, observation) are always allowed.
+    static func allows(_ operation: Operation, during activity: Activity) -> Bool {
+        switch operation {
+        case .enableUndoRegistration:
+            return true
+        case .registerUndo, .setValue, .setActionName, .setActionIsDiscardable, .setActionUserInfoValue:
+            // Handlers add to the group being built; will-close observers add to the closing
+            // group; the automatic group's did-open observers add to it. Elsewhere in the middle
+            // of a call there is no group that could receive them.
+            switch activity {
+            case .undoing, .redoing, .closingGroup, .openingGroup, .rollingBack: return true
+            case .notifyingUndo, .notifyingRedo, .preparingUndo, .preparingRedo, .jumping, .closingScope:
+                return false
+            }
+        case .beginUndoGrouping, .group, .endUndoGrouping:
+            // Only handlers may group, nested inside the group being built.
+            switch activity {
+            case .undoing, .redoing: return true
+            default: return false
+            }
+        case .markClean:
+            // The document is consistent except while handlers change it.
+            switch activity {
+            case .undoing, .redoing, .rollingBack: return false
+            default: return true
+            }
+        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget:
+            // Restructuring the history under a call that is using it.
+            return false
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// The coalescing concern: which step a coalescing registration may continue.
+///
+/// Invariant: when `candidate` is set, the newest step of the undo stack (frame 0 when a group is
+/// open, else the newest closed step) holds only registrations made with the candidate's key on the
+/// candidate's target. Every change that puts another step on top, or that changes the candidate
+/// step otherwise, clears it; the stack calls ``clear()`` there.
+struct Coalescer {
+    struct Candidate {
+        var key: String
+        /// The target's box; compared by identity (held, so that a box freed meanwhile cannot be
+        /// mistaken for a new one).
+        var box: TargetBox
+        var lastTime: ContinuousClock.Instant
+    }
+
+    /// The step that may be continued, if any.
+    private(set) var candidate: Candidate?
+    /// True from a registration that continued the candidate until the event ends or the undo
+    /// stack's shape changes: the metadata setters then act on the continued step instead of
+    /// opening an automatic group (register, then `setActionName("Typing")`, per keystroke).
+    private(set) var isContinuing = false
+
+    /// Whether a registration with `key` on the target whose box is `box` may join the candidate
+    /// now. `box` is nil when the target has no box (then it cannot be the candidate's).
+    func canJoin(key: String, box: TargetBox?, window: Duration?, now: () -> ContinuousClock.Instant) -> Bool {
+        guard let candidate, let box, candidate.box === box, candidate.key == key else { return false }
+        if let window, now() - candidate.lastTime > window { return false }
+        return true
+    }
+
+    /// A registration joined the candidate.
+    mutating func joined(at time: ContinuousClock.Instant) {
+        candidate?.lastTime = time
+        isContinuing = true
+    }
+
+    /// A registration outside undo and redo landed in frame 0. `wasEmpty`: frame 0 held no action
+    /// before it.
+    @inline(__always)
+    mutating func registered(
+        key: String?, box: TargetBox, into wasEmpty: Bool, at time: @autoclosure () -> ContinuousClock.Instant
+    ) {
+        guard let key else {
+            if candidate != nil { candidate = nil }
+            return
+        }
+        if wasEmpty {
+            candidate = Candidate(key: key, box: box, lastTime: time())
+        } else if let current = candidate, current.key == key, current.box === box {
+            candidate!.lastTime = time()
+        } else {
+            candidate = nil
+        }
+    }
+
+    /// The event ended: the setters no longer act on the continued step.
+    mutating func eventEnded() { isContinuing = false }
+
+    /// Ends coalescing: no step may be continued.
+    @inline(__always)
+    mutating func clear() {
+        if candidate != nil || isContinuing {
+            candidate = nil
+            isContinuing = false
+        }
+    }
+
+    /// The candidate's target has been removed or has died.
+    mutating func forget(_ box: TargetBox) {
+        if candidate?.box === box { clear() }
+    }
+}
+
+@available(*, unavailable) extension Coalescer: Sendable {}

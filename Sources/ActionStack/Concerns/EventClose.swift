@@ -1,0 +1,35 @@
+/// The automatic group's lifecycle: whether the current event's close is pending, and its token.
+///
+/// With `groupsByEvent` on, the first registration (or setter, or `beginUndoGrouping()`) of an event
+/// opens the automatic group and schedules the event's close; a registration that continues a
+/// coalesced step schedules it too. The close happens once: when the run loop's scheduled perform
+/// fires or the program calls `endEvent()`, whichever comes first, and only if it is still pending
+/// (closing the group by hand, `undo()` and `removeAllActions()` cancel it). Each schedule has a new
+/// token, so a perform left over from an earlier event finds nothing to do.
+struct EventClose {
+    /// The token of the pending close, if one is pending.
+    private(set) var pending: UInt64?
+    private var lastToken: UInt64 = 0
+
+    /// Whether the current event's close is pending.
+    var isPending: Bool { pending != nil }
+
+    /// Makes the current event's close pending, if it is not; returns the new token when a perform
+    /// must be scheduled, nil when one is already pending.
+    mutating func schedule() -> UInt64? {
+        guard pending == nil else { return nil }
+        lastToken &+= 1
+        pending = lastToken
+        return lastToken
+    }
+
+    /// The close with `token` fires: returns whether it was still pending (and now is not).
+    mutating func fire(_ token: UInt64) -> Bool {
+        guard pending == token else { return false }
+        pending = nil
+        return true
+    }
+
+    /// The program ended the event or closed the group itself: nothing is pending.
+    mutating func cancel() { pending = nil }
+}

@@ -1,0 +1,163 @@
+/// What a step carries besides its actions: its action name, discardable flag and user info.
+///
+/// Many steps carry nothing, so a step holds a reference that is nil until a setter runs. The
+/// reference is shared when a step moves between the stacks; a setter copies it first unless it is
+/// the only reference (copy on write).
+final class StepMetadata {
+    var name = ""
+    var isDiscardable = false
+    var userInfo: [ActionStack.UserInfoKey: Any] = [:]
+
+    init() {}
+
+    var isEmpty: Bool { name.isEmpty && !isDiscardable && userInfo.isEmpty }
+
+    func copy() -> StepMetadata {
+        let copy = StepMetadata()
+        copy.name = name
+        copy.isDiscardable = isDiscardable
+        copy.userInfo = userInfo
+        return copy
+    }
+}
+
+@available(*, unavailable) extension StepMetadata: Sendable {}
+
+/// A closed top-level group: one undo (or redo) step. 32 bytes, stored inline.
+///
+/// A step does not store where its actions start: steps are contiguous in their side's action
+/// buffer, oldest first, so the newest step's actions end where the open frames begin and the
+/// oldest step's start at the front. Every operation that needs a step's position reaches it from
+/// one of those ends (or walks the steps in one pass).
+struct Step {
+    /// The actions the step holds (live or dead).
+    var count: Int32
+    /// The offset (from the step's start) of an action whose target was alive when last checked, or
+    /// -1: a cache that makes "does this step still have a live action?" O(1) amortized.
+    var liveHint: Int32 = -1
+    /// Name, discardable flag, user info; nil when none was ever set.
+    var metadata: StepMetadata?
+    /// The document state with the step not applied.
+    var low: UInt64
+    /// The document state with the step applied.
+    var high: UInt64
+
+    var actionCount: Int { Int(count) }
+    var name: String { metadata?.name ?? "" }
+    var isDiscardable: Bool { metadata?.isDiscardable ?? false }
+}
+
+/// An open group. Its items are the actions from `start` to the end of the side's held actions,
+/// with the closed nested groups among them recorded in ``Side/nested``.
+struct Frame {
+    /// Absolute index of the frame's first action.
+    var start: Int
+    /// The document state when the frame opened.
+    var low: UInt64
+    /// Identifies the frame (a scoped group finds its own frame by it).
+    var id: UInt64
+}
+
+/// A closed group nested in an open frame: observable while its parent is open, because
+/// `undoNestedGroup()` can undo it alone. Once the parent closes it is just part of the parent.
+struct NestedGroup {
+    /// Absolute index range of its actions.
+    var start: Int
+    var end: Int
+    /// The index (in ``Side/frames``) of the open frame it is an item of.
+    var parent: Int
+    var low: UInt64
+    var high: UInt64
+    /// The id of the frame it was.
+    var id: UInt64
+
+    var count: Int { end - start }
+}
+
+/// One side of the history: the undo stack or the redo stack.
+///
+/// Actions are values in one ring buffer, oldest first: the closed steps' actions, then the open
+/// frames' actions. Steps are values in a second ring buffer. Indices into the action buffer are
+/// *absolute* (`base` is the absolute index of the oldest action), so trimming at the front moves no
+/// index stored elsewhere.
+///
+/// Costs: appending an action or a step, removing the newest, and removing the oldest are O(1)
+/// (amortized for appends); a removal pass over everything is O(n).
+final class Side {
+    let actions = RingBuffer<Action>()
+    let steps = RingBuffer<Step>()
+    /// Absolute index of `actions[0]`.
+    @exclusivity(unchecked) var base = 0
+    /// The open frames, outermost first.
+    @exclusivity(unchecked) var frames: [Frame] = []
+    /// The closed groups nested in open frames, in order.
+    @exclusivity(unchecked) var nested: [NestedGroup] = []
+    /// Frame 0's metadata.
+    @exclusivity(unchecked) var frameMetadata: StepMetadata?
+    /// The sum of the costs of the held actions.
+    @exclusivity(unchecked) var totalCost = 0
+    /// Actions at the end of the buffer that belong to a step being performed: detached from the
+    /// history, not yet run.
+    @exclusivity(unchecked) var inFlight = 0
+    /// The id of the frame that the newest closed step was, while that step is unchanged since the
+    /// frame closed into it: a scoped group whose body closed the group itself finds it by this.
+    @exclusivity(unchecked) var newestStepFrameID: UInt64?
+
+    /// Absolute index just past the last held action.
+    @inline(__always)
+    var end: Int { base &+ actions.count &- inFlight }
+
+    /// Absolute index where the open frames' actions begin (`end` when nothing is open).
+    @inline(__always)
+    var openStart: Int { frames.isEmpty ? end : frames[0].start }
+
+    /// The number of actions in the open frames.
+    var openCount: Int { end - openStart }
+
+    /// The number of closed steps.
+    var closedCount: Int { steps.count }
+
+    /// The action at absolute index `index`.
+    @inline(__always)
+    func action(at index: Int) -> Action { actions[index &- base] }
+
+    /// Absolute index of the first action of the newest closed step.
+    var newestStepStart: Int {
+        openStart - (steps.last.map { $0.actionCount } ?? 0)
+    }
+
+    /// Whether the step at `position` (0 = oldest), whose actions start at `start`, holds an action
+    /// whose target is alive. Updates the step's live hint, so that asking again is O(1) while the
+    /// hinted target lives.
+    ///
+    /// - Complexity: O(1) amortized: each action is checked at most once per death of the one
+    ///   after it.
+    func stepIsLive(at position: Int, start: Int) -> Bool {
+        let step = steps[position]
+        if step.count == 0 { return true }
+        var offset = step.liveHint >= 0 ? Int(step.liveHint) : step.actionCount - 1
+        if step.liveHint >= 0 && action(at: start + offset).box.isAlive { return true }
+        if step.liveHint >= 0 { offset -= 1 }
+        while offset >= 0 {
+            if action(at: start + offset).box.isAlive {
+                steps[position].liveHint = Int32(offset)
+                return true
+            }
+            offset -= 1
+        }
+        steps[position].liveHint = 0
+        return false
+    }
+
+    /// Whether any action from `start` to `end` has a live target; newest first.
+    func hasLiveAction(from start: Int, to end: Int) -> Bool {
+        var index = end - 1
+        while index >= start {
+            if action(at: index).box.isAlive { return true }
+            index -= 1
+        }
+        return false
+    }
+}
+
+@available(*, unavailable) extension Side: Sendable {}
