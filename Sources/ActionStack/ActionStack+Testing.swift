@@ -206,6 +206,9 @@ extension ActionStack {
     /// The activities in progress, outermost first.
     package var _activities: [Misuse.Activity] { activities.stack }
 
+    /// The number of state observers (observe tokens, state streams, models, groups) registered.
+    package var _observerCount: Int { publisher.observers.count }
+
     /// The number of distinct targets the stack tracks.
     package var _trackedTargetCount: Int { registry.count }
 }

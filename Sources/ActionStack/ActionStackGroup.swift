@@ -41,6 +41,8 @@ public final class ActionStackGroup {
     private var isDelivering = false
     /// Counts switches, so that a state asked for before a later switch is not delivered.
     private var generation = 0
+    /// Whether the active stack has told a state since the last switch.
+    private var heardSinceSwitch = false
 
     /// Creates an empty group with no active stack.
     public init() {}
@@ -97,10 +99,16 @@ public final class ActionStackGroup {
             enqueue(nil)
             return
         }
-        activeToken = stack.observe { [weak self] state in self?.enqueue(state) }
         let expected = generation
+        activeToken = stack.observe { [weak self] state in
+            self?.heardSinceSwitch = true
+            self?.enqueue(state)
+        }
+        heardSinceSwitch = false
+        // The new stack's state, once it is between calls; unless the end of the call it is in
+        // already told it.
         stack.whenIdle { [weak self, weak stack] in
-            guard let self, let stack, self.generation == expected else { return }
+            guard let self, let stack, self.generation == expected, !self.heardSinceSwitch else { return }
             self.enqueue(stack.readOnlySnapshot())
         }
     }

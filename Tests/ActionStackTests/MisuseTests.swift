@@ -383,3 +383,101 @@ struct TrapModeTests {
         }
     }
 }
+
+/// The three misuse policies, observed from outside the process (exit tests read standard error).
+struct MisusePolicyTests {
+    @Test func theDefaultPolicyLogsOneLinePerMisuseToStandardErrorAndCarriesOn() async throws {
+        let result = try #require(
+            await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                let stack = ActionStack()  // the default policy
+                stack.groupsByEvent = false
+                stack.endUndoGrouping()
+                stack.setActionName("X")
+                stack.registerUndo(withTarget: stack) { _ in }
+                precondition(stack.lastMisuse == .noOpenGroup(.registerUndo))
+            }
+        )
+        let lines = String(decoding: result.standardErrorContent, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix("ActionStack misuse: ") })
+        #expect(lines.first == "ActionStack misuse: endUndoGrouping() called with no matching beginUndoGrouping()")
+        #expect(lines.last?.contains("must begin a group before registering undo") == true)
+    }
+
+    @Test func theReportPolicyIsSilent() async throws {
+        let result = try #require(
+            await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                let stack = ActionStack()
+                stack.misusePolicy = .report
+                stack.groupsByEvent = false
+                stack.endUndoGrouping()
+                stack.registerUndo(withTarget: stack) { _ in }
+                precondition(stack.lastMisuse == .noOpenGroup(.registerUndo))
+            }
+        )
+        #expect(result.standardErrorContent.isEmpty)
+    }
+
+    @Test func theTrapPolicyStopsTheProcessWithTheMessage() async throws {
+        let result = try #require(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let stack = ActionStack()
+                stack.misusePolicy = .trap
+                stack.endUndoGrouping()
+            }
+        )
+        let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(text.contains("ActionStack misuse: endUndoGrouping() called with no matching beginUndoGrouping()"))
+    }
+
+    @Test func everyPolicyButTrapReportsToLastMisuseAndOnMisuse() {
+        for policy in [ActionStack.MisusePolicy.report, .log] {
+            let stack = ActionStack()
+            stack.misusePolicy = policy
+            var heard: [ActionStack.Misuse] = []
+            stack.onMisuse = { heard.append($0) }
+            stack.enableUndoRegistration()
+            #expect(stack.lastMisuse == .enableWithoutDisable)
+            #expect(heard == [.enableWithoutDisable])
+        }
+    }
+
+    @Test func aMisuseFromInsideOnMisuseIsNotReportedToItAgain() {
+        let stack = makeStack()
+        var calls = 0
+        stack.onMisuse = { _ in
+            calls += 1
+            stack.enableUndoRegistration()  // another misuse, from inside the callback
+        }
+        stack.enableUndoRegistration()
+        #expect(calls == 1)
+        #expect(stack.lastMisuse == .enableWithoutDisable)
+    }
+
+    @Test func aRefusedCallChangesNothingElse() {
+        // No published state, no clean-point move, no end of coalescing.
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let text = Counter()
+        CoalescingFindingTests.typing(stack, text, 1)
+        stack.endEvent()
+        CoalescingFindingTests.typing(stack, text, 2)
+        stack.endEvent()
+        var published = 0
+        let token = stack.observe { _ in published += 1 }
+        let shape = stack._stateShape
+        let structure = stack._structure
+        stack.endUndoGrouping()  // nothing open
+        stack.enableUndoRegistration()  // never disabled
+        stack.groupsByEvent = false
+        stack.setActionName("X")  // no group, groupsByEvent off
+        stack.groupsByEvent = true
+        #expect(published == 0)
+        #expect(stack._stateShape == shape)
+        #expect(stack._structure == structure)
+        CoalescingFindingTests.typing(stack, text, 3)
+        stack.endEvent()
+        #expect(stack.undoCount == 1, "still one coalesced step")
+        _ = token
+    }
+}

@@ -146,7 +146,6 @@ struct CoalescingTests {
 }
 
 struct ScopedGroupTests {
-    struct Failure: Error, Equatable {}
 
     @Test func aScopedGroupIsOneNamedStep() {
         let stack = makeStack()

@@ -54,6 +54,9 @@ final class ObserverList<Value>: ObserverRemoving, @unchecked Sendable {
     /// Whether the list has no observer.
     var isEmpty: Bool { lock.withLock { positions.isEmpty } }
 
+    /// The number of observers.
+    var count: Int { lock.withLock { positions.count } }
+
     /// Adds an observer; returns its id.
     func add(_ body: @escaping (Value) -> Void, onListEnd: (() -> Void)? = nil) -> UInt64 {
         lock.withLock {
