@@ -18,7 +18,7 @@ struct BoardModelTests {
         #expect(board.undoStack.undoMenuItemTitle == "Undo Add Figure")
         try board.move(figure.id, to: Point(x: 30, y: 5))
         endEvent(board)
-        #expect(board.undoStack.undoMenuItemTitle == "Undo Move to (10.0, 20.0)")
+        #expect(board.undoStack.undoMenuItemTitle == "Undo Move to (30.0, 5.0)", "named after the place moved to")
         try board.removeFigure(figure.id)
         endEvent(board)
         #expect(board.figures.isEmpty)
@@ -36,8 +36,58 @@ struct BoardModelTests {
         #expect(board.undoStack.undoMenuItemTitle == "Undo")
 
         board.undoStack.redo()
+        #expect(board.undoStack.undoMenuItemTitle == "Undo Add Figure")
+        #expect(board.undoStack.redoMenuItemTitle == "Redo Move to (30.0, 5.0)")
         board.undoStack.redo()
         #expect(board.figures.first?.position == Point(x: 30, y: 5))
+        #expect(board.undoStack.undoMenuItemTitle == "Undo Move to (30.0, 5.0)")
+        #expect(board.undoStack.redoMenuItemTitle == "Redo Remove Figure")
+    }
+
+    /// The names of the board's steps, oldest first, as a history panel lists them.
+    func steps(_ stack: ActionStack) -> [String] {
+        (stack.undoEntries.reversed() + stack.redoEntries).map(\.actionName)
+    }
+
+    /// The bug report: add #1 and #2, move #1, undo two steps and redo two. The second step must
+    /// still be "Add Figure", and undoing it must remove figure #2.
+    @Test func titlesSurviveUndoAndRedo() throws {
+        let board = Board()
+        try board.addFigure(at: Point(x: 10, y: 20))
+        endEvent(board)
+        try board.addFigure(at: Point(x: 50, y: 20))
+        endEvent(board)
+        try board.move(1, to: Point(x: 30, y: 5))
+        endEvent(board)
+        board.undoStack.undo()
+        board.undoStack.undo()
+        #expect(board.undoStack.redoMenuItemTitle == "Redo Add Figure")
+        board.undoStack.redo()
+        board.undoStack.redo()
+        #expect(steps(board.undoStack) == ["Add Figure", "Add Figure", "Move to (30.0, 5.0)"])
+        board.undoStack.undo()
+        #expect(board.undoStack.undoMenuItemTitle == "Undo Add Figure")
+        board.undoStack.undo()
+        #expect(board.figures.map(\.id) == [1], "undoing an add removes the figure it added")
+    }
+
+    /// The other direction of the bug: remove, undo, redo; the step stays "Remove Figure" and
+    /// undoing it puts the figure back.
+    @Test func aRedoneRemovalIsStillARemoval() throws {
+        let board = Board()
+        try board.addFigure(at: Point(x: 10, y: 20))
+        endEvent(board)
+        try board.removeFigure(1)
+        endEvent(board)
+        board.undoStack.undo()
+        #expect(board.undoStack.redoMenuItemTitle == "Redo Remove Figure")
+        #expect(board.undoStack.undoMenuItemTitle == "Undo Add Figure")
+        board.undoStack.redo()
+        #expect(board.figures.isEmpty, "redoing a removal removes")
+        #expect(board.undoStack.undoMenuItemTitle == "Undo Remove Figure")
+        board.undoStack.undo()
+        #expect(board.figures.map(\.id) == [1])
+        #expect(board.undoStack.redoMenuItemTitle == "Redo Remove Figure")
     }
 
     @Test func figureChangesLiveOnTheFiguresOwnStack() throws {
@@ -127,9 +177,9 @@ struct SessionTests {
         _ = session.handle("add 10 20")
         #expect(session.buttons.rendered == "[Undo Add Figure] (Redo)")
         _ = session.handle("move 1 30 5")
-        #expect(session.buttons.undoTitle == "Undo Move to (10.0, 20.0)")
+        #expect(session.buttons.undoTitle == "Undo Move to (30.0, 5.0)")
         _ = session.handle("color red")
-        #expect(session.buttons.undoTitle == "Undo Move to (10.0, 20.0)", "board context still active")
+        #expect(session.buttons.undoTitle == "Undo Move to (30.0, 5.0)", "board context still active")
         _ = session.handle("figure")
         #expect(session.buttons.rendered == "[Undo Change Color] (Redo)")
         let output = session.handle("undo")
@@ -137,7 +187,7 @@ struct SessionTests {
         #expect(session.buttons.rendered == "(Undo) [Redo Change Color]")
         #expect(session.board.figure(1)?.color == .black)
         _ = session.handle("board")
-        #expect(session.buttons.rendered == "[Undo Move to (10.0, 20.0)] (Redo)")
+        #expect(session.buttons.rendered == "[Undo Move to (30.0, 5.0)] (Redo)")
     }
 
     @Test func buttonsAreRefreshedByTheStacksNotifications() {
@@ -213,13 +263,14 @@ struct SessionTests {
         _ = session.handle("move 1 5 5")
         _ = session.handle("move 1 9 9")
         let listing = try #require(session.handle("history").first)
-        #expect(listing.contains("> 3  Move to (5.0, 5.0)"))
+        #expect(listing.contains("> 3  Move to (9.0, 9.0)"))
         #expect(listing.contains("  1  Add Figure"))
         let jump = session.handle("history 1")
         #expect(jump.first == "jumped to position 1")
         #expect(session.board.figure(1)?.position == Point(x: 1, y: 1))
         #expect(jump.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]")
         let after = try #require(session.handle("history").first)
+        #expect(after.contains("  2  Move to (5.0, 5.0)  (redo)"))
         #expect(after.contains("  3  Move to (9.0, 9.0)  (redo)"))
         #expect(session.handle("history 9").first?.contains("history positions run from 0 to 3") == true)
     }

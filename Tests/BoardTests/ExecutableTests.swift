@@ -45,8 +45,8 @@ struct ExecutableTests {
         #expect(status == 0)
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.contains("> add 10 20"), "commands are echoed when input is not a terminal")
-        #expect(lines.contains("board: [Undo Move to (10.0, 20.0)] (Redo)"))
-        #expect(lines.contains("Undo Move to (10.0, 20.0)"))
+        #expect(lines.contains("board: [Undo Move to (30.0, 5.0)] (Redo)"))
+        #expect(lines.contains("Undo Move to (30.0, 5.0)"))
         #expect(lines.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"))
         #expect(lines.contains("Redo Move to (30.0, 5.0)"))
         #expect(lines.contains("figure #1: [Undo Change Color] (Redo)"))
@@ -67,7 +67,7 @@ struct ExecutableTests {
         let lines = output.split(separator: "\n").map(String.init)
         for expected in [
             "> add 10 20", "added figure #1 at (10.0, 20.0)", "> move 1 30 24", "> color red",
-            "Undo Change Corner Radius", "Undo Move to (10.0, 20.0)", "Redo Move to (30.0, 24.0)",
+            "Undo Change Corner Radius", "Undo Move to (30.0, 24.0)", "Redo Move to (30.0, 24.0)",
             "removed figure #2", "Undo Remove Figure", "Undo Change Color",
             "figure #2: (Undo) [Redo Change Color]",
         ] {
@@ -129,7 +129,10 @@ struct TerminalTests {
         // Each line is typed, then the pane must show the expected text.
         let script = [
             ("add 10 20", "board: [Undo Add Figure] (Redo)"),
-            ("move 1 30 5", "board: [Undo Move to (10.0, 20.0)] (Redo)"),
+            ("move 1 30 5", "board: [Undo Move to (30.0, 5.0)] (Redo)"),
+            ("undo", "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"),
+            // The titles after redo: the step keeps its name both ways.
+            ("redo", "board: [Undo Move to (30.0, 5.0)] (Redo)"),
             ("undo", "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"),
             ("move 1 abc 5", "error: x must be a number, not 'abc'"),
             ("quit", "bye"),
