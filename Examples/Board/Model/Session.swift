@@ -113,7 +113,8 @@ public final class Session {
             try expectCount(arguments, 1, usage: "radius R")
             let radius = try value(arguments[0], what: "radius")
             guard radius >= 0 else { throw .invalid("the radius must not be negative") }
-            try requireSelection().setCornerRadius(radius)
+            let figure = try requireSelection()
+            try attempt { () throws(BoardError) in try figure.setCornerRadius(radius) }
             return nil
         case "undo", "redo":
             try expectCount(arguments, 0, usage: command)
