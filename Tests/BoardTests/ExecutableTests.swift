@@ -144,6 +144,40 @@ struct ExecutableTests {
         #expect(status == 2)
         #expect(output.contains("unknown option '--frob'"))
     }
+
+    /// The README's transcript is what the program prints for the commands in it, from the first
+    /// command on. A line "..." in the README stands for lines left out.
+    /// Scripts/update-board-transcript.py rewrites it.
+    @Test func theReadmeTranscriptIsWhatTheProgramPrints() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../README.md").standardized,
+            encoding: .utf8)
+        let start = try #require(readme.range(of: "<!-- board transcript: start -->\n```text\n"))
+        let end = try #require(
+            readme.range(of: "```\n<!-- board transcript: end -->", range: start.upperBound..<readme.endIndex))
+        let shown = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map(String.init)
+        let commands = shown.filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
+        #expect(commands.count >= 8)
+        let (output, status) = try runBoard(input: commands.joined(separator: "\n") + "\n")
+        #expect(status == 0)
+        // From the first command on: the README leaves out the empty board printed at the start.
+        let printed = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            .drop { !$0.hasPrefix("> ") }.map { $0 }
+        let same = Self.matches(shown, printed)
+        #expect(same, "the README's transcript is not what the program prints; run Scripts/update-board-transcript.py")
+    }
+
+    /// Whether `lines` is `pattern` with each "..." standing for one or more lines.
+    static func matches(_ pattern: [String], _ lines: [String]) -> Bool {
+        guard let first = pattern.first else { return lines.isEmpty }
+        let rest = Array(pattern.dropFirst())
+        if first == "..." {
+            return lines.indices.contains { matches(rest, Array(lines[($0 + 1)...])) }
+        }
+        return lines.first == first && matches(rest, Array(lines.dropFirst()))
+    }
 }
 
 /// The interactive mode in a real terminal: tmux runs `board`, the test types keys and reads the
