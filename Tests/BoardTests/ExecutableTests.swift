@@ -214,26 +214,40 @@ struct TerminalTests {
             return result.output
         }
 
-        /// The pane as text; with `escapes`, with the colour escape sequences (capture-pane -e).
-        func pane(escapes: Bool = false) throws -> String {
-            try tmux(["capture-pane", "-p"] + (escapes ? ["-e"] : []) + ["-t", "board"])
+        /// Everything the terminal has shown since it started (history and screen), without the
+        /// blank lines below the cursor; with `escapes`, with the colour escape sequences.
+        func lines(escapes: Bool = false) throws -> [String] {
+            let text = try tmux(["capture-pane", "-p", "-S", "-"] + (escapes ? ["-e"] : []) + ["-t", "board"])
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            while lines.last?.isEmpty == true { lines.removeLast() }
+            return lines
         }
 
-        /// Waits until the pane shows `text` (at most ten seconds); returns the pane.
-        func waitFor(_ text: String) throws -> String {
+        /// Waits until what the terminal shows from line `start` on contains `text` (at most ten
+        /// seconds); returns that part, each line ending in a newline.
+        func waitFor(_ text: String, from start: Int = 0) throws -> String {
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            var pane = try self.pane()
-            while !pane.contains(text) && ContinuousClock.now < deadline {
+            func shown() throws -> String { try lines().dropFirst(start).map { $0 + "\n" }.joined() }
+            var output = try shown()
+            while !output.contains(text) && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.05)
-                pane = try self.pane()
+                output = try shown()
             }
-            return pane
+            return output
         }
 
-        /// Types `line` and Return.
-        func type(_ line: String) throws {
-            try tmux(["send-keys", "-t", "board", "-l", line])
-            try tmux(["send-keys", "-t", "board", "Enter"])
+        /// Types `keys` at the prompt, then Return, and waits for `expected` in what follows the
+        /// prompt's line, so text left on the screen by an earlier command cannot answer for it.
+        func enter(_ keys: String, expecting expected: String) throws -> String {
+            try enter([keys], expecting: expected)
+        }
+
+        /// Types several lines at once (they reach the program together), then waits as above.
+        func enter(_ keys: [String], expecting expected: String) throws -> String {
+            let start = max(0, try lines().count - 1)
+            // A line that is not a key name is typed as it is; "Enter" is Return.
+            try tmux(["send-keys", "-t", "board"] + keys.flatMap { [$0, "Enter"] })
+            return try waitFor(expected, from: start)
         }
 
         func stop() {
@@ -259,9 +273,9 @@ struct TerminalTests {
         let terminal = try Terminal("session", running: command(try boardExecutable()))
         defer { terminal.stop() }
 
-        var pane = try terminal.waitFor("type help")
-        #expect(pane.contains("ActionStack board"), "a terminal gets the greeting and a prompt")
-        // Each line is typed, then the pane must show the expected text.
+        var shown = try terminal.waitFor("type help")
+        #expect(shown.contains("ActionStack board"), "a terminal gets the greeting and a prompt")
+        // Each line is typed, then what follows it must show the expected text.
         let script = [
             ("add 10 20", "board: [Undo Add Figure] (Redo)  * unsaved"),
             ("add 60 30", "added figure #2 at (60.0, 30.0)"),
@@ -274,39 +288,35 @@ struct TerminalTests {
             // The titles after redo: the bug report's sequence.
             ("redo", "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved"),
             ("redo", "board: [Undo Move to (30.0, 5.0)] (Redo)\n"),
-            ("undo", "Undo Move to (30.0, 5.0)"),
-            ("undo", "Undo Add Figure"),
-            ("redo", "Redo Add Figure"),
-            ("redo", "Redo Move to (30.0, 5.0)"),
+            ("undo", "\nUndo Move to (30.0, 5.0)\n"),
+            ("undo", "\nUndo Add Figure\n"),
+            ("redo", "\nRedo Add Figure\n"),
+            ("redo", "\nRedo Move to (30.0, 5.0)\n"),
             ("move 1 abc 5", "error: x must be a number, not 'abc'"),
         ]
         for (keys, expected) in script {
-            try terminal.type(keys)
-            pane = try terminal.waitFor(expected)
-            #expect(pane.contains(expected), "after typing '\(keys)':\n\(pane)")
+            shown = try terminal.enter(keys, expecting: expected)
+            #expect(shown.contains(expected), "after typing '\(keys)':\n\(shown)")
         }
 
         // A drag: the two nudges reach the program together, well within the one-second window.
-        try terminal.tmux(["send-keys", "-t", "board", "nudge 1 2 0", "Enter", "nudge 1 2 0", "Enter"])
-        pane = try terminal.waitFor("nudged figure #1 to (34.0, 5.0)")
-        #expect(pane.contains("board: [Undo Move to (34.0, 5.0)] (Redo)  * unsaved"), "\(pane)")
-        try terminal.type("history")
-        pane = try terminal.waitFor("<- you are here")
-        #expect(pane.contains("  3  Move to (30.0, 5.0)  saved\n"), "\(pane)")
-        #expect(pane.contains("  4  Move to (34.0, 5.0)  <- you are here"), "one step for the drag:\n\(pane)")
-        #expect(!pane.contains("  5  "))
-        try terminal.type("undo")
-        pane = try terminal.waitFor("board: [Undo Move to (30.0, 5.0)] [Redo Move to (34.0, 5.0)]\n")
-        #expect(pane.contains("selected: #1 at (30.0, 5.0)"), "one undo takes back the whole drag:\n\(pane)")
+        shown = try terminal.enter(["nudge 1 2 0", "nudge 1 2 0"], expecting: "nudged figure #1 to (34.0, 5.0)")
+        #expect(shown.contains("board: [Undo Move to (34.0, 5.0)] (Redo)  * unsaved"), "\(shown)")
+        shown = try terminal.enter("history", expecting: "<- you are here")
+        #expect(shown.contains("  3  Move to (30.0, 5.0)  saved\n"), "\(shown)")
+        #expect(shown.contains("  4  Move to (34.0, 5.0)  <- you are here\n"), "one step for the drag:\n\(shown)")
+        #expect(!shown.contains("  5  "))
+        shown = try terminal.enter("undo", expecting: "board: [Undo Move to (30.0, 5.0)] [Redo Move to (34.0, 5.0)]\n")
+        #expect(shown.contains("selected: #1 at (30.0, 5.0)"), "one undo takes back the whole drag:\n\(shown)")
+        #expect(!shown.contains("* unsaved"), "back at the saved state")
 
         // Colour: the red figure's label is drawn in red (capture-pane -e keeps the escapes).
-        let colored = try terminal.pane(escapes: true)
+        let colored = try terminal.lines(escapes: true).suffix(20).joined(separator: "\n")
         #expect(colored.contains("\u{1B}[31m"), "a terminal gets colour:\n\(colored)")
         #expect(colored.contains("[*1]"))
 
-        try terminal.type("quit")
-        pane = try terminal.waitFor("BOARD-EXITED")
-        #expect(pane.contains("bye\nBOARD-EXITED"))
+        shown = try terminal.enter("quit", expecting: "BOARD-EXITED")
+        #expect(shown.contains("bye\nBOARD-EXITED\n"), "\(shown)")
     }
 
     @Test func controlDEndsTheLineAndTheProgram() throws {
@@ -314,13 +324,11 @@ struct TerminalTests {
         let terminal = try Terminal("eof", running: command(try boardExecutable()))
         defer { terminal.stop() }
         _ = try terminal.waitFor("type help")
-        try terminal.type("add 1 1")
-        _ = try terminal.waitFor("added figure #1")
+        _ = try terminal.enter("add 1 1", expecting: "added figure #1")
+        let start = try terminal.lines().count - 1
         try terminal.tmux(["send-keys", "-t", "board", "C-d"])
-        let pane = try terminal.waitFor("BOARD-EXITED")
-        let lines = pane.split(separator: "\n")
-        #expect(lines.contains("BOARD-EXITED"), "the shell's output starts on its own line:\n\(pane)")
-        #expect(!pane.contains("> BOARD-EXITED"))
+        let shown = try terminal.waitFor("BOARD-EXITED", from: start)
+        #expect(shown == ">\nBOARD-EXITED\n", "the shell's output starts on a line of its own")
     }
 
     @Test func noColorKeepsATerminalPlain() throws {
@@ -328,11 +336,10 @@ struct TerminalTests {
         let terminal = try Terminal("nocolor", running: command(try boardExecutable(), environment: "env NO_COLOR=1"))
         defer { terminal.stop() }
         _ = try terminal.waitFor("type help")
-        try terminal.type("add 1 1")
-        try terminal.type("color red")
-        _ = try terminal.waitFor("figure #1 is now red")
-        let pane = try terminal.pane(escapes: true)
-        #expect(pane.contains("figure #1 is now red"))
-        #expect(!pane.contains("\u{1B}[31m"), "NO_COLOR is honoured:\n\(pane)")
+        _ = try terminal.enter("add 1 1", expecting: "added figure #1")
+        _ = try terminal.enter("color red", expecting: "figure #1 is now red")
+        let shown = try terminal.lines(escapes: true).joined(separator: "\n")
+        #expect(shown.contains("figure #1 is now red"))
+        #expect(!shown.contains("\u{1B}[31m"), "NO_COLOR is honoured:\n\(shown)")
     }
 }
