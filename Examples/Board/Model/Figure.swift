@@ -56,16 +56,16 @@ public final class Figure {
         return true
     }
 
-    /// Changes the corner radius, undoably ("Change Corner Radius"). Returns false, registering
-    /// nothing, when the radius is already `newRadius`.
-    ///
-    /// - Throws: `BoardError.radiusOutOfRange` when `newRadius` is not in
-    ///   0...`maximumCornerRadius`; nothing changes then.
+    /// Changes the corner radius, undoably ("Change Corner Radius"), kept within
+    /// 0...`maximumCornerRadius`: a larger radius would draw the same as the largest, since the
+    /// roundings of the shorter sides already meet. (The session refuses such input instead.)
+    /// Returns false, registering nothing, when that leaves the radius as it is.
     @discardableResult
-    public func setCornerRadius(_ newRadius: Double) throws(BoardError) -> Bool {
-        guard (0...Figure.maximumCornerRadius).contains(newRadius) else { throw .radiusOutOfRange(newRadius) }
-        guard newRadius != cornerRadius else { return false }
-        undoStack.setValue(newRadius, for: \.cornerRadius, on: self, actionName: "Change Corner Radius")
+    public func setCornerRadius(_ newRadius: Double) -> Bool {
+        guard !newRadius.isNaN else { return false }
+        let radius = min(max(newRadius, 0), Figure.maximumCornerRadius)
+        guard radius != cornerRadius else { return false }
+        undoStack.setValue(radius, for: \.cornerRadius, on: self, actionName: "Change Corner Radius")
         return true
     }
 

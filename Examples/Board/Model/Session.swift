@@ -140,7 +140,8 @@ public final class Session {
             try expectCount(arguments, 1, usage: "radius R")
             let radius = try decimal(arguments[0], what: "radius")
             let figure = try requireSelection()
-            let changed = try attempt { () throws(BoardError) in try figure.setCornerRadius(radius) }
+            guard (0...Figure.maximumCornerRadius).contains(radius) else { throw .board(.radiusOutOfRange(radius)) }
+            let changed = figure.setCornerRadius(radius)
             return Reply(
                 message: "figure #\(figure.id) \(changed ? "now has" : "already has") corner radius \(radius)")
         case "undo", "redo":
