@@ -45,20 +45,80 @@ struct ExecutableTests {
         #expect(status == 0)
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.contains("> add 10 20"), "commands are echoed when input is not a terminal")
-        #expect(lines.contains("board: [Undo Move to (10.0, 20.0)] (Redo)"))
-        #expect(lines.contains("Undo Move to (10.0, 20.0)"))
-        #expect(lines.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"))
+        #expect(lines.contains("board: [Undo Move to (30.0, 5.0)] (Redo)  * unsaved"))
+        #expect(lines.contains("Undo Move to (30.0, 5.0)"))
+        #expect(lines.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved"))
         #expect(lines.contains("Redo Move to (30.0, 5.0)"))
-        #expect(lines.contains("figure #1: [Undo Change Color] (Redo)"))
-        #expect(lines.contains("figure #1: (Undo) [Redo Change Color]"))
+        #expect(lines.contains("figure #1 is now blue"))
+        #expect(lines.contains("figure #1: [Undo Change Color] (Redo)  * unsaved"))
+        #expect(lines.contains("figure #1: (Undo) [Redo Change Color]  * unsaved"))
         #expect(lines.contains("error: unknown command 'bogus'; type help for the list"))
         #expect(lines.last == "bye")
+        #expect(!output.contains("\u{1B}"), "piped output has no colour codes")
+    }
+
+    /// Every refusal the session knows, piped to the real program: each answers with its one
+    /// error line right after its echo, and none of them changes the board.
+    @Test func everyRefusedLineChangesNothing() throws {
+        let withFigure = (setUp: ["add 10 20", "save"], refusals: SessionTests.refusals)
+        let empty = (
+            setUp: [String](),
+            refusals: [
+                ("figure", "no figure is selected; use select N"),
+                ("color red", "no figure is selected; use select N"),
+                ("radius 1", "no figure is selected; use select N"),
+                ("undo", "nothing to undo in the board context"),
+                ("redo", "nothing to redo in the board context"),
+                ("history 1", "history positions run from 0 to 0"),
+            ]
+        )
+        for (setUp, refusals) in [withFigure, empty] {
+            let script = setUp + refusals.map(\.0) + ["history", "quit"]
+            let (output, status) = try runBoard(input: script.joined(separator: "\n") + "\n")
+            #expect(status == 0)
+            let lines = output.split(separator: "\n").map(String.init)
+            for (command, message) in refusals {
+                let echo = try #require(lines.firstIndex(of: "> \(command)"), "\(command) was not echoed")
+                let answer = lines[echo + 1]
+                #expect(answer.hasPrefix("error: ") && answer.contains(message), "'\(command)' answered '\(answer)'")
+                #expect(lines[echo + 2].hasPrefix("> "), "'\(command)' answered with more than one line")
+            }
+            // The history is as the set-up left it: nothing refused became a step or a change.
+            let history = try #require(lines.firstIndex(of: "> history"))
+            let expected =
+                setUp.isEmpty
+                ? ["board history (type history N to go to position N):", "  0  (start)  <- you are here, saved"]
+                : [
+                    "board history (type history N to go to position N):", "  0  (start)",
+                    "  1  Add Figure  <- you are here, saved",
+                ]
+            #expect(Array(lines[(history + 1)...].prefix(expected.count)) == expected)
+        }
+    }
+
+    @Test func aLongLineIsQuotedShortAndSafely() throws {
+        let long = "add " + String(repeating: "9", count: 5000) + " 1"
+        let (output, status) = try runBoard(input: long + "\nmove \u{1B}[2J 1 1\nquit\n")
+        #expect(status == 0)
+        let errors = output.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(errors.count == 2)
+        #expect(errors.allSatisfy { $0.count < 160 }, "\(errors.map { $0.prefix(200) })")
+        #expect(errors.first?.contains("'" + String(repeating: "9", count: 37) + "...'") == true)
+        #expect(errors.last == "error: figure number must be a whole number, not '?[2J'")
+        #expect(!output.contains("\u{1B}"), "an escape the user typed never reaches the terminal")
     }
 
     @Test func endOfInputEndsTheProgram() throws {
-        let (output, status) = try runBoard(input: "add 1 1\n")
+        let (output, status) = try runBoard(input: "add 1 1\nmove 1 2 2")  // the last line has no newline
         #expect(status == 0)
-        #expect(output.contains("board: [Undo Add Figure] (Redo)"))
+        #expect(output.hasSuffix("board: [Undo Move to (2.0, 2.0)] (Redo)  * unsaved\n"))
+    }
+
+    @Test func noColourWhenPipedEvenWithoutNoColor() throws {
+        // Standard output is a file here, so there is no colour whatever the environment says.
+        let (output, _) = try runBoard(input: "add 1 1\ncolor red\nquit\n")
+        #expect(output.contains("figure #1 is now red"))
+        #expect(!output.contains("\u{1B}"))
     }
 
     @Test func demoPlaysTheScriptedSession() throws {
@@ -66,78 +126,220 @@ struct ExecutableTests {
         #expect(status == 0)
         let lines = output.split(separator: "\n").map(String.init)
         for expected in [
-            "> add 10 20", "added figure #1 at (10.0, 20.0)", "> move 1 30 24", "> color red",
-            "Undo Change Corner Radius", "Undo Move to (10.0, 20.0)", "Redo Move to (30.0, 24.0)",
-            "removed figure #2", "Undo Remove Figure", "Undo Change Color",
-            "figure #2: (Undo) [Redo Change Color]",
+            "> add 10 20", "added figure #1 at (10.0, 20.0)", "> move 1 30 24", "> nudge 1 2 0",
+            "board: [Undo Move to (34.0, 24.0)] (Redo)  * unsaved", "> color red", "Undo Change Corner Radius",
+            "Undo Move to (34.0, 24.0)", "Redo Move to (34.0, 24.0)", "removed figure #2", "Undo Remove Figure",
+            "error: nothing to undo in the figure context",
         ] {
             #expect(lines.contains(expected), "missing: \(expected)")
         }
     }
 
-    @Test func unknownOptionIsRefused() throws {
+    @Test func helpAndUnknownOptions() throws {
+        let (help, helpStatus) = try runBoard(["--help"])
+        #expect(helpStatus == 0)
+        #expect(help.contains("usage: board [--demo]"))
+        #expect(help.contains("nudge N DX DY"))
         let (output, status) = try runBoard(["--frob"])
         #expect(status == 2)
         #expect(output.contains("unknown option '--frob'"))
+    }
+
+    /// The README's transcript is what the program prints for the commands in it, from the first
+    /// command on. A line "..." in the README stands for lines left out.
+    /// Scripts/update-board-transcript.py rewrites it.
+    @Test func theReadmeTranscriptIsWhatTheProgramPrints() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../README.md").standardized,
+            encoding: .utf8)
+        let start = try #require(readme.range(of: "<!-- board transcript: start -->\n```text\n"))
+        let end = try #require(
+            readme.range(of: "```\n<!-- board transcript: end -->", range: start.upperBound..<readme.endIndex))
+        let shown = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map(String.init)
+        let commands = shown.filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
+        #expect(commands.count >= 8)
+        let (output, status) = try runBoard(input: commands.joined(separator: "\n") + "\n")
+        #expect(status == 0)
+        // From the first command on: the README leaves out the empty board printed at the start.
+        let printed = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            .drop { !$0.hasPrefix("> ") }.map { $0 }
+        let same = Self.matches(shown, printed)
+        #expect(same, "the README's transcript is not what the program prints; run Scripts/update-board-transcript.py")
+    }
+
+    /// Whether `lines` is `pattern` with each "..." standing for one or more lines.
+    static func matches(_ pattern: [String], _ lines: [String]) -> Bool {
+        guard let first = pattern.first else { return lines.isEmpty }
+        let rest = Array(pattern.dropFirst())
+        if first == "..." {
+            return lines.indices.contains { matches(rest, Array(lines[($0 + 1)...])) }
+        }
+        return lines.first == first && matches(rest, Array(lines.dropFirst()))
     }
 }
 
 /// The interactive mode in a real terminal: tmux runs `board`, the test types keys and reads the
 /// screen. CI installs tmux and sets BOARD_REQUIRE_TMUX=1, so there a missing tmux fails.
+///
+/// Each test runs its own tmux server (its own socket), so tests running side by side never share
+/// one, and the server is killed at the end.
 struct TerminalTests {
     static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
     static let required = ProcessInfo.processInfo.environment["BOARD_REQUIRE_TMUX"] == "1"
 
-    /// Runs a tmux command and returns what it printed.
-    ///
-    /// `new-session` starts the tmux server, which lives on after the command; its output goes
-    /// to /dev/null so that the server holds nothing of this process's.
-    @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
-        let path = try #require(Self.tmux)
-        let captures = arguments.first != "new-session"
-        let result = try ChildProcess.run(path, arguments, captureOutput: captures, timeLimit: .seconds(20))
-        return result.output
+    /// A tmux server running one command in a 100 x 40 pane.
+    struct Terminal {
+        let socket: String
+
+        /// Starts `command` (a shell command line) in a new tmux server.
+        init(_ name: String, running command: String) throws {
+            socket = "actionstack-\(name)-\(ProcessInfo.processInfo.processIdentifier)"
+            try tmux(["new-session", "-d", "-s", "board", "-x", "100", "-y", "40", command])
+        }
+
+        /// Runs a tmux command on this server and returns what it printed.
+        ///
+        /// `new-session` starts the tmux server, which lives on after the command; its output goes
+        /// to /dev/null so that the server holds nothing of this process's.
+        @discardableResult
+        func tmux(_ arguments: [String]) throws -> String {
+            let path = try #require(TerminalTests.tmux)
+            let captures = arguments.first != "new-session"
+            let result = try ChildProcess.run(
+                path, ["-L", socket] + arguments, captureOutput: captures, timeLimit: .seconds(20))
+            return result.output
+        }
+
+        /// Everything the terminal has shown since it started (history and screen), without the
+        /// blank lines below the cursor; with `escapes`, with the colour escape sequences.
+        func lines(escapes: Bool = false) throws -> [String] {
+            let text = try tmux(["capture-pane", "-p", "-S", "-"] + (escapes ? ["-e"] : []) + ["-t", "board"])
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            while lines.last?.isEmpty == true { lines.removeLast() }
+            return lines
+        }
+
+        /// Waits until what the terminal shows from line `start` on contains `text` (at most ten
+        /// seconds); returns that part, each line ending in a newline.
+        func waitFor(_ text: String, from start: Int = 0) throws -> String {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            func shown() throws -> String { try lines().dropFirst(start).map { $0 + "\n" }.joined() }
+            var output = try shown()
+            while !output.contains(text) && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                output = try shown()
+            }
+            return output
+        }
+
+        /// Types `keys` at the prompt, then Return, and waits for `expected` in what follows the
+        /// prompt's line, so text left on the screen by an earlier command cannot answer for it.
+        func enter(_ keys: String, expecting expected: String) throws -> String {
+            try enter([keys], expecting: expected)
+        }
+
+        /// Types several lines at once (they reach the program together), then waits as above.
+        func enter(_ keys: [String], expecting expected: String) throws -> String {
+            let start = max(0, try lines().count - 1)
+            // A line that is not a key name is typed as it is; "Enter" is Return.
+            try tmux(["send-keys", "-t", "board"] + keys.flatMap { [$0, "Enter"] })
+            return try waitFor(expected, from: start)
+        }
+
+        func stop() {
+            _ = try? tmux(["kill-server"])
+        }
     }
 
-    /// Waits until the pane shows `text` (or a few seconds pass); returns the pane.
-    func waitForPane(_ session: String, showing text: String) throws -> String {
-        var pane = ""
-        for _ in 0..<100 {
-            pane = try tmux(["capture-pane", "-p", "-t", session])
-            if pane.contains(text) { return pane }
-            Thread.sleep(forTimeInterval: 0.05)
+    /// A shell command that runs the board with the environment a user's terminal would give it.
+    func command(_ board: URL, environment: String = "env -u NO_COLOR") -> String {
+        "\(environment) '\(board.path)'; echo BOARD-EXITED; sleep 30"
+    }
+
+    func tmuxIsHere() -> Bool {
+        guard Self.tmux != nil else {
+            #expect(!Self.required, "tmux is required here (BOARD_REQUIRE_TMUX=1) but is not installed")
+            return false
         }
-        return pane
+        return true
     }
 
     @Test func interactiveSessionInATerminal() throws {
-        guard Self.tmux != nil else {
-            #expect(!Self.required, "tmux is required here (BOARD_REQUIRE_TMUX=1) but is not installed")
-            return
-        }
-        let board = try boardExecutable()
-        let session = "actionstack-board-\(ProcessInfo.processInfo.processIdentifier)"
-        // The shell keeps the pane open after `board` exits, so its last words can be read.
-        try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "40", "\(board.path); sleep 30"])
-        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        guard tmuxIsHere() else { return }
+        let terminal = try Terminal("session", running: command(try boardExecutable()))
+        defer { terminal.stop() }
 
-        var pane = try waitForPane(session, showing: "type help")
-        #expect(pane.contains("ActionStack board"), "a terminal gets the greeting and a prompt")
-        // Each line is typed, then the pane must show the expected text.
+        var shown = try terminal.waitFor("type help")
+        #expect(shown.contains("ActionStack board"), "a terminal gets the greeting and a prompt")
+        // Each line is typed, then what follows it must show the expected text.
         let script = [
-            ("add 10 20", "board: [Undo Add Figure] (Redo)"),
-            ("move 1 30 5", "board: [Undo Move to (10.0, 20.0)] (Redo)"),
-            ("undo", "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]"),
+            ("add 10 20", "board: [Undo Add Figure] (Redo)  * unsaved"),
+            ("add 60 30", "added figure #2 at (60.0, 30.0)"),
+            ("move 1 30 5", "board: [Undo Move to (30.0, 5.0)] (Redo)  * unsaved"),
+            ("select 1", "selected figure #1"),
+            ("color red", "figure #1 is now red"),
+            ("save", "board: [Undo Move to (30.0, 5.0)] (Redo)\n"),
+            ("undo", "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved"),
+            ("undo", "board: [Undo Add Figure] [Redo Add Figure]  * unsaved"),
+            // The titles after redo: the bug report's sequence.
+            ("redo", "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved"),
+            ("redo", "board: [Undo Move to (30.0, 5.0)] (Redo)\n"),
+            ("undo", "\nUndo Move to (30.0, 5.0)\n"),
+            ("undo", "\nUndo Add Figure\n"),
+            ("redo", "\nRedo Add Figure\n"),
+            ("redo", "\nRedo Move to (30.0, 5.0)\n"),
             ("move 1 abc 5", "error: x must be a number, not 'abc'"),
-            ("quit", "bye"),
         ]
         for (keys, expected) in script {
-            try tmux(["send-keys", "-t", session, keys, "Enter"])
-            pane = try waitForPane(session, showing: expected)
-            #expect(pane.contains(expected), "after typing '\(keys)'")
+            shown = try terminal.enter(keys, expecting: expected)
+            #expect(shown.contains(expected), "after typing '\(keys)':\n\(shown)")
         }
+
+        // A drag: the two nudges reach the program together, well within the one-second window.
+        shown = try terminal.enter(["nudge 1 2 0", "nudge 1 2 0"], expecting: "nudged figure #1 to (34.0, 5.0)")
+        #expect(shown.contains("board: [Undo Move to (34.0, 5.0)] (Redo)  * unsaved"), "\(shown)")
+        shown = try terminal.enter("history", expecting: "<- you are here")
+        #expect(shown.contains("  3  Move to (30.0, 5.0)  saved\n"), "\(shown)")
+        #expect(shown.contains("  4  Move to (34.0, 5.0)  <- you are here\n"), "one step for the drag:\n\(shown)")
+        #expect(!shown.contains("  5  "))
+        shown = try terminal.enter("undo", expecting: "board: [Undo Move to (30.0, 5.0)] [Redo Move to (34.0, 5.0)]\n")
+        #expect(shown.contains("selected: #1 at (30.0, 5.0)"), "one undo takes back the whole drag:\n\(shown)")
+        #expect(!shown.contains("* unsaved"), "back at the saved state")
+
+        // Colour: the red figure's label is drawn in red (capture-pane -e keeps the escapes).
+        let colored = try terminal.lines(escapes: true).suffix(20).joined(separator: "\n")
+        #expect(colored.contains("\u{1B}[31m"), "a terminal gets colour:\n\(colored)")
+        #expect(colored.contains("[*1]"))
+
+        shown = try terminal.enter("quit", expecting: "BOARD-EXITED")
+        #expect(shown.contains("bye\nBOARD-EXITED\n"), "\(shown)")
+    }
+
+    @Test func controlDEndsTheLineAndTheProgram() throws {
+        guard tmuxIsHere() else { return }
+        let terminal = try Terminal("eof", running: command(try boardExecutable()))
+        defer { terminal.stop() }
+        _ = try terminal.waitFor("type help")
+        _ = try terminal.enter("add 1 1", expecting: "added figure #1")
+        let start = try terminal.lines().count - 1
+        try terminal.tmux(["send-keys", "-t", "board", "C-d"])
+        let shown = try terminal.waitFor("BOARD-EXITED", from: start)
+        #expect(shown == ">\nBOARD-EXITED\n", "the shell's output starts on a line of its own")
+    }
+
+    @Test func noColorKeepsATerminalPlain() throws {
+        guard tmuxIsHere() else { return }
+        let terminal = try Terminal("nocolor", running: command(try boardExecutable(), environment: "env NO_COLOR=1"))
+        defer { terminal.stop() }
+        _ = try terminal.waitFor("type help")
+        _ = try terminal.enter("add 1 1", expecting: "added figure #1")
+        _ = try terminal.enter("color red", expecting: "figure #1 is now red")
+        let shown = try terminal.lines(escapes: true).joined(separator: "\n")
+        #expect(shown.contains("figure #1 is now red"))
+        #expect(!shown.contains("\u{1B}[31m"), "NO_COLOR is honoured:\n\(shown)")
     }
 }

@@ -8,17 +8,65 @@ import BoardModel
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
 /// The scripted tour of `--demo`: each line is typed as if by a user.
 let demo = [
-    "add 10 20", "add 40 8", "move 1 30 24", "select 2", "color red", "radius 4",
-    "figure", "undo", "board", "undo", "redo", "remove 2", "undo", "select 2", "figure", "undo", "history",
+    "add 10 20", "add 40 8", "move 1 30 24", "nudge 1 2 0", "nudge 1 2 0", "select 2", "color red",
+    "radius 4", "figure", "undo", "board", "undo", "redo", "save", "remove 2", "undo", "select 2", "figure",
+    "undo", "board", "history",
 ]
 
-let session = Session()
+/// Colour only for a person at a terminal, and never when NO_COLOR is set (https://no-color.org):
+/// piped output stays plain text, so scripts and tests read it as it is.
+func wantsColor() -> Bool {
+    guard isatty(STDOUT_FILENO) != 0 else { return false }
+    if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
+    if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+    return true
+}
+
+/// Reads standard input a line at a time, straight from the file descriptor.
+///
+/// `readLine()` cannot tell a line that ended with Return from one that ended with Ctrl-D typed
+/// after some text; this reader can, so the program can end the output line the terminal left
+/// open. (It reads the descriptor itself because the C library's `stdin` is a global that Swift 6's
+/// strict concurrency checking does not let code touch.)
+final class InputReader {
+    private var pending: [UInt8] = []
+    private var atEnd = false
+
+    /// The next line without its line break, and whether it had one; nil at the end of input.
+    func nextLine() -> (text: String, endedWithNewline: Bool)? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                var bytes = pending[..<newline]
+                pending.removeSubrange(...newline)
+                if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+                return (String(decoding: bytes, as: UTF8.self), true)
+            }
+            if atEnd {
+                guard !pending.isEmpty else { return nil }
+                defer { pending.removeAll() }
+                return (String(decoding: pending, as: UTF8.self), false)
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count > 0 {
+                pending += chunk[..<count]
+            } else if count == 0 || errno != EINTR {
+                // End of input (Ctrl-D at a terminal), or an error reading it: no more lines.
+                atEnd = true
+            }
+        }
+    }
+}
+
+let session = Session(usesColor: wantsColor())
 let arguments = CommandLine.arguments.dropFirst()
 
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -27,7 +75,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 if let unknown = arguments.first(where: { $0 != "--demo" }) {
-    print("board: unknown option '\(unknown)' (try --help)")
+    print("board: unknown option \(Session.quote(unknown)) (try --help)")
     exit(2)
 }
 
@@ -43,6 +91,7 @@ if arguments.contains("--demo") {
 // Interactive, or commands piped on standard input: the same loop. A terminal gets a prompt; a
 // pipe gets each command echoed, so the output reads like a transcript.
 let interactive = isatty(STDIN_FILENO) != 0
+let input = InputReader()
 if interactive { print("ActionStack board — type help for the commands, quit to leave.") }
 for line in session.render() { print(line) }
 while !session.isFinished {
@@ -50,11 +99,13 @@ while !session.isFinished {
         print("> ", terminator: "")
         fflush(nil)  // flush the prompt (all output streams)
     }
-    guard let line = readLine() else { break }
-    if !interactive && !line.trimmingPrefixWhitespace.isEmpty { print("> \(line)") }
+    guard let (line, endedWithNewline) = input.nextLine() else {
+        // Ctrl-D on an empty line: end the prompt's line, so the shell's prompt starts on its own.
+        if interactive { print() }
+        break
+    }
+    // Ctrl-D after some text: the terminal's line is still open after what was typed.
+    if interactive && !endedWithNewline { print() }
+    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(Session.printable(line))") }
     for output in session.handle(line) { print(output) }
-}
-
-extension String {
-    fileprivate var trimmingPrefixWhitespace: Substring { drop(while: \.isWhitespace) }
 }

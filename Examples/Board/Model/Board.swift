@@ -6,6 +6,8 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
     case noSuchFigure(Int)
     /// The position is outside the board.
     case offBoard(Point)
+    /// The corner radius is outside 0...`Figure.maximumCornerRadius`.
+    case radiusOutOfRange(Double)
 
     /// A one-line explanation for the user.
     public var description: String {
@@ -13,6 +15,10 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
         case .noSuchFigure(let id): "there is no figure #\(id) on the board"
         case .offBoard(let point):
             "\(point) is off the board (x 0...\(Board.width), y 0...\(Board.height))"
+        case .radiusOutOfRange(let radius) where radius < 0: "the radius must not be negative"
+        case .radiusOutOfRange:
+            "the radius must be at most \(Figure.maximumCornerRadius), half the figure's height "
+                + "(figures are \(Figure.width) by \(Figure.height))"
         }
     }
 }
@@ -20,19 +26,29 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
 /// The board: an ordered set of figures, and the undo stack for adding, moving and removing them.
 ///
 /// Every change follows the same pattern, the heart of target/action undo: remember the old
-/// state, register a handler that restores it **by calling the same method**, then make the change.
-/// Because the handler goes through the same method, undoing registers the redo automatically.
+/// state, register a handler that restores it **by calling the same kind of method**, then make
+/// the change. Because the handler goes through an undoable method, undoing registers the redo
+/// automatically.
+///
+/// **Names.** A step's name travels with it: undo moves the step (name included) to the redo
+/// stack, redo moves it back. Inside an undo handler, `setActionName` names the *redo* step being
+/// built, so a method that names its step must not do it while undoing or redoing, or an undone
+/// "Add Figure" would come back as "Remove Figure". Each primitive below names its step only when
+/// the user acts (`isUndoing` and `isRedoing` both false), the pattern of Foundation's
+/// documentation.
 @MainActor
 public final class Board {
     /// Board size in units; positions run from 0 to these, inclusive.
     nonisolated public static let width = 80.0
     /// Board size in units.
     nonisolated public static let height = 40.0
+    /// Nudges of one figure closer together than this are one "Move" step.
+    nonisolated public static let nudgeWindow = Duration.seconds(1)
 
     /// The figures, bottom to top.
     public private(set) var figures: [Figure] = []
 
-    /// The board's own history: add, move, remove.
+    /// The board's own history: add, move, nudge, remove.
     public let undoStack: ActionStack
 
     private var nextID = 1
@@ -40,6 +56,8 @@ public final class Board {
     /// Creates an empty board.
     public init() {
         undoStack = ActionStack()
+        // This program has no run loop that turns: the session calls `endEvent()` after each
+        // command, which closes the command's automatic group (one command, one undo step).
         undoStack.automaticGroupClosing = .manual
     }
 
@@ -53,6 +71,13 @@ public final class Board {
         (0...width).contains(point.x) && (0...height).contains(point.y)
     }
 
+    /// The name of a step that moves a figure to `point`: "Move to (30.0, 5.0)". Both buttons
+    /// read it the right way round: "Undo Move to (30.0, 5.0)" takes the figure away from there,
+    /// "Redo Move to (30.0, 5.0)" takes it there.
+    nonisolated public static func moveName(to point: Point) -> String { "Move to \(point)" }
+
+    // MARK: What the user does
+
     /// Adds a new figure at `point` ("Add Figure") and returns it.
     @discardableResult
     public func addFigure(at point: Point) throws(BoardError) -> Figure {
@@ -60,50 +85,137 @@ public final class Board {
         let figure = Figure(id: nextID, position: point)
         nextID += 1
         insert(figure, at: figures.count)
-        undoStack.setActionName("Add Figure")
         return figure
     }
 
-    /// Moves a figure. The step is named after the position that undo moves it back to:
-    /// "Move to (10.0, 20.0)".
-    public func move(_ id: Int, to point: Point) throws(BoardError) {
+    /// Moves a figure to `point` ("Move to (x, y)", named after `point`). Returns false, and
+    /// registers nothing, when the figure is already there.
+    @discardableResult
+    public func move(_ id: Int, to point: Point) throws(BoardError) -> Bool {
         guard let figure = figure(id) else { throw .noSuchFigure(id) }
         guard Board.contains(point) else { throw .offBoard(point) }
+        guard figure.position != point else { return false }
         move(figure, to: point)
+        return true
     }
 
-    /// Removes a figure ("Remove Figure"). Undo puts the same figure back, with its own history.
+    /// Moves a figure by a small offset, as an arrow key does. Nudges of the same figure less
+    /// than `nudgeWindow` apart continue one step (coalescing), named after where the figure
+    /// ends: three nudges right are one "Move to (13.0, 20.0)", undone at once. Returns false,
+    /// and registers nothing, when the offset is zero.
+    @discardableResult
+    public func nudge(_ id: Int, by dx: Double, _ dy: Double) throws(BoardError) -> Bool {
+        guard let figure = figure(id) else { throw .noSuchFigure(id) }
+        let point = figure.position.offset(by: dx, dy)
+        guard Board.contains(point) else { throw .offBoard(point) }
+        guard figure.position != point else { return false }
+        nudge(figure, to: point)
+        return true
+    }
+
+    /// Removes a figure ("Remove Figure"). Undo puts the same figure back at its place in the
+    /// order, as it was, but without its own history: leaving the board drops it.
     public func removeFigure(_ id: Int) throws(BoardError) {
         guard let index = figures.firstIndex(where: { $0.id == id }) else { throw .noSuchFigure(id) }
         remove(at: index)
-        undoStack.setActionName("Remove Figure")
+    }
+
+    /// Whether anything changed since the last `save()`: the board's history is not at its
+    /// saved step, or a figure on the board is not as saved.
+    ///
+    /// Figures off the board need not be asked: one can only come back by undoing or redoing on
+    /// the board, which moves the board itself away from its saved step.
+    public var hasUnsavedChanges: Bool {
+        !undoStack.isClean || figures.contains { !$0.isSaved }
+    }
+
+    /// Saves the board (this example writes no file; it marks the saved state): the board's stack
+    /// and the stack of every figure on it are marked clean, so `hasUnsavedChanges` is false until
+    /// the next change, and true again after undoing past this point.
+    public func save() {
+        // `markClean()` also ends coalescing: a nudge after a save starts a new step, so the
+        // saved step stays as it was saved.
+        undoStack.markClean()
+        for figure in figures { figure.markSaved() }
     }
 
     // MARK: The undoable primitives
 
+    /// Every registration below names the *board* as its target (held weakly by the stack) and
+    /// captures the figure, so a figure that is no longer on the board can still be moved back,
+    /// or put back, by an older step.
     private func move(_ figure: Figure, to point: Point) {
         let old = figure.position
-        // The target is the board (held weakly by the stack); the figure is captured, so a figure
-        // that is no longer on the board can still be moved back by an older step.
         undoStack.registerUndo(withTarget: self) { board in board.move(figure, to: old) }
-        undoStack.setActionName("Move to \(old)")
+        // Named where the user moves. While undoing, this call builds the redo step, which
+        // already carries the name "Move to <point the user chose>"; renaming it "Move to <old>"
+        // would make the Redo button lie.
+        if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.setActionName(Board.moveName(to: point)) }
         figure.position = point
     }
 
     private func insert(_ figure: Figure, at index: Int) {
-        undoStack.registerUndo(withTarget: self) { board in
-            board.remove(at: index)
-            board.undoStack.setActionName("Add Figure")
-        }
+        undoStack.registerUndo(withTarget: self) { board in board.remove(at: index) }
+        // "Add Figure" only when the user adds. `insert` also runs as the undo of a removal, and
+        // that undo must leave the step named "Remove Figure" for the Redo button.
+        if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.setActionName("Add Figure") }
         figures.insert(figure, at: index)
     }
 
     private func remove(at index: Int) {
         let figure = figures[index]
-        undoStack.registerUndo(withTarget: self) { board in
-            board.insert(figure, at: index)
-            board.undoStack.setActionName("Remove Figure")
-        }
+        undoStack.registerUndo(withTarget: self) { board in board.insert(figure, at: index) }
+        // "Remove Figure" only when the user removes; `remove` also runs as the undo of an add.
+        if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.setActionName("Remove Figure") }
         figures.remove(at: index)
+        // The figure's own history goes with it, in every direction (removed, its addition
+        // undone, a removal redone). This is another stack, so it is safe from a handler of this
+        // one.
+        figure.leaveBoard()
+    }
+
+    /// The options of a nudge: coalesce with the previous step if that was a nudge of the same
+    /// figure (the key) on this board (the target) less than `nudgeWindow` ago, measured with the
+    /// stack's `coalescingClock` (tests replace it instead of sleeping). Any other registration on
+    /// this stack, an undo, a redo or a save ends the run of nudges.
+    private static func nudging(_ figure: Figure) -> ActionStack.RegistrationOptions {
+        .coalescing("nudge figure #\(figure.id)", within: nudgeWindow)
+    }
+
+    private func nudge(_ figure: Figure, to point: Point) {
+        let old = figure.position
+        undoStack.registerUndo(withTarget: self, options: Board.nudging(figure)) { board in
+            // The inverse is a plain move: undoing a run of nudges runs these newest first and
+            // puts the figure back where the run began.
+            board.move(figure, to: old)
+        }
+        figure.position = point
+        if undoStack.groupingLevel > 0 {
+            // A new step: the registration opened this event's automatic group, so the name goes
+            // on it.
+            undoStack.setActionName(Board.moveName(to: point))
+        } else {
+            // The registration continued the previous step, which is closed. Its name must now say
+            // where the figure is, but `setActionName` only reaches an open group: here it would
+            // open a new, empty group instead (and once empty groups are kept, that would be a
+            // do-nothing step). Until the library can rename the step a coalescing registration
+            // joined, replace that step by one equivalent step with the right name.
+            renameRun(of: figure, endingAt: point)
+        }
+    }
+
+    /// Replaces the newest step, a run of nudges of `figure` that ends at `point`, by one step
+    /// that moves the figure from where the run began to `point`, named "Move to `point`".
+    private func renameRun(of figure: Figure, endingAt point: Point) {
+        // Undoing the run puts the figure back where the run began (and ends coalescing).
+        undoStack.undo()
+        let origin = figure.position
+        // Registering again empties the redo stack that the undo filled, and starts a new run:
+        // its window counts from now, as it would have from the nudge that was just made.
+        undoStack.registerUndo(withTarget: self, options: Board.nudging(figure)) { board in
+            board.move(figure, to: origin)
+        }
+        undoStack.setActionName(Board.moveName(to: point))
+        figure.position = point
     }
 }

@@ -1,23 +1,37 @@
 public import ActionStack
 
-/// A rectangle on the board.
+/// A rectangle on the board, `Figure.width` by `Figure.height` units, centred on its position.
 ///
 /// A figure owns its **own** undo stack for the changes that belong to it alone (colour and corner
 /// radius), as each figure did in the classic NSUndoManager demo. Undoing on the board never
 /// touches these, and undoing here never moves the figure.
 @MainActor
 public final class Figure {
+    /// A figure's width in board units.
+    nonisolated public static let width = 10.0
+    /// A figure's height in board units.
+    nonisolated public static let height = 8.0
+    /// The largest corner radius: half the shorter side, where the two roundings of a side meet.
+    nonisolated public static let maximumCornerRadius = min(width, height) / 2
+
     /// The number the user types to refer to the figure; never reused.
     public let id: Int
-    /// Where the figure is. Changed by the board, which owns moves.
+    /// Where the figure's centre is. Changed by the board, which owns moves.
     public internal(set) var position: Point
     /// The figure's colour.
     public private(set) var color: FigureColor = .black
-    /// The figure's corner radius.
+    /// The figure's corner radius, 0 (square corners) to `maximumCornerRadius`.
     public private(set) var cornerRadius: Double = 0
 
     /// The figure's own history: colour and corner-radius changes.
     public let undoStack: ActionStack
+
+    /// Whether the figure has changes since the last save that its history no longer holds.
+    ///
+    /// When the figure leaves the board its history is dropped (see `leaveBoard()`); if that
+    /// history held unsaved changes, the stack alone would now say "clean" although the figure is
+    /// not as saved. This flag remembers it until the next save.
+    public private(set) var hasUnsavedChangesWithoutHistory = false
 
     init(id: Int, position: Point) {
         self.id = id
@@ -27,15 +41,48 @@ public final class Figure {
         undoStack.automaticGroupClosing = .manual
     }
 
-    /// Changes the colour, undoably ("Change Color").
-    public func setColor(_ newColor: FigureColor) {
+    /// Whether the figure is as it was at the last save.
+    public var isSaved: Bool { undoStack.isClean && !hasUnsavedChangesWithoutHistory }
+
+    /// Changes the colour, undoably ("Change Color"). Returns false, registering nothing, when the
+    /// figure already has that colour: a step that changes nothing would be a do-nothing undo.
+    @discardableResult
+    public func setColor(_ newColor: FigureColor) -> Bool {
+        guard newColor != color else { return false }
         // The one-line form: set the property through its key path and register the inverse,
-        // which registers the redo in turn.
+        // which registers the redo in turn. The name is the same both ways, so it may be set each
+        // time the inverse registers too.
         undoStack.setValue(newColor, for: \.color, on: self, actionName: "Change Color")
+        return true
     }
 
-    /// Changes the corner radius, undoably ("Change Corner Radius").
-    public func setCornerRadius(_ newRadius: Double) {
-        undoStack.setValue(newRadius, for: \.cornerRadius, on: self, actionName: "Change Corner Radius")
+    /// Changes the corner radius, undoably ("Change Corner Radius"), kept within
+    /// 0...`maximumCornerRadius`: a larger radius would draw the same as the largest, since the
+    /// roundings of the shorter sides already meet. (The session refuses such input instead.)
+    /// Returns false, registering nothing, when that leaves the radius as it is.
+    @discardableResult
+    public func setCornerRadius(_ newRadius: Double) -> Bool {
+        guard !newRadius.isNaN else { return false }
+        let radius = min(max(newRadius, 0), Figure.maximumCornerRadius)
+        guard radius != cornerRadius else { return false }
+        undoStack.setValue(radius, for: \.cornerRadius, on: self, actionName: "Change Corner Radius")
+        return true
+    }
+
+    /// Called by the board when the figure leaves it (removed, or its addition undone): the
+    /// figure's own history is dropped, as the seed demo did. If the figure comes back (the
+    /// removal is undone), it comes back as it was, with an empty history.
+    ///
+    /// `removeAllActions()` also makes the stack clean ("like a freshly opened document"), so
+    /// unsaved changes it held are remembered in `hasUnsavedChangesWithoutHistory`.
+    func leaveBoard() {
+        if !undoStack.isClean { hasUnsavedChangesWithoutHistory = true }
+        undoStack.removeAllActions()
+    }
+
+    /// Called by the board's save: the figure as it is now is the saved figure.
+    func markSaved() {
+        undoStack.markClean()
+        hasUnsavedChangesWithoutHistory = false
     }
 }

@@ -2,7 +2,7 @@ public import ActionStack
 
 /// Which history the undo and redo commands act on.
 public enum Context: String, Sendable {
-    /// The board's stack: add, move, remove.
+    /// The board's stack: add, move, nudge, remove.
     case board
     /// The selected figure's stack: colour and corner radius.
     case figure
@@ -10,6 +10,9 @@ public enum Context: String, Sendable {
 
 /// The board program without its terminal: it takes one command line at a time (one user event)
 /// and answers with the lines to print. The executable and the tests both drive it.
+///
+/// A refused line (bad input, no such figure, nothing to undo) answers with one `error:` line and
+/// changes nothing: every command checks all of its input before it acts.
 @MainActor
 public final class Session {
     /// The board being edited.
@@ -20,14 +23,21 @@ public final class Session {
     public private(set) var context: Context = .board
     /// The Undo and Redo buttons of the active context.
     public let buttons: UndoButtons
-    /// One Edit menu over the board's stack and every figure's stack: undo and redo act on its
-    /// active stack, which follows the chosen context.
+    /// One Edit menu over the board's stack and the stacks of the figures on the board: undo and
+    /// redo act on its active stack, which follows the chosen context.
     public let edit = ActionStackGroup()
     /// Set by `quit`.
     public private(set) var isFinished = false
+    /// Whether the picture draws figures in their colours (ANSI escape sequences). The executable
+    /// turns it on when standard output is a terminal and `NO_COLOR` is not set.
+    public var usesColor: Bool
+
+    /// The longest piece of the user's input that an error message quotes.
+    public static let longestQuote = 40
 
     /// Creates a session on an empty board.
-    public init() {
+    public init(usesColor: Bool = false) {
+        self.usesColor = usesColor
         buttons = UndoButtons(following: board.undoStack)
         edit.activeStack = board.undoStack
     }
@@ -49,14 +59,12 @@ public final class Session {
         guard let command = words.first?.lowercased() else { return [] }
         let arguments = Array(words.dropFirst())
         do {
-            let message = try perform(command, arguments)
+            let reply = try perform(command, arguments)
             endEvent()
-            var output = message.map { [$0] } ?? []
-            let listsOnly = command == "help" || command == "quit" || (command == "history" && arguments.isEmpty)
-            if !listsOnly { output += render() }
-            return output
+            return [reply.message] + (reply.showsBoard ? render() : [])
         } catch {
-            // Bad input changes nothing: each command checks everything before it acts.
+            // Nothing was changed (every command checks its input first), but end the event
+            // anyway: it is the end of a user event, whatever happened in it.
             endEvent()
             return ["error: \(error)"]
         }
@@ -72,139 +80,215 @@ public final class Session {
             selectedID = nil
             context = .board
         }
+        // The Edit menu covers the stacks of the figures on the board, and no others.
+        for stack in edit.stacks where stack !== board.undoStack {
+            if !board.figures.contains(where: { $0.undoStack === stack }) { edit.remove(stack) }
+        }
+        for figure in board.figures { edit.add(figure.undoStack) }
         let active = activeStack ?? board.undoStack
         edit.activeStack = active
         if buttons.stack !== active { buttons.follow(active) } else { buttons.refresh() }
     }
 
-    private func perform(_ command: String, _ arguments: [String]) throws(CommandError) -> String? {
+    /// What a command answers: a message, and whether the board follows it.
+    private struct Reply {
+        var message: String
+        var showsBoard = true
+    }
+
+    private func perform(_ command: String, _ arguments: [String]) throws(CommandError) -> Reply {
         switch command {
         case "add":
             let point = try point(arguments, from: 0, usage: "add X Y")
             let figure = try attempt { () throws(BoardError) in try board.addFigure(at: point) }
             selectedID = figure.id
-            return "added figure #\(figure.id) at \(point)"
+            return Reply(message: "added figure #\(figure.id) at \(point)")
         case "move":
             try expectCount(arguments, 3, usage: "move N X Y")
             let id = try number(arguments[0], what: "figure number")
             let point = try self.point(arguments, from: 1, usage: "move N X Y")
-            try attempt { () throws(BoardError) in try board.move(id, to: point) }
-            return "moved figure #\(id) to \(point)"
+            let moved = try attempt { () throws(BoardError) in try board.move(id, to: point) }
+            return Reply(message: moved ? "moved figure #\(id) to \(point)" : "figure #\(id) is already at \(point)")
+        case "nudge":
+            try expectCount(arguments, 3, usage: "nudge N DX DY")
+            let id = try number(arguments[0], what: "figure number")
+            let dx = try decimal(arguments[1], what: "dx")
+            let dy = try decimal(arguments[2], what: "dy")
+            let moved = try attempt { () throws(BoardError) in try board.nudge(id, by: dx, dy) }
+            let position = board.figure(id)?.position ?? Point(x: 0, y: 0)
+            return Reply(message: moved ? "nudged figure #\(id) to \(position)" : "figure #\(id) stays at \(position)")
         case "remove":
             try expectCount(arguments, 1, usage: "remove N")
             let id = try number(arguments[0], what: "figure number")
             try attempt { () throws(BoardError) in try board.removeFigure(id) }
-            return "removed figure #\(id)"
+            return Reply(message: "removed figure #\(id)")
         case "select":
             try expectCount(arguments, 1, usage: "select N")
             let id = try number(arguments[0], what: "figure number")
             guard board.figure(id) != nil else { throw .board(.noSuchFigure(id)) }
             selectedID = id
-            return "selected figure #\(id)"
+            return Reply(message: "selected figure #\(id)")
         case "color", "colour":
             try expectCount(arguments, 1, usage: "color NAME")
             guard let color = FigureColor(rawValue: arguments[0].lowercased()) else {
-                let names = FigureColor.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .invalid("unknown colour '\(arguments[0])' (one of: \(names))")
+                throw .invalid("unknown colour \(Session.quote(arguments[0])) (one of: \(FigureColor.names))")
             }
-            try requireSelection().setColor(color)
-            return nil
+            let figure = try requireSelection()
+            let changed = figure.setColor(color)
+            return Reply(message: "figure #\(figure.id) \(changed ? "is now" : "is already") \(color.rawValue)")
         case "radius":
             try expectCount(arguments, 1, usage: "radius R")
-            let radius = try value(arguments[0], what: "radius")
-            guard radius >= 0 else { throw .invalid("the radius must not be negative") }
-            try requireSelection().setCornerRadius(radius)
-            return nil
+            let radius = try decimal(arguments[0], what: "radius")
+            let figure = try requireSelection()
+            guard (0...Figure.maximumCornerRadius).contains(radius) else { throw .board(.radiusOutOfRange(radius)) }
+            let changed = figure.setCornerRadius(radius)
+            return Reply(
+                message: "figure #\(figure.id) \(changed ? "now has" : "already has") corner radius \(radius)")
         case "undo", "redo":
             try expectCount(arguments, 0, usage: command)
             guard activeStack != nil else { throw .invalid("no figure is selected; use select N") }
             let possible = command == "undo" ? edit.canUndo : edit.canRedo
             guard possible else { throw .invalid("nothing to \(command) in the \(context.rawValue) context") }
+            // The title is read before pressing: it says what the press does.
             let title = command == "undo" ? edit.undoMenuItemTitle : edit.redoMenuItemTitle
             if command == "undo" { edit.undo() } else { edit.redo() }
-            return title
+            return Reply(message: title)
         case "board":
             try expectCount(arguments, 0, usage: "board")
             context = .board
-            return "undo and redo now act on the board"
+            return Reply(message: "undo and redo now act on the board")
         case "figure":
             try expectCount(arguments, 0, usage: "figure")
             let figure = try requireSelection()
             context = .figure
-            return "undo and redo now act on figure #\(figure.id)"
+            return Reply(message: "undo and redo now act on figure #\(figure.id)")
         case "history":
             guard arguments.count <= 1 else { throw .invalid("usage: history [N]") }
-            guard let position = arguments.first else { return history() }
             let stack = activeStack ?? board.undoStack
-            let target = try number(position, what: "history position")
+            guard let argument = arguments.first else { return Reply(message: history(of: stack), showsBoard: false) }
+            let position = try number(argument, what: "history position")
             let last = stack.undoCount + stack.redoCount
-            guard (0...last).contains(target) else { throw .invalid("history positions run from 0 to \(last)") }
-            stack.jump(to: target)
-            return "jumped to position \(target)"
+            guard (0...last).contains(position) else { throw .invalid("history positions run from 0 to \(last)") }
+            guard position != stack.historyPosition else { return Reply(message: "already at position \(position)") }
+            // Undoes or redoes step by step, as clicks in a history panel would.
+            stack.jump(to: position)
+            return Reply(message: "jumped to position \(position)")
+        case "save":
+            try expectCount(arguments, 0, usage: "save")
+            board.save()
+            return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
         case "help":
-            return Session.help
+            return Reply(message: Session.help, showsBoard: false)
         case "quit", "exit":
             isFinished = true
-            return "bye"
+            return Reply(message: "bye", showsBoard: false)
         default:
-            throw .invalid("unknown command '\(command)'; type help for the list")
+            throw .invalid("unknown command \(Session.quote(command)); type help for the list")
         }
     }
 
     // MARK: Output
 
-    /// The board picture, the selection and the buttons of the active context.
+    /// The board picture, the selection, and the status line: the buttons of the active context,
+    /// and `* unsaved` while anything changed since the last save.
     public func render() -> [String] {
-        var lines = BoardPicture.draw(board, selected: selectedID)
+        var lines = BoardPicture.draw(board, selected: selectedID, colored: usesColor)
         if let figure = selectedFigure {
+            let color = BoardPicture.paint(figure.color.rawValue, figure.color, colored: usesColor)
             lines.append(
-                "selected: #\(figure.id) at \(figure.position), color \(figure.color.rawValue), "
-                    + "corner radius \(figure.cornerRadius)"
+                "selected: #\(figure.id) at \(figure.position), color \(color), corner radius \(figure.cornerRadius)"
             )
         } else {
             lines.append("selected: none")
         }
-        let name = context == .figure ? "figure #\(selectedID ?? 0)" : "board"
-        lines.append("\(name): \(buttons.rendered)")
+        lines.append("\(contextName): \(buttons.rendered)\(board.hasUnsavedChanges ? "  * unsaved" : "")")
         return lines
     }
 
-    /// The active context's history, as a history panel: every step with its position, the
-    /// current position marked, the saved (clean) point unused here.
-    private func history() -> String {
-        let stack = activeStack ?? board.undoStack
-        let name = context == .figure ? "figure #\(selectedID ?? 0)" : "board"
+    /// "board" or "figure #2".
+    private var contextName: String {
+        context == .figure ? "figure #\(selectedID ?? 0)" : "board"
+    }
+
+    /// A stack's history, as a history panel shows it: every position from the start, oldest
+    /// first, with the step that leads to it, where you are, the saved position, and the steps
+    /// that redo would bring back.
+    private func history(of stack: ActionStack) -> String {
         // Undo entries come newest first and redo entries next-first: lay them out oldest first.
-        let steps = stack.undoEntries.reversed().map(\.actionName) + stack.redoEntries.map(\.actionName)
+        let steps = stack.undoEntries.reversed() + stack.redoEntries
         let position = stack.historyPosition
-        var lines = ["\(name) history (type history N to jump to position N):"]
-        lines.append("\(position == 0 ? ">" : " ") 0  (start)")
-        for (index, step) in steps.enumerated() {
-            let number = index + 1
-            let marker = number == position ? ">" : " "
-            lines.append(
-                "\(marker) \(number)  \(step.isEmpty ? "(unnamed)" : step)\(number > position ? "  (redo)" : "")")
+        let rows = [("(start)", stack.isCleanAtStart)] + steps.map { ($0.actionName, $0.isClean) }
+        let width = rows.map(\.0.count).max() ?? 0
+        let numberWidth = String(rows.count - 1).count
+        var lines = ["\(contextName) history (type history N to go to position N):"]
+        for (index, (name, isSaved)) in rows.enumerated() {
+            var notes: [String] = []
+            if index == position { notes.append("<- you are here") }
+            if isSaved { notes.append("saved") }
+            if index > position { notes.append("(redo)") }
+            let number = String(repeating: " ", count: numberWidth - String(index).count) + String(index)
+            let label = name.isEmpty ? "(unnamed)" : name
+            let line = "  \(number)  \(label)" + String(repeating: " ", count: width - label.count)
+            lines.append(notes.isEmpty ? line : line + "  " + notes.joined(separator: ", "))
         }
-        return lines.joined(separator: "\n")
+        return lines.map { $0.trimmingTrailingSpaces }.joined(separator: "\n")
     }
 
     /// The list of commands.
     public static let help = """
-        commands (each line is one undoable event):
-          add X Y          add a figure at (X, Y) and select it    (board)
-          move N X Y       move figure N to (X, Y)                 (board)
-          remove N         remove figure N                         (board)
-          select N         select figure N
-          color NAME       recolour the selected figure            (figure)
-          radius R         round the selected figure's corners     (figure)
-          board | figure   choose what undo and redo act on
-          undo | redo      undo or redo in the chosen context
-          history [N]      list the steps, or jump to position N
+        commands (one command is one event; what it changes is one undo step):
+          add X Y         add a figure centred at (X, Y) and select it       (board)
+          move N X Y      move figure N to (X, Y)                            (board)
+          nudge N DX DY   move figure N by (DX, DY); nudges of one figure
+                          less than a second apart are one step, a drag      (board)
+          remove N        remove figure N; its own history is dropped        (board)
+          select N        select figure N
+          color NAME      recolour the selected figure                       (figure)
+                          NAME is one of: \(FigureColor.names)
+          radius R        round the selected figure's corners (0 to \(Figure.maximumCornerRadius))     (figure)
+          board | figure  choose what undo and redo act on
+          undo | redo     undo or redo in the chosen context
+          history [N]     list the chosen context's steps, or go to position N
+          save            mark the board and every figure on it saved; the
+                          status line shows * unsaved after any change
           help | quit
-        the board runs from (0, 0) at the top left to (\(Board.width), \(Board.height))
+        numbers are decimal, with at most two decimals: 12, 12.5, -0.25
+        the board runs from (0.0, 0.0) at the top left to (\(Board.width), \(Board.height)) at the bottom right
+        figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners; * marks the selected one
         """
 
     // MARK: Parsing
+
+    /// `text` in quotes for an error message: at most `longestQuote` characters (a long input is
+    /// cut, ending in "..."), control characters shown as "?".
+    public static func quote(_ text: String) -> String {
+        let visible = printable(text)
+        let shown = visible.count <= longestQuote ? visible : visible.prefix(longestQuote - 3) + "..."
+        return "'\(shown)'"
+    }
+
+    /// `text` with each control character (escape, backspace, ...) shown as "?", so that
+    /// printing what the user typed can never drive the terminal.
+    public static func printable(_ text: String) -> String {
+        String(text.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? "?" : $0 })
+    }
+
+    /// Reads a decimal number: ASCII digits, an optional sign, an optional point and at most two
+    /// decimals ("12", "-0.5", "3.25", ".5"). `Double(_:)` alone would also take "0x10", "1e9",
+    /// "inf" and "nan", which no one means as a coordinate.
+    public static func decimal(_ text: String) -> Double? {
+        var body = Substring(text)
+        if body.first == "+" || body.first == "-" { body = body.dropFirst() }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0]
+        let fraction = parts.count == 2 ? parts[1] : ""
+        func digits(_ part: Substring) -> Bool { part.allSatisfy { ("0"..."9").contains($0) } }
+        // At most nine digits before the point: larger numbers are off the board anyway, and
+        // this keeps every number the board prints in plain decimal notation.
+        guard whole.count + fraction.count > 0, whole.count <= 9, fraction.count <= 2, digits(whole), digits(fraction)
+        else { return nil }
+        return Double(text)
+    }
 
     private func requireSelection() throws(CommandError) -> Figure {
         guard let figure = selectedFigure else { throw .invalid("no figure is selected; use select N") }
@@ -217,20 +301,22 @@ public final class Session {
 
     private func point(_ arguments: [String], from start: Int, usage: String) throws(CommandError) -> Point {
         guard arguments.count == start + 2 else { throw .invalid("usage: \(usage)") }
-        return Point(x: try value(arguments[start], what: "x"), y: try value(arguments[start + 1], what: "y"))
+        return Point(x: try decimal(arguments[start], what: "x"), y: try decimal(arguments[start + 1], what: "y"))
     }
 
-    private func value(_ text: String, what: String) throws(CommandError) -> Double {
-        guard let value = Double(text), value.isFinite else {
-            throw .invalid("\(what) must be a number, not '\(text)'")
+    private func decimal(_ text: String, what: String) throws(CommandError) -> Double {
+        guard let value = Session.decimal(text) else {
+            throw .invalid(
+                "\(what) must be a number, not \(Session.quote(text)) "
+                    + "(decimal digits, at most two after the point: 12 or 12.25)")
         }
         return value
     }
 
     private func number(_ text: String, what: String) throws(CommandError) -> Int {
-        guard let value = Int(text.hasPrefix("#") ? String(text.dropFirst()) : text) else {
-            throw .invalid("\(what) must be a whole number, not '\(text)'")
-        }
+        let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
+        guard (1...9).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits)
+        else { throw .invalid("\(what) must be a whole number, not \(Session.quote(text))") }
         return value
     }
 
@@ -250,5 +336,11 @@ enum CommandError: Error, CustomStringConvertible {
         case .invalid(let message): message
         case .board(let error): error.description
         }
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSpaces: String {
+        String(self[..<(lastIndex { $0 != " " }.map(index(after:)) ?? startIndex)])
     }
 }

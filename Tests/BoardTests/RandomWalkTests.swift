@@ -1,0 +1,546 @@
+import ActionStack
+import BoardModel
+import Foundation
+import Testing
+
+/// A seeded random walk through the board's commands, checked after every step against a shadow
+/// model that knows nothing of ActionStack: plain lists of figures and of the steps it expects on
+/// each undo and redo stack.
+///
+/// After every command it checks that the board matches the shadow, and that each Undo and Redo
+/// title names what pressing it will do. Each undo and redo is also checked against its own title,
+/// independently of the shadow: "Undo Add Figure" must take a figure off the board, "Redo Remove
+/// Figure" too, "Redo Move to (x, y)" must put a figure at (x, y), and so on.
+///
+/// A failure names its seed and step. Replay one seed with
+/// `BOARD_WALK_SEED=1234 swift test --filter RandomWalk`; `BOARD_WALK_STEPS` sets the length.
+@MainActor
+struct RandomWalkTests {
+    nonisolated static let seeds: [UInt64] = {
+        if let text = ProcessInfo.processInfo.environment["BOARD_WALK_SEED"], let seed = UInt64(text) { return [seed] }
+        return [1, 2, 3, 0xB0A2D]
+    }()
+    nonisolated static let steps = ProcessInfo.processInfo.environment["BOARD_WALK_STEPS"].flatMap { Int($0) } ?? 2500
+
+    @Test(arguments: seeds)
+    func randomWalk(seed: UInt64) throws {
+        var walk = Walk(seed: seed)
+        for step in 1...Self.steps {
+            let command = walk.nextCommand()
+            let problems = walk.perform(command)
+            guard problems.isEmpty else {
+                Issue.record(
+                    """
+                    random walk seed \(seed), step \(step), command '\(command)':
+                    \(problems.joined(separator: "\n"))
+                    the commands so far: \(walk.transcript.suffix(40).joined(separator: "; "))
+                    replay with BOARD_WALK_SEED=\(seed) swift test --filter RandomWalk
+                    """)
+                return
+            }
+        }
+        // The walk must have gone through every kind of step, or it checked less than it claims.
+        for kind in ["add", "move", "nudge", "remove", "color", "radius", "undo", "redo", "history", "save"] {
+            #expect((walk.performed[kind] ?? 0) > 20, "seed \(seed): only \(walk.performed[kind] ?? 0) '\(kind)'")
+        }
+        #expect(walk.coalescedNudges > 20, "seed \(seed): nudges that continued a drag")
+        #expect(walk.undoneAdds > 5 && walk.redoneRemovals > 5, "seed \(seed): the bug's two directions")
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so a walk replays exactly from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The shadow model: what the board and its stacks should be, kept with plain values.
+struct Shadow {
+    struct Figure: Equatable {
+        var id: Int
+        var position: Point
+        var color: FigureColor = .black
+        var radius: Double = 0
+        var unsavedWithoutHistory = false
+    }
+
+    /// One undo step, as the shadow expects it. `id` is the document state right after the step
+    /// (it travels with the step between undo and redo; a new or continued step gets a new one).
+    struct Step {
+        enum Kind {
+            case add(figure: Int, index: Int)
+            case remove(figure: Int, index: Int)
+            case move(figure: Int, from: Point, to: Point)
+            case color(figure: Int, from: FigureColor, to: FigureColor)
+            case radius(figure: Int, from: Double, to: Double)
+        }
+        var kind: Kind
+        var id: Int
+
+        var name: String {
+            switch kind {
+            case .add: "Add Figure"
+            case .remove: "Remove Figure"
+            case .move(_, _, let to): "Move to \(to)"
+            case .color: "Change Color"
+            case .radius: "Change Corner Radius"
+            }
+        }
+    }
+
+    struct Stack {
+        var undo: [Step] = []
+        var redo: [Step] = []
+        var base: Int
+        var saved: Int
+        var current: Int { undo.last?.id ?? base }
+        var isClean: Bool { current == saved }
+        var undoTitle: String { undo.last.map { "Undo \($0.name)" } ?? "Undo" }
+        var redoTitle: String { redo.last.map { "Redo \($0.name)" } ?? "Redo" }
+        /// Oldest first, as a history panel lists them.
+        var names: [String] { (undo + redo.reversed()).map(\.name) }
+    }
+
+    /// The drag that a nudge may continue: the figure, the step, the time of its last nudge.
+    struct Drag {
+        var figure: Int
+        var step: Int
+        var time: Duration
+    }
+
+    var figures: [Int: Figure] = [:]
+    /// The ids of the figures on the board, bottom to top.
+    var order: [Int] = []
+    var board: Stack
+    var stacks: [Int: Stack] = [:]
+    var drag: Drag?
+    var nextFigure = 1
+    var nextState = 1
+    var selected: Int?
+    var context = Context.board
+
+    init() {
+        board = Stack(base: 0, saved: 0)
+    }
+
+    mutating func newState() -> Int {
+        defer { nextState += 1 }
+        return nextState
+    }
+
+    var hasUnsavedChanges: Bool {
+        !board.isClean || order.contains { !stacks[$0]!.isClean || figures[$0]!.unsavedWithoutHistory }
+    }
+
+    /// The stack undo and redo act on now.
+    var active: Stack {
+        get { context == .figure ? stacks[selected!]! : board }
+        set { if context == .figure { stacks[selected!] = newValue } else { board = newValue } }
+    }
+
+    // MARK: Registering (what the user does)
+
+    /// A new step on the board's stack: empties the redo stack and ends a drag.
+    mutating func record(_ kind: Step.Kind) {
+        board.undo.append(Step(kind: kind, id: newState()))
+        board.redo.removeAll()
+        drag = nil
+    }
+
+    mutating func recordOnFigure(_ id: Int, _ kind: Step.Kind) {
+        let state = newState()
+        stacks[id]!.undo.append(Step(kind: kind, id: state))
+        stacks[id]!.redo.removeAll()
+    }
+
+    mutating func add(at point: Point) {
+        let id = nextFigure
+        nextFigure += 1
+        figures[id] = Figure(id: id, position: point)
+        let state = newState()
+        stacks[id] = Stack(base: state, saved: state)
+        record(.add(figure: id, index: order.count))
+        order.append(id)
+        selected = id
+    }
+
+    mutating func nudge(_ id: Int, to point: Point, at time: Duration) {
+        let from = figures[id]!.position
+        figures[id]!.position = point
+        if let drag, drag.figure == id, drag.step == board.undo.last?.id, time - drag.time <= Board.nudgeWindow,
+            case .move(_, let origin, _) = board.undo.last!.kind
+        {
+            // The drag goes on: the same step, now ending here (and a new document state).
+            let state = newState()
+            board.undo[board.undo.count - 1] = Step(kind: .move(figure: id, from: origin, to: point), id: state)
+            self.drag = Drag(figure: id, step: state, time: time)
+        } else {
+            record(.move(figure: id, from: from, to: point))
+            self.drag = Drag(figure: id, step: board.undo.last!.id, time: time)
+        }
+    }
+
+    /// A figure leaves the board (removed, its addition undone, a removal redone): its history
+    /// goes, and its stack is clean like a new one, so unsaved changes are remembered apart.
+    mutating func takeOff(at index: Int) {
+        let id = order.remove(at: index)
+        if !stacks[id]!.isClean { figures[id]!.unsavedWithoutHistory = true }
+        let state = newState()
+        stacks[id] = Stack(base: state, saved: state)
+    }
+
+    // MARK: Undo and redo
+
+    /// Applies `step` backwards (undo) or forwards (redo) to the figures.
+    mutating func apply(_ step: Step, undoing: Bool) {
+        switch step.kind {
+        case .add(let id, let index):
+            if undoing { takeOff(at: index) } else { order.insert(id, at: index) }
+        case .remove(let id, let index):
+            if undoing { order.insert(id, at: index) } else { takeOff(at: index) }
+        case .move(let id, let from, let to): figures[id]!.position = undoing ? from : to
+        case .color(let id, let from, let to): figures[id]!.color = undoing ? from : to
+        case .radius(let id, let from, let to): figures[id]!.radius = undoing ? from : to
+        }
+    }
+
+    mutating func undo() {
+        var stack = active
+        let step = stack.undo.removeLast()
+        stack.redo.append(step)
+        active = stack
+        if context == .board { drag = nil }
+        apply(step, undoing: true)
+    }
+
+    mutating func redo() {
+        var stack = active
+        let step = stack.redo.removeLast()
+        stack.undo.append(step)
+        active = stack
+        if context == .board { drag = nil }
+        apply(step, undoing: false)
+    }
+
+    mutating func save() {
+        board.saved = board.current
+        drag = nil
+        for id in order {
+            stacks[id]!.saved = stacks[id]!.current
+            figures[id]!.unsavedWithoutHistory = false
+        }
+    }
+
+    /// The end of a command, as the session ends it: a selected figure that left the board is
+    /// no longer selected.
+    mutating func endEvent() {
+        if let id = selected, !order.contains(id) {
+            selected = nil
+            context = .board
+        }
+    }
+}
+
+/// The walk: the session under test, its shadow, the clock, the random choices.
+@MainActor
+struct Walk {
+    let session = Session()
+    var shadow = Shadow()
+    var random: SeededGenerator
+    let clock = ManualClock()
+    /// Time since the start, as the shadow measures drags.
+    var elapsed = Duration.zero
+    var transcript: [String] = []
+    var performed: [String: Int] = [:]
+    var coalescedNudges = 0
+    var undoneAdds = 0
+    var redoneRemovals = 0
+
+    init(seed: UInt64) {
+        random = SeededGenerator(state: seed)
+        clock.drive(session.board.undoStack)
+    }
+
+    var board: Board { session.board }
+
+    // MARK: Choosing commands
+
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    /// A figure number: usually one on the board, sometimes one that is not.
+    mutating func anyFigure() -> Int {
+        if shadow.order.isEmpty || chance(8) { return Int.random(in: 1...(shadow.nextFigure + 1), using: &random) }
+        return shadow.order.randomElement(using: &random)!
+    }
+
+    /// A coordinate in hundredths, sometimes just off the board.
+    mutating func coordinate(upTo limit: Double) -> String {
+        if chance(5) { return ["-1", "\(limit + 0.5)", "0x10", "1e1", "\(limit).01"].randomElement(using: &random)! }
+        let hundredths = Int.random(in: 0...Int(limit * 100), using: &random)
+        return chance(70) ? String(hundredths / 100) : String(format: "%.2f", Double(hundredths) / 100)
+    }
+
+    mutating func nextCommand() -> String {
+        // Time passes between commands: mostly a fraction of the nudge window, sometimes more.
+        let pause = chance(80) ? Int.random(in: 50...700, using: &random) : Int.random(in: 700...2500, using: &random)
+        clock.advance(by: .milliseconds(pause))
+        elapsed += .milliseconds(pause)
+
+        let figureCount = shadow.order.count
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<(figureCount < 6 ? 10 : 3):
+            return "add \(coordinate(upTo: Board.width)) \(coordinate(upTo: Board.height))"
+        case 10..<17: return "move \(anyFigure()) \(coordinate(upTo: Board.width)) \(coordinate(upTo: Board.height))"
+        case 17..<32:
+            // Nudges come in runs on one figure, as arrow keys do.
+            let steps = ["0", "1", "-1", "0.5", "-0.25", "2", "-3", "10"]
+            let figure = chance(80) ? (shadow.drag?.figure ?? anyFigure()) : anyFigure()
+            return "nudge \(figure) \(steps.randomElement(using: &random)!) \(steps.randomElement(using: &random)!)"
+        case 32..<(figureCount > 3 ? 40 : 35): return "remove \(anyFigure())"
+        case 40..<45: return "select \(anyFigure())"
+        case 45..<50: return chance(50) ? "board" : "figure"
+        case 50..<56: return "color \(FigureColor.allCases.randomElement(using: &random)!.rawValue)"
+        case 56..<61: return "radius \(["0", "1", "2.5", "4", "4.5", "-1"].randomElement(using: &random)!)"
+        case 61..<78: return "undo"
+        case 78..<91: return "redo"
+        case 91..<96:
+            let stack = session.activeStack ?? board.undoStack
+            return "history \(Int.random(in: 0...(stack.undoCount + stack.redoCount + 1), using: &random))"
+        default: return "save"
+        }
+    }
+
+    // MARK: Performing and checking
+
+    /// Runs `command` in the session and in the shadow; returns what disagrees.
+    mutating func perform(_ command: String) -> [String] {
+        transcript.append(command)
+        let words = command.split(separator: " ").map(String.init)
+        let before = session.render()
+        let undoTitle = session.buttons.undoTitle
+        let redoTitle = session.buttons.redoTitle
+        let snapshot = figures()
+        let expectsError = !predict(words)
+        let output = session.handle(command)
+        shadow.endEvent()
+        var problems: [String] = []
+        let refused = output.first?.hasPrefix("error: ") ?? false
+        if refused != expectsError {
+            problems.append("expected \(expectsError ? "an error" : "success"), got: \(output.first ?? "nothing")")
+        }
+        if refused {
+            if output.count != 1 { problems.append("an error answers with one line, got \(output.count)") }
+            if session.render() != before { problems.append("a refused line changed the board") }
+        } else {
+            performed[words[0], default: 0] += 1
+        }
+        if !refused && (words[0] == "undo" || words[0] == "redo") {
+            problems += checkPress(words[0], title: words[0] == "undo" ? undoTitle : redoTitle, before: snapshot)
+        }
+        return problems + compare()
+    }
+
+    /// The figures on the board as the shadow sees them, read from the real board.
+    func figures() -> [Shadow.Figure] {
+        board.figures.map {
+            Shadow.Figure(id: $0.id, position: $0.position, color: $0.color, radius: $0.cornerRadius)
+        }
+    }
+
+    /// Applies `words` to the shadow if the session should accept them; returns false if it
+    /// should refuse them (the shadow is then unchanged).
+    mutating func predict(_ words: [String]) -> Bool {
+        let order = shadow.order
+        func onBoard(_ id: Int) -> Bool { order.contains(id) }
+        func point(_ x: String, _ y: String) -> Point? {
+            guard let x = Session.decimal(x), let y = Session.decimal(y) else { return nil }
+            let point = Point(x: x, y: y)
+            return Board.contains(point) ? point : nil
+        }
+        switch words[0] {
+        case "add":
+            guard let point = point(words[1], words[2]) else { return false }
+            shadow.add(at: point)
+        case "move":
+            guard let id = Int(words[1]), onBoard(id), let point = point(words[2], words[3]) else { return false }
+            if shadow.figures[id]!.position != point {
+                shadow.record(.move(figure: id, from: shadow.figures[id]!.position, to: point))
+                shadow.figures[id]!.position = point
+            }
+        case "nudge":
+            guard let id = Int(words[1]), onBoard(id) else { return false }
+            let point = shadow.figures[id]!.position.offset(by: Session.decimal(words[2])!, Session.decimal(words[3])!)
+            guard Board.contains(point) else { return false }
+            if point != shadow.figures[id]!.position {
+                let steps = shadow.board.undo.count
+                shadow.nudge(id, to: point, at: elapsed)
+                if shadow.board.undo.count == steps { coalescedNudges += 1 }
+            }
+        case "remove":
+            guard let id = Int(words[1]), let index = shadow.order.firstIndex(of: id) else { return false }
+            shadow.record(.remove(figure: id, index: index))
+            shadow.takeOff(at: index)
+        case "select":
+            guard let id = Int(words[1]), onBoard(id) else { return false }
+            shadow.selected = id
+        case "board":
+            shadow.context = .board
+        case "figure":
+            guard shadow.selected != nil else { return false }
+            shadow.context = .figure
+        case "color":
+            guard let id = shadow.selected else { return false }
+            let color = FigureColor(rawValue: words[1])!
+            let old = shadow.figures[id]!.color
+            if old != color {
+                shadow.recordOnFigure(id, .color(figure: id, from: old, to: color))
+                shadow.figures[id]!.color = color
+            }
+        case "radius":
+            let radius = Session.decimal(words[1])!
+            guard let id = shadow.selected, (0...Figure.maximumCornerRadius).contains(radius) else { return false }
+            let old = shadow.figures[id]!.radius
+            if old != radius {
+                shadow.recordOnFigure(id, .radius(figure: id, from: old, to: radius))
+                shadow.figures[id]!.radius = radius
+            }
+        case "undo":
+            guard !shadow.active.undo.isEmpty else { return false }
+            if case .add = shadow.active.undo.last!.kind { undoneAdds += 1 }
+            shadow.undo()
+        case "redo":
+            guard !shadow.active.redo.isEmpty else { return false }
+            if case .remove = shadow.active.redo.last!.kind { redoneRemovals += 1 }
+            shadow.redo()
+        case "history":
+            let position = Int(words[1])!
+            let stack = shadow.active
+            guard position <= stack.undo.count + stack.redo.count else { return false }
+            while shadow.active.undo.count > position { shadow.undo() }
+            while shadow.active.undo.count < position { shadow.redo() }
+        case "save":
+            shadow.save()
+        default:
+            fatalError("the walk made an unknown command: \(words)")
+        }
+        return true
+    }
+
+    /// Checks that an undo or redo did what its button's title said, reading only the board.
+    func checkPress(_ verb: String, title: String, before: [Shadow.Figure]) -> [String] {
+        let after = figures()
+        let capitalised = verb == "undo" ? "Undo " : "Redo "
+        guard title.hasPrefix(capitalised) else { return ["the \(verb) button read '\(title)'"] }
+        let name = String(title.dropFirst(capitalised.count))
+        let ids = (before: Set(before.map(\.id)), after: Set(after.map(\.id)))
+        // The figures that were on the board before and after, and differ.
+        let changed = after.filter { figure in before.contains { $0.id == figure.id && $0 != figure } }
+        let problem = "'\(title)' did not do what it says"
+        switch name {
+        case "Add Figure":
+            // Undoing an add takes a figure off; redoing it puts one on.
+            let expected =
+                verb == "undo" ? ids.after.count == ids.before.count - 1 : ids.after.count == ids.before.count + 1
+            return expected && changed.isEmpty ? [] : [problem]
+        case "Remove Figure":
+            let expected =
+                verb == "undo" ? ids.after.count == ids.before.count + 1 : ids.after.count == ids.before.count - 1
+            return expected && changed.isEmpty ? [] : [problem]
+        case "Change Color", "Change Corner Radius":
+            guard ids.before == ids.after, changed.count == 1, let figure = changed.first,
+                let old = before.first(where: { $0.id == figure.id })
+            else { return [problem] }
+            let colorChanged = old.color != figure.color
+            let radiusChanged = old.radius != figure.radius
+            let ok = name == "Change Color" ? colorChanged && !radiusChanged : radiusChanged && !colorChanged
+            return ok ? [] : [problem]
+        default:
+            // "Move to (x, y)": undo takes a figure away from (x, y), redo takes one there.
+            guard name.hasPrefix("Move to "), ids.before == ids.after, changed.count == 1, let figure = changed.first,
+                let old = before.first(where: { $0.id == figure.id })
+            else { return [problem] }
+            let place = String(name.dropFirst("Move to ".count))
+            let ok = verb == "undo" ? old.position.description == place : figure.position.description == place
+            return ok ? [] : [problem]
+        }
+    }
+
+    /// Compares the board, every stack and the buttons with the shadow.
+    func compare() -> [String] {
+        var problems: [String] = []
+        let expectedFigures = shadow.order.map { shadow.figures[$0]! }.map {
+            Shadow.Figure(id: $0.id, position: $0.position, color: $0.color, radius: $0.radius)
+        }
+        if figures() != expectedFigures { problems.append("figures: \(figures()), expected \(expectedFigures)") }
+        if session.selectedID != shadow.selected {
+            problems.append("selection: \(String(describing: session.selectedID))")
+        }
+        if session.context != shadow.context { problems.append("context: \(session.context)") }
+
+        let stack = board.undoStack
+        if stack.undoMenuItemTitle != shadow.board.undoTitle {
+            problems.append("board undo title '\(stack.undoMenuItemTitle)', expected '\(shadow.board.undoTitle)'")
+        }
+        if stack.redoMenuItemTitle != shadow.board.redoTitle {
+            problems.append("board redo title '\(stack.redoMenuItemTitle)', expected '\(shadow.board.redoTitle)'")
+        }
+        let names = (stack.undoEntries.reversed() + stack.redoEntries).map(\.actionName)
+        if names != shadow.board.names { problems.append("board history \(names), expected \(shadow.board.names)") }
+        for figure in board.figures {
+            let expected = shadow.stacks[figure.id]!
+            let stack = figure.undoStack
+            let names = (stack.undoEntries.reversed() + stack.redoEntries).map(\.actionName)
+            if names != expected.names {
+                problems.append("figure #\(figure.id) history \(names), expected \(expected.names)")
+            }
+            if stack.undoMenuItemTitle != expected.undoTitle || stack.redoMenuItemTitle != expected.redoTitle {
+                problems.append("figure #\(figure.id) titles '\(stack.undoMenuItemTitle)' '\(stack.redoMenuItemTitle)'")
+            }
+            if figure.isSaved != (expected.isClean && !shadow.figures[figure.id]!.unsavedWithoutHistory) {
+                problems.append("figure #\(figure.id) saved: \(figure.isSaved)")
+            }
+        }
+        // The buttons show the active context's titles, and the status line the unsaved mark.
+        let active = shadow.active
+        if session.buttons.undoTitle != active.undoTitle || session.buttons.redoTitle != active.redoTitle {
+            problems.append(
+                "buttons '\(session.buttons.undoTitle)' '\(session.buttons.redoTitle)', expected "
+                    + "'\(active.undoTitle)' '\(active.redoTitle)'")
+        }
+        if session.buttons.undoEnabled == active.undo.isEmpty || session.buttons.redoEnabled == active.redo.isEmpty {
+            problems.append("buttons enabled: \(session.buttons.rendered)")
+        }
+        if board.hasUnsavedChanges != shadow.hasUnsavedChanges {
+            problems.append("unsaved: \(board.hasUnsavedChanges), expected \(shadow.hasUnsavedChanges)")
+        }
+        problems += checkPicture()
+        return problems
+    }
+
+    /// The picture: as wide as its frame on every line, every figure's number in its row, the
+    /// selected one with its star.
+    func checkPicture() -> [String] {
+        let lines = session.render()
+        let frame = Array(lines.prefix { !$0.hasPrefix("figures:") })
+        guard Set(frame.map(\.count)).count == 1, frame.count == Int(Board.height / 4) + 3 else {
+            return ["the picture is not a frame:\n\(frame.joined(separator: "\n"))"]
+        }
+        var problems: [String] = []
+        for figure in board.figures {
+            let row = frame[1 + min(10, Int((figure.position.y / 4).rounded()))]
+            let star = figure.id == session.selectedID ? "*" : ""
+            let tokens = row.split { !$0.isNumber && $0 != "*" }
+            let counted = row.contains(" more]") || row.contains(" figures]")
+            if !tokens.contains(Substring(star + String(figure.id))) && !(counted && star.isEmpty) {
+                problems.append("figure #\(figure.id) is not drawn in its row: \(row)")
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,299 @@
+import ActionStack
+import BoardModel
+import Testing
+
+/// The command session: parsing, contexts, buttons driven by notifications, the picture.
+@MainActor
+struct SessionTests {
+    /// The lines of the picture's frame, without the list of figures and the status lines.
+    func picture(_ session: Session) -> [String] {
+        Array(session.render().prefix { !$0.hasPrefix("figures:") })
+    }
+
+    @Test func eachCommandIsOneStepAndButtonsFollowTheActiveContext() {
+        let session = Session()
+        #expect(session.buttons.rendered == "(Undo) (Redo)")
+        _ = session.handle("add 10 20")
+        #expect(session.buttons.rendered == "[Undo Add Figure] (Redo)")
+        _ = session.handle("move 1 30 5")
+        #expect(session.buttons.undoTitle == "Undo Move to (30.0, 5.0)")
+        _ = session.handle("color red")
+        #expect(session.buttons.undoTitle == "Undo Move to (30.0, 5.0)", "board context still active")
+        _ = session.handle("figure")
+        #expect(session.buttons.rendered == "[Undo Change Color] (Redo)")
+        let output = session.handle("undo")
+        #expect(output.first == "Undo Change Color")
+        #expect(session.buttons.rendered == "(Undo) [Redo Change Color]")
+        #expect(session.board.figure(1)?.color == .black)
+        _ = session.handle("board")
+        #expect(session.buttons.rendered == "[Undo Move to (30.0, 5.0)] (Redo)")
+        #expect(session.handle("undo").first == "Undo Move to (30.0, 5.0)")
+        #expect(session.buttons.rendered == "[Undo Add Figure] [Redo Move to (30.0, 5.0)]")
+    }
+
+    @Test func buttonsAreRefreshedByTheStacksNotifications() {
+        let session = Session()
+        _ = session.handle("add 1 1")
+        let before = session.buttons.refreshCount
+        session.board.undoStack.undo()  // not through the session: only the notification tells
+        #expect(session.buttons.refreshCount > before)
+        #expect(session.buttons.rendered == "(Undo) [Redo Add Figure]")
+    }
+
+    nonisolated static let refusals: [(String, String)] = [
+        ("frobnicate", "unknown command 'frobnicate'; type help for the list"),
+        ("add 10", "usage: add X Y"),
+        ("add ten 20", "x must be a number, not 'ten'"),
+        ("add 0x10 5", "x must be a number, not '0x10'"),
+        ("add 10 1e1", "y must be a number, not '1e1'"),
+        ("add inf 1", "x must be a number, not 'inf'"),
+        ("add nan 1", "x must be a number, not 'nan'"),
+        ("add 1.234 1", "x must be a number, not '1.234'"),
+        ("add 1234567890 1", "x must be a number, not '1234567890'"),
+        ("add 1000 1", "(1000.0, 1.0) is off the board (x 0...80.0, y 0...40.0)"),
+        ("add 10 40.01", "off the board"),
+        ("add -0.5 1", "off the board"),
+        ("move 7 1 1", "there is no figure #7 on the board"),
+        ("move 1 1 1 1", "usage: move N X Y"),
+        ("move 1 90 1", "off the board"),
+        ("move x 1 1", "figure number must be a whole number, not 'x'"),
+        ("move -1 1 1", "figure number must be a whole number, not '-1'"),
+        ("nudge 1 1", "usage: nudge N DX DY"),
+        ("nudge 1 71 0", "(81.0, 20.0) is off the board"),
+        ("nudge 1 0 -20.5", "off the board"),
+        ("nudge 2 1 1", "there is no figure #2 on the board"),
+        ("nudge 1 right 0", "dx must be a number, not 'right'"),
+        ("nudge 1 0 0x1", "dy must be a number, not '0x1'"),
+        ("remove x", "figure number must be a whole number, not 'x'"),
+        ("remove 3", "there is no figure #3 on the board"),
+        ("remove", "usage: remove N"),
+        ("select 3", "there is no figure #3"),
+        ("select 99999999999", "figure number must be a whole number"),
+        ("color mauve", "unknown colour 'mauve' (one of: black, red, green, blue, yellow, orange, purple)"),
+        ("color", "usage: color NAME"),
+        ("radius -2", "the radius must not be negative"),
+        ("radius 4.01", "the radius must be at most 4.0"),
+        ("radius 1e9", "radius must be a number, not '1e9'"),
+        ("radius", "usage: radius R"),
+        ("redo", "nothing to redo in the board context"),
+        ("undo now", "usage: undo"),
+        ("board 1", "usage: board"),
+        ("figure 1", "usage: figure"),
+        ("history 9", "history positions run from 0 to 1"),
+        ("history -1", "history position must be a whole number"),
+        ("history 1 2", "usage: history [N]"),
+        ("save now", "usage: save"),
+    ]
+
+    @Test(arguments: refusals)
+    func aRefusedLineGetsOneErrorLineAndChangesNothing(command: String, message: String) throws {
+        let session = Session()
+        _ = session.handle("add 10 20")
+        _ = session.handle("save")
+        let before = session.render()
+        let undoCount = session.board.undoStack.undoCount
+        let output = session.handle(command)
+        #expect(output.count == 1)
+        let line = try #require(output.first)
+        #expect(line.hasPrefix("error: "))
+        #expect(line.contains(message), "\(line)")
+        #expect(session.render() == before)
+        #expect(session.board.undoStack.undoCount == undoCount)
+        #expect(!session.board.hasUnsavedChanges)
+    }
+
+    @Test func refusalsInTheFigureContext() {
+        let session = Session()
+        #expect(session.handle("figure") == ["error: no figure is selected; use select N"])
+        #expect(session.handle("color red") == ["error: no figure is selected; use select N"])
+        #expect(session.handle("radius 1") == ["error: no figure is selected; use select N"])
+        _ = session.handle("add 1 1")
+        _ = session.handle("figure")
+        #expect(session.handle("undo") == ["error: nothing to undo in the figure context"])
+    }
+
+    @Test func errorsQuoteAtMostFortyCharactersOfTheInput() throws {
+        let session = Session()
+        let long = String(repeating: "x", count: 5000)
+        for command in [long, "add \(long) 1", "color \(long)", "remove \(long)"] {
+            let line = try #require(session.handle(command).first)
+            #expect(line.count < 160, "\(line.prefix(200))")
+            let quoted = try #require(line.split(separator: "'", omittingEmptySubsequences: false).dropFirst().first)
+            #expect(quoted.count == Session.longestQuote)
+            #expect(quoted.hasSuffix("..."))
+        }
+        #expect(Session.quote("abc") == "'abc'")
+        #expect(Session.quote("a\u{1B}[31mb") == "'a?[31mb'", "control characters never reach the terminal")
+    }
+
+    @Test(arguments: [
+        ("12", 12.0), ("12.5", 12.5), ("0.25", 0.25), (".5", 0.5), ("7.", 7.0), ("-3", -3.0), ("+3", 3.0),
+    ])
+    func decimalsAreRead(text: String, value: Double) {
+        #expect(Session.decimal(text) == value)
+    }
+
+    @Test(arguments: ["", "-", ".", "0x10", "1e9", "1E2", "inf", "nan", "1.234", "1,5", "١٢", "1.2.3", "--1", " 1"])
+    func anythingElseIsNotADecimal(text: String) {
+        #expect(Session.decimal(text) == nil)
+    }
+
+    @Test func figureContextAndSelectionFollowRemoval() {
+        let session = Session()
+        _ = session.handle("add 1 1")
+        _ = session.handle("figure")
+        #expect(session.context == .figure)
+        _ = session.handle("board")
+        _ = session.handle("remove 1")
+        #expect(session.selectedID == nil)
+        _ = session.handle("undo")
+        #expect(session.board.figures.count == 1)
+    }
+
+    @Test func colourAndRadiusSayWhatTheyDid() {
+        let session = Session()
+        _ = session.handle("add 10 20")
+        #expect(session.handle("color red").first == "figure #1 is now red")
+        #expect(session.handle("colour RED").first == "figure #1 is already red")
+        #expect(session.handle("radius 2.5").first == "figure #1 now has corner radius 2.5")
+        #expect(session.handle("radius 2.5").first == "figure #1 already has corner radius 2.5")
+        #expect(session.handle("move 1 10 20").first == "figure #1 is already at (10.0, 20.0)")
+        #expect(session.handle("nudge 1 0 0").first == "figure #1 stays at (10.0, 20.0)")
+        #expect(session.board.figure(1)?.undoStack.undoCount == 2)
+        #expect(session.board.undoStack.undoCount == 1)
+    }
+
+    @Test func helpListsEveryCommandAndTheColours() {
+        let commands = Session.help.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .flatMap { $0.prefix(18).split(whereSeparator: { $0 == " " || $0 == "|" }) }
+        for word in ["add", "move", "nudge", "remove", "select", "color", "radius", "undo", "redo", "history", "save"] {
+            #expect(commands.contains(Substring(word)), "\(word)")
+        }
+        for color in FigureColor.allCases { #expect(Session.help.contains(color.rawValue)) }
+        #expect(Session.help.split(separator: "\n").allSatisfy { $0.count <= 100 })
+    }
+
+    @Test func renderShowsTheBoardTheSelectionAndTheButtons() {
+        let session = Session()
+        let lines = session.handle("add 10 20")
+        #expect(lines.first == "added figure #1 at (10.0, 20.0)")
+        #expect(lines.contains { $0.contains("[*1]") })
+        #expect(lines.contains("selected: #1 at (10.0, 20.0), color black, corner radius 0.0"))
+        #expect(lines.last == "board: [Undo Add Figure] (Redo)  * unsaved")
+        _ = session.handle("radius 3")
+        #expect(picture(session).contains { $0.contains("(*1)") }, "rounded figures are drawn with parentheses")
+        _ = session.handle("add 40 8")
+        #expect(picture(session).contains { $0.contains("[*2]") })
+        #expect(picture(session).contains { $0.contains("(1)") }, "only the selected figure has a star")
+    }
+
+    /// Every coordinate the board accepts draws the whole label inside the frame, with its star.
+    @Test(arguments: [(0.0, 0.0), (80, 0), (0, 40), (80, 40), (79.99, 39.99), (1, 20), (40, 20)])
+    func figuresStayInsideTheFrame(x: Double, y: Double) throws {
+        let session = Session()
+        for _ in 0..<12 { _ = session.handle("add \(x) \(y)") }  // wide labels: [1+2+...+*12]
+        _ = session.handle("add \(x) \(y)")
+        let frame = picture(session)
+        #expect(Set(frame.map(\.count)).count == 1, "every line is as wide as the frame")
+        let inside = frame.dropFirst().dropLast().map { $0.dropFirst().dropLast() }
+        #expect(inside.allSatisfy { !$0.contains("|") && !$0.contains("+-") })
+        let row = try #require(inside.first { $0.contains("*13") })
+        #expect(row.contains("[1+2+3+4+5+6+7+8+9+10+11+12+*13]"))
+    }
+
+    @Test func figuresInOneCellAreCountedAndTheSelectedOneIsMarked() {
+        let session = Session()
+        _ = session.handle("add 10 20")
+        _ = session.handle("add 10 20")
+        #expect(picture(session).contains { $0.contains("[1+*2]") })
+        _ = session.handle("select 1")
+        _ = session.handle("radius 1")
+        #expect(picture(session).contains { $0.contains("(*1)+[2]") }, "mixed corners keep their own brackets")
+        _ = session.handle("add 11 20")  // close enough to touch the others' label
+        #expect(picture(session).contains { $0.contains("(1)+[2]+[*3]") })
+    }
+
+    @Test func manyFiguresInOneRowAreCountedWithTheSelectedOneNamed() {
+        let session = Session()
+        for x in stride(from: 0.0, through: 80, by: 2) { _ = session.handle("add \(x) 20") }
+        _ = session.handle("select 7")
+        let row = picture(session).first { $0.contains("more]") }
+        #expect(row?.contains("[*7 and ") == true, "\(picture(session))")
+    }
+
+    @Test func coloursAreDrawnOnlyWhenAsked() {
+        let plain = Session()
+        _ = plain.handle("add 10 20")
+        _ = plain.handle("color red")
+        #expect(!plain.render().joined().contains("\u{1B}"), "piped output stays plain")
+
+        let colored = Session(usesColor: true)
+        _ = colored.handle("add 10 20")
+        _ = colored.handle("color red")
+        _ = colored.handle("add 50 20")
+        _ = colored.handle("color orange")
+        let text = colored.render().joined(separator: "\n")
+        #expect(text.contains("\u{1B}[31m[1]\u{1B}[0m"))
+        #expect(text.contains("\u{1B}[38;5;208m[*2]\u{1B}[0m"))
+        #expect(text.contains("color \u{1B}[38;5;208morange\u{1B}[0m"))
+    }
+
+    @Test func historyListsTheStepsMarksWhereYouAreAndJumps() throws {
+        let session = Session()
+        _ = session.handle("add 1 1")
+        _ = session.handle("move 1 5 5")
+        _ = session.handle("save")
+        _ = session.handle("move 1 9 9")
+        let listing = try #require(session.handle("history").first)
+        #expect(
+            listing == """
+                board history (type history N to go to position N):
+                  0  (start)
+                  1  Add Figure
+                  2  Move to (5.0, 5.0)  saved
+                  3  Move to (9.0, 9.0)  <- you are here
+                """)
+        #expect(!listing.split(separator: "\n").contains { $0.hasPrefix(">") }, "the prompt's sign is not a marker")
+        let jump = session.handle("history 1")
+        #expect(jump.first == "jumped to position 1")
+        #expect(session.board.figure(1)?.position == Point(x: 1, y: 1))
+        #expect(jump.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved")
+        let after = try #require(session.handle("history").first)
+        #expect(after.contains("  1  Add Figure          <- you are here"))
+        #expect(after.contains("  2  Move to (5.0, 5.0)  saved, (redo)"))
+        #expect(after.contains("  3  Move to (9.0, 9.0)  (redo)"))
+        #expect(session.handle("history 2").last == "board: [Undo Move to (5.0, 5.0)] [Redo Move to (9.0, 9.0)]")
+        #expect(session.handle("history 2").first == "already at position 2")
+    }
+
+    @Test func saveClearsTheUnsavedMarkUntilTheNextChange() {
+        let session = Session()
+        #expect(session.render().last == "board: (Undo) (Redo)")
+        _ = session.handle("add 1 1")
+        #expect(session.render().last?.hasSuffix("* unsaved") == true)
+        #expect(session.handle("save").last == "board: [Undo Add Figure] (Redo)")
+        #expect(session.handle("color red").last?.hasSuffix("* unsaved") == true, "a figure's change counts")
+        _ = session.handle("figure")
+        #expect(session.handle("undo").last == "figure #1: (Undo) [Redo Change Color]", "back to the saved state")
+    }
+
+    @Test func theEditMenuGroupFollowsTheContextAndTheFiguresOnTheBoard() {
+        let session = Session()
+        _ = session.handle("add 1 1")
+        _ = session.handle("color red")
+        #expect(session.edit.activeStack === session.board.undoStack)
+        _ = session.handle("figure")
+        #expect(session.edit.activeStack === session.board.figure(1)?.undoStack)
+        #expect(session.edit.undoMenuItemTitle == "Undo Change Color")
+        #expect(session.edit.stacks.count == 2)
+        _ = session.handle("board")
+        _ = session.handle("remove 1")
+        #expect(session.edit.stacks.count == 1, "a figure off the board leaves the Edit menu")
+    }
+
+    @Test func quitFinishesTheSession() {
+        let session = Session()
+        #expect(session.handle("quit") == ["bye"])
+        #expect(session.isFinished)
+    }
+}
