@@ -190,32 +190,9 @@ public final class Board {
             board.move(figure, to: old)
         }
         figure.position = point
-        if undoStack.groupingLevel > 0 {
-            // A new step: the registration opened this event's automatic group, so the name goes
-            // on it.
-            undoStack.setActionName(Board.moveName(to: point))
-        } else {
-            // The registration continued the previous step, which is closed. Its name must now say
-            // where the figure is, but `setActionName` only reaches an open group: here it would
-            // open a new, empty group instead (and once empty groups are kept, that would be a
-            // do-nothing step). Until the library can rename the step a coalescing registration
-            // joined, replace that step by one equivalent step with the right name.
-            renameRun(of: figure, endingAt: point)
-        }
-    }
-
-    /// Replaces the newest step, a run of nudges of `figure` that ends at `point`, by one step
-    /// that moves the figure from where the run began to `point`, named "Move to `point`".
-    private func renameRun(of figure: Figure, endingAt point: Point) {
-        // Undoing the run puts the figure back where the run began (and ends coalescing).
-        undoStack.undo()
-        let origin = figure.position
-        // Registering again empties the redo stack that the undo filled, and starts a new run:
-        // its window counts from now, as it would have from the nudge that was just made.
-        undoStack.registerUndo(withTarget: self, options: Board.nudging(figure)) { board in
-            board.move(figure, to: origin)
-        }
+        // Named after where the figure is now, each time: on the new step this nudge opened, or,
+        // when it continued the previous nudge's step, on that step (right after a registration
+        // that continues a coalesced step, the name goes to that step, not to a new group).
         undoStack.setActionName(Board.moveName(to: point))
-        figure.position = point
     }
 }
