@@ -71,12 +71,12 @@ extension ActionStack {
     public func registerUndo<TargetType: AnyObject>(
         withTarget target: TargetType,
         options: RegistrationOptions,
-        handler: @escaping (TargetType) -> Void
+        handler: consuming @escaping (TargetType) -> Void
     ) {
         // Stored without a wrapping closure, as in `registerUndo(withTarget:handler:)`.
         _register(
             target,
-            unsafeBitCast(handler, to: ((AnyObject) -> Void).self),
+            HandlerBox(handler).erased(),
             cost: options.cost,
             key: options.coalescingKey,
             window: options.coalescingWindow

@@ -47,7 +47,7 @@ extension ActionStack {
         }
         register(
             target,
-            unsafeBitCast(handler, to: ((AnyObject) -> Void).self),
+            HandlerBox(handler).erased(),
             cost: 0,
             key: nil,
             window: nil,

@@ -30,14 +30,14 @@ extension ActionStack {
     @inlinable
     public func registerUndo<TargetType: AnyObject>(
         withTarget target: TargetType,
-        handler: @escaping (TargetType) -> Void
+        handler: consuming @escaping (TargetType) -> Void
     ) {
         // The handler is stored as it is, retyped to take `AnyObject`, with no wrapping closure
-        // (which would cost an allocation per registration). This is sound: a function taking a
-        // class-constrained generic parameter takes a single object reference exactly as one
-        // taking `AnyObject` does (the constraint rules out existentials with witness tables), and
-        // the stack only ever calls the handler with this `target`.
-        _register(target, unsafeBitCast(handler, to: ((AnyObject) -> Void).self), cost: 0, key: nil, window: nil)
+        // (which would cost an allocation per registration); see `HandlerBox`. This is sound: a
+        // function taking a class-constrained generic parameter takes a single object reference
+        // exactly as one taking `AnyObject` does (the constraint rules out existentials with
+        // witness tables), and the stack only ever calls the handler with this `target`.
+        _register(target, HandlerBox(handler).erased(), cost: 0, key: nil, window: nil)
     }
 
     /// Whether registration is enabled; the non-open spelling used inside the stack.
@@ -64,7 +64,7 @@ extension ActionStack {
     @usableFromInline
     func _register(
         _ target: AnyObject,
-        _ handler: @escaping (AnyObject) -> Void,
+        _ handler: consuming @escaping (AnyObject) -> Void,
         cost: Int,
         key: String?,
         window: Duration?
@@ -84,7 +84,7 @@ extension ActionStack {
     @inline(__always)
     func register(
         _ target: AnyObject,
-        _ handler: @escaping (AnyObject) -> Void,
+        _ handler: consuming @escaping (AnyObject) -> Void,
         cost: Int,
         key: String?,
         window: Duration?,
@@ -118,7 +118,7 @@ extension ActionStack {
     }
 
     /// Continues the newest closed undo step with a coalescing registration.
-    private func joinCoalescedStep(_ target: AnyObject, _ handler: @escaping (AnyObject) -> Void, cost: Int) {
+    private func joinCoalescedStep(_ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int) {
         clearRedoSide()
         let box = registry.retainBox(for: target)
         undoSide.actions.append(Action(box: box, handler: handler, cost: cost))
@@ -146,7 +146,7 @@ extension ActionStack {
     func emptySide(_ side: Side) {
         while side.actions.count > side.inFlight {
             let action = side.actions.removeLast()
-            registry.release(action.box)
+            registry.release(action.unmanagedBox)
         }
         side.steps.removeAll()
         side.frames.removeAll()

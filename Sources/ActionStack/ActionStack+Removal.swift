@@ -36,8 +36,8 @@ extension ActionStack {
         coalescer.eventEnded()
         guard let box = registry.box(for: target as AnyObject) else { return }
         coalescer.forget(box)
-        compact(undoSide) { $0.box === box }
-        compact(redoSide) { $0.box === box }
+        compact(undoSide) { $0.isOn(box) }
+        compact(redoSide) { $0.isOn(box) }
     }
 
     var _undoCount: Int { countSteps(of: undoSide) }
@@ -74,8 +74,8 @@ extension ActionStack {
     func sweepFreedTargets() {
         guard registry.markDeadBoxes() else { return }
         if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }
-        compact(undoSide) { $0.box.isMarkedDead }
-        compact(redoSide) { $0.box.isMarkedDead }
+        compact(undoSide) { $0.isMarkedDead }
+        compact(redoSide) { $0.isMarkedDead }
     }
 
     /// Drops the newest closed steps of `side` while every action in them has a freed target (a
@@ -108,7 +108,7 @@ extension ActionStack {
                 side.nested.removeLast()
                 for _ in 0..<last.count { releaseAction(side.actions.removeLast(), of: side) }
                 removedAny = true
-            } else if side.end > frameStart, !side.action(at: side.end - 1).box.isAlive {
+            } else if side.end > frameStart, !side.action(at: side.end - 1).isTargetAlive {
                 releaseAction(side.actions.removeLast(), of: side)
                 removedAny = true
             } else {
@@ -125,7 +125,7 @@ extension ActionStack {
     @inline(__always)
     func releaseAction(_ action: Action, of side: Side) {
         if action.cost != 0 { side.totalCost -= action.cost }
-        registry.release(action.box)
+        registry.release(action.unmanagedBox)
     }
 
     /// Removes the actions that `shouldRemove` matches from `side`, in one pass, with the groups

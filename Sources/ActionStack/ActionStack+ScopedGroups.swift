@@ -147,7 +147,7 @@ extension ActionStack {
             side.inFlight -= 1
             if action.cost != 0 { side.totalCost -= action.cost }
             if !action.perform() { everyActionRan = false }
-            registry.release(action.box)
+            registry.release(action.unmanagedBox)
         }
         activities.pop()
         protectedDisableCount -= 1

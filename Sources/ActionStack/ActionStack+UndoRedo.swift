@@ -75,27 +75,12 @@ extension ActionStack {
                 return false
             }
             coalescer.clear()
-            perform(
-                .undo,
-                from: undoSide,
-                count: nested.count,
-                metadata: nil,
-                low: nested.low,
-                high: nested.high,
-                topLevel: false
-            ) { side in _ = side.nested.removeLast() }
+            undoSide.nested.removeLast()
+            _ = perform(.undo, from: undoSide, count: nested.count, metadata: nil, low: nested.low, high: nested.high)
             return true
         }
         coalescer.clear()
-        dropDeadSteps(atTopOf: undoSide)
-        guard let step = undoSide.steps.last else { return false }
-        perform(
-            .undo, from: undoSide, count: step.actionCount, metadata: step.metadata, low: step.low, high: step.high,
-            topLevel: true
-        ) {
-            side in _ = side.steps.removeLast()
-        }
-        return true
+        return performNewestStep(of: undoSide, .undo)
     }
 
     /// One redo of the newest redo step, after the checks and the close of an open undo group.
@@ -103,19 +88,38 @@ extension ActionStack {
     @discardableResult
     func redoNewest() -> Bool {
         coalescer.clear()
-        dropDeadSteps(atTopOf: redoSide)
-        guard let step = redoSide.steps.last else { return false }
-        perform(
-            .redo, from: redoSide, count: step.actionCount, metadata: step.metadata, low: step.low, high: step.high,
-            topLevel: true
-        ) {
-            side in _ = side.steps.removeLast()
-        }
-        return true
+        return performNewestStep(of: redoSide, .redo)
     }
 
-    /// Undoes or redoes the newest closed group of `source`, whose `count` actions are the last
-    /// ones `source` holds; `detach` takes the group's record out of `source`.
+    /// Undoes (or redoes) the newest step of `side` that still has a live action; returns whether
+    /// there was one.
+    ///
+    /// With notifications posted, freed steps are dropped from the top first, so that the will and
+    /// did notifications are never posted for a step that turns out to have nothing to run (one
+    /// weak load per step, answered from its live hint). With notifications off nobody can tell, so
+    /// the step is simply performed: one whose every action has a freed target runs nothing, builds
+    /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
+    /// way the only weak load per action is the one that runs its handler.
+    private func performNewestStep(of side: Side, _ direction: Direction) -> Bool {
+        if postsNotifications { dropDeadSteps(atTopOf: side) }
+        while side.steps.count != 0 {
+            var step = side.steps.removeLast()
+            side.newestStepFrameID = nil
+            // The step's metadata moves to the step being built (no retain and release of it).
+            let metadata = step.metadata.take()
+            if perform(
+                direction, from: side, count: step.actionCount, metadata: metadata, low: step.low, high: step.high)
+            {
+                return true
+            }
+            if direction == .undo { coalescer.clear() }
+        }
+        return false
+    }
+
+    /// Undoes or redoes a group just detached from `source`, whose `count` actions are the last
+    /// ones `source` holds. Returns false when the group turned out to have no live action (it is
+    /// then gone, and nothing else changed); only possible with notifications off.
     ///
     /// Decide, then act: the group to perform is chosen before anything is posted, and the
     /// activities on the stack keep observers and handlers from restructuring the history while it
@@ -125,17 +129,16 @@ extension ActionStack {
         _ direction: Direction,
         from source: Side,
         count: Int,
-        metadata: StepMetadata?,
+        metadata: consuming StepMetadata?,
         low: UInt64,
-        high: UInt64,
-        topLevel: Bool,
-        detach: (Side) -> Void
-    ) {
+        high: UInt64
+    ) -> Bool {
         let undoing = direction == .undo
         let destination = undoing ? redoSide : undoSide
         let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = states.current
         performing = direction
+        source.inFlight = count
 
         if postsNotifications {
             activities.push(notifying)
@@ -143,25 +146,21 @@ extension ActionStack {
             activities.pop()
         }
 
-        // Detach the group: its actions stay at the end of the buffer, in flight, until they run.
-        detach(source)
-        source.inFlight = count
-        if topLevel { source.newestStepFrameID = nil }
-
         // Build the opposite step on the other side; it carries the group's metadata.
-        let built = Frame(start: destination.end, low: stateBefore, id: nextFrameID)
+        let builtStart = destination.end
+        destination.frames.append(Frame(start: builtStart, low: stateBefore, id: nextFrameID))
         nextFrameID &+= 1
-        destination.frames.append(built)
-        destination.frameMetadata = metadata
+        let discardable = metadata?.isDiscardable ?? false
+        if metadata != nil { destination.frameMetadata = metadata }
 
         activities.push(undoing ? .undoing : .redoing)
-        var everyActionRan = true
+        var ran = 0
         while source.inFlight > 0 {
             let action = source.actions.removeLast()
             source.inFlight &-= 1
             if action.cost != 0 { source.totalCost -= action.cost }
-            if !action.perform() { everyActionRan = false }
-            registry.release(action.box)
+            if action.perform() { ran &+= 1 }
+            registry.release(action.unmanagedBox)
         }
         postCheckpoint()
         activities.pop()
@@ -170,11 +169,16 @@ extension ActionStack {
         // silently.
         while destination.frames.count > 1 { closeNestedFrame(of: destination) }
         destination.frames.removeLast()
-        destination.nested.removeAll()
-        let builtMetadata = destination.frameMetadata
-        destination.frameMetadata = nil
-        let builtCount = destination.end - built.start
+        if !destination.nested.isEmpty { destination.nested.removeAll() }
+        let builtMetadata = destination.frameMetadata.take()
+        let builtCount = destination.end - builtStart
 
+        if ran == 0 && count > 0 && !postsNotifications {
+            // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
+            performing = nil
+            return false
+        }
+        let everyActionRan = ran == count
         let stateAfter =
             undoing
             ? states.destination(from: high, to: low, everyActionRan: everyActionRan)
@@ -201,10 +205,11 @@ extension ActionStack {
             activities.push(notifying)
             post(
                 undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-                discardable: topLevel && (metadata?.isDiscardable ?? false)
+                discardable: discardable
             )
             activities.pop()
         }
         performing = nil
+        return true
     }
 }

@@ -66,6 +66,7 @@ struct CrashFindingTests {
             }
             if throwing { throw Failure() }
         }
+        #expect(hook != nil, "the observer was installed")
         hook = nil
         #expect(stack.groupingLevel == 0)
         #expect(misuses.all.contains(.reentrantCall(.endUndoGrouping, during: .closingScope)))
@@ -88,6 +89,7 @@ struct CrashFindingTests {
                 throw Failure()
             }
         }
+        #expect(hook != nil, "the observer was installed")
         hook = nil
         #expect(counter.value == 0, "rolled back")
         #expect(misuses.all.contains(.reentrantCall(.removeAllActions, during: .closingScope)))

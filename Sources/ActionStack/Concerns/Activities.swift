@@ -18,21 +18,32 @@ struct Activities {
     typealias Activity = ActionStack.Misuse.Activity
     typealias Operation = ActionStack.Misuse.Operation
 
+    /// The innermost activity in progress: the one that decides. Kept apart from the outer ones so
+    /// that an undo's handlers (one activity, the common case) cost no array operation.
+    private(set) var innermost: Activity?
+    /// The outer activities, outermost first.
+    private var outer: [Activity] = []
+
     /// The activities in progress, outermost first.
-    private(set) var stack: [Activity] = []
+    var stack: [Activity] { innermost.map { outer + [$0] } ?? [] }
 
-    var isEmpty: Bool { stack.isEmpty }
-
-    @inline(__always)
-    mutating func push(_ activity: Activity) { stack.append(activity) }
+    var isEmpty: Bool { innermost == nil }
 
     @inline(__always)
-    mutating func pop() { stack.removeLast() }
+    mutating func push(_ activity: Activity) {
+        if let innermost { outer.append(innermost) }
+        innermost = activity
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        innermost = outer.popLast()
+    }
 
     /// The innermost activity, when it forbids `operation`; nil when the call may go ahead.
     @inline(__always)
     func refusing(_ operation: Operation) -> Activity? {
-        guard let innermost = stack.last, !Self.allows(operation, during: innermost) else { return nil }
+        guard let innermost, !Self.allows(operation, during: innermost) else { return nil }
         return innermost
     }
 

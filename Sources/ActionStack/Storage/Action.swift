@@ -4,22 +4,67 @@
 struct Action {
     /// The box of the target. Not retained: the ``TargetRegistry`` keeps a box alive while any
     /// stored action counts on it, so this reference is valid for as long as the action is stored.
-    unowned(unsafe) let box: TargetBox
+    /// `Unmanaged`, so that reading it costs no retain and release.
+    let unmanagedBox: Unmanaged<TargetBox>
     /// The client's closure, called with the target. It was registered as `(T) -> Void` for the
-    /// target's class `T` and is stored retyped, without a wrapping closure (see
-    /// `ActionStack.registerUndo(withTarget:handler:)`); it is only ever called with that target.
+    /// target's class `T` and is stored retyped, without a wrapping closure (see ``HandlerBox``);
+    /// it is only ever called with that target.
     let handler: (AnyObject) -> Void
     /// The cost stated at registration (see `ActionStack.maximumCost`); 0 for most actions.
     let cost: Int
+
+    init(box: Unmanaged<TargetBox>, handler: @escaping (AnyObject) -> Void, cost: Int) {
+        self.unmanagedBox = box
+        self.handler = handler
+        self.cost = cost
+    }
+
+    /// The box (a strong reference; prefer the other accessors on hot paths).
+    var box: TargetBox { unmanagedBox.takeUnretainedValue() }
+
+    /// Whether the action's target is `box`.
+    @inline(__always)
+    func isOn(_ box: TargetBox) -> Bool { unmanagedBox.toOpaque() == Unmanaged.passUnretained(box).toOpaque() }
+
+    /// Whether the target is alive (one weak load).
+    @inline(__always)
+    var isTargetAlive: Bool { unmanagedBox._withUnsafeGuaranteedRef { $0.isAlive } }
+
+    /// Whether a sweep marked the target dead.
+    @inline(__always)
+    var isMarkedDead: Bool { unmanagedBox._withUnsafeGuaranteedRef { $0.isMarkedDead } }
 
     /// Runs the handler if the target is alive; returns whether it ran. The one weak load an
     /// action costs when it is performed.
     @inline(__always)
     func perform() -> Bool {
-        guard let target = box.object else { return false }
+        guard let target = unmanagedBox._withUnsafeGuaranteedRef({ $0.object }) else { return false }
         handler(target)
         return true
     }
+}
+
+/// A client's handler for a target of class `Target`, in a form that can be retyped for storage
+/// without any cost.
+///
+/// `unsafeBitCast` is generic: passing a closure to it directly makes the compiler wrap the closure
+/// in two reabstraction thunks (two allocations and two extra calls per registration). Passing a
+/// struct that holds the closure does not, because a struct's fields keep their representation.
+/// `Target` is constrained to `AnyObject`, so `(Target) -> Void` takes one object reference exactly
+/// as `(AnyObject) -> Void` does, and `HandlerBox<Target>` and `HandlerBox<AnyObject>` have the same
+/// layout.
+@usableFromInline
+struct HandlerBox<Target: AnyObject> {
+    @usableFromInline
+    let call: (Target) -> Void
+
+    @inlinable @inline(__always)
+    init(_ call: consuming @escaping (Target) -> Void) { self.call = call }
+
+    /// The handler retyped to take `AnyObject`; the stack only ever calls it with the target it was
+    /// registered with.
+    @inlinable @inline(__always)
+    consuming func erased() -> (AnyObject) -> Void { unsafeBitCast(self, to: HandlerBox<AnyObject>.self).call }
 }
 
 /// The weak reference to one target, shared by every stored action on that target.
@@ -72,22 +117,25 @@ struct TargetRegistry {
     /// dictionary's values.
     private(set) var list: ContiguousArray<TargetBox> = []
     /// The box of the most recent registration: a burst of edits on one target skips the lookup.
-    private var lastBox: TargetBox?
+    /// Unretained: it is cleared when the box is forgotten.
+    private var lastBox: Unmanaged<TargetBox>?
 
     /// The box for `target`, created on first use; counts one more action for it.
     ///
     /// - Complexity: O(1) amortized; no weak load on Linux.
     @inline(__always)
-    mutating func retainBox(for target: AnyObject) -> TargetBox {
+    mutating func retainBox(for target: AnyObject) -> Unmanaged<TargetBox> {
         let id = ObjectIdentifier(target)
-        if let last = lastBox, last.id == id, Self.isBox(last, for: target) {
-            last.actionCount &+= 1
+        if let last = lastBox,
+            last._withUnsafeGuaranteedRef({ $0.id == id && Self.isBox($0, for: target) })
+        {
+            last._withUnsafeGuaranteedRef { $0.actionCount &+= 1 }
             return last
         }
         return retainBoxSlowly(for: target, id: id)
     }
 
-    private mutating func retainBoxSlowly(for target: AnyObject, id: ObjectIdentifier) -> TargetBox {
+    private mutating func retainBoxSlowly(for target: AnyObject, id: ObjectIdentifier) -> Unmanaged<TargetBox> {
         let box: TargetBox
         if let existing = boxes[id], Self.isBox(existing, for: target) {
             box = existing
@@ -104,8 +152,8 @@ struct TargetRegistry {
             list.append(box)
         }
         box.actionCount &+= 1
-        lastBox = box
-        return box
+        lastBox = Unmanaged.passUnretained(box)
+        return Unmanaged.passUnretained(box)
     }
 
     /// Whether `box` (found under `target`'s address) is `target`'s box.
@@ -123,15 +171,18 @@ struct TargetRegistry {
     ///
     /// - Complexity: O(1).
     @inline(__always)
-    mutating func release(_ box: TargetBox) {
-        box.actionCount &-= 1
-        if box.actionCount == 0 { forget(box) }
+    mutating func release(_ box: Unmanaged<TargetBox>) {
+        let unused = box._withUnsafeGuaranteedRef { box in
+            box.actionCount &-= 1
+            return box.actionCount == 0
+        }
+        if unused { forget(box.takeUnretainedValue()) }
     }
 
     private mutating func forget(_ box: TargetBox) {
+        if lastBox?.toOpaque() == Unmanaged.passUnretained(box).toOpaque() { lastBox = nil }
         if boxes[box.id] === box { boxes[box.id] = nil }
         unlist(box)
-        if lastBox === box { lastBox = nil }
     }
 
     /// The box currently registered for `target`, if any stored action uses it.
@@ -179,6 +230,7 @@ struct TargetRegistry {
 // The storage belongs to one stack and lives in its isolation domain, like the stack.
 @available(*, unavailable) extension TargetBox: Sendable {}
 @available(*, unavailable) extension Action: Sendable {}
+@available(*, unavailable) extension HandlerBox: Sendable {}
 
 extension TargetBox: CustomReflectable {
     /// What reflection shows of a box. Reflecting the stored properties would read the unowned pin,

@@ -5,17 +5,18 @@
 /// All four are O(1) (append amortized). Elements are stored inline, so a stored action or step
 /// costs no allocation of its own, and removing one releases what it holds at once.
 ///
-/// A class with manually managed memory rather than a struct over an `Array`: the buffer has one
-/// owner (a ``Side`` of one stack), is never copied, and so needs neither copy-on-write nor the
-/// uniqueness check an `Array` makes on every mutation.
-final class RingBuffer<Element> {
+/// A noncopyable struct with manually managed memory rather than a struct over an `Array`: the
+/// buffer has one owner (a ``Side`` of one stack, which stores it inline), is never copied, and so
+/// needs neither copy-on-write, nor the uniqueness check an `Array` makes on every mutation, nor a
+/// retain of a buffer object on every access.
+struct RingBuffer<Element>: ~Copyable {
     /// The slots; `capacity` of them, a power of two (or zero).
-    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Element>
-    @exclusivity(unchecked) private var capacity: Int
+    private var slots: UnsafeMutablePointer<Element>
+    private var capacity: Int
     /// The slot of the oldest element.
-    @exclusivity(unchecked) private var head = 0
+    private var head = 0
     /// The number of elements.
-    @exclusivity(unchecked) private(set) var count = 0
+    private(set) var count = 0
 
     init() {
         slots = UnsafeMutablePointer<Element>.allocate(capacity: 0)
@@ -23,7 +24,11 @@ final class RingBuffer<Element> {
     }
 
     deinit {
-        removeAll()
+        var position = 0
+        while position < count {
+            (slots + slot(position)).deinitialize(count: 1)
+            position += 1
+        }
         slots.deallocate()
     }
 
@@ -54,7 +59,7 @@ final class RingBuffer<Element> {
     ///
     /// - Complexity: O(1) amortized.
     @inline(__always)
-    func append(_ element: consuming Element) {
+    mutating func append(_ element: consuming Element) {
         if count == capacity { grow() }
         (slots + slot(count)).initialize(to: element)
         count &+= 1
@@ -64,7 +69,7 @@ final class RingBuffer<Element> {
     ///
     /// - Complexity: O(1).
     @inline(__always)
-    func removeLast() -> Element {
+    mutating func removeLast() -> Element {
         precondition(count > 0, "removeLast on an empty RingBuffer")
         count &-= 1
         return (slots + slot(count)).move()
@@ -73,7 +78,7 @@ final class RingBuffer<Element> {
     /// Removes and returns the oldest element.
     ///
     /// - Complexity: O(1).
-    func removeFirst() -> Element {
+    mutating func removeFirst() -> Element {
         precondition(count > 0, "removeFirst on an empty RingBuffer")
         let element = (slots + head).move()
         head = (head &+ 1) & (capacity &- 1)
@@ -84,18 +89,9 @@ final class RingBuffer<Element> {
     /// Removes every element, releasing what they hold; keeps the allocation.
     ///
     /// - Complexity: O(n).
-    func removeAll() {
+    mutating func removeAll() {
         while count > 0 { _ = removeLast() }
         head = 0
-    }
-
-    /// Keeps the elements at positions `0..<newCount` and removes the rest, newest first, passing
-    /// each removed element to `body`.
-    ///
-    /// - Complexity: O(k) for the k elements removed.
-    func removeLast(_ k: Int, _ body: (consuming Element) -> Void) {
-        precondition(k >= 0 && k <= count, "removeLast(k) out of range")
-        for _ in 0..<k { body(removeLast()) }
     }
 
     /// Moves the element at `source` to `destination` (`destination < source`), leaving `source`
@@ -113,11 +109,11 @@ final class RingBuffer<Element> {
 
     /// Declares the elements at positions `newCount..<count` already moved out (compaction).
     @inline(__always)
-    func forgetTail(from newCount: Int) {
+    mutating func forgetTail(from newCount: Int) {
         count = newCount
     }
 
-    private func grow() {
+    private mutating func grow() {
         let newCapacity = Swift.max(8, capacity &* 2)
         let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
         // Move the elements to the start of the new allocation, oldest first: two runs at most.

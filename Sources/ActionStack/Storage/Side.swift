@@ -84,8 +84,8 @@ struct NestedGroup {
 /// Costs: appending an action or a step, removing the newest, and removing the oldest are O(1)
 /// (amortized for appends); a removal pass over everything is O(n).
 final class Side {
-    let actions = RingBuffer<Action>()
-    let steps = RingBuffer<Step>()
+    @exclusivity(unchecked) var actions = RingBuffer<Action>()
+    @exclusivity(unchecked) var steps = RingBuffer<Step>()
     /// Absolute index of `actions[0]`.
     @exclusivity(unchecked) var base = 0
     /// The open frames, outermost first.
@@ -136,10 +136,10 @@ final class Side {
         let step = steps[position]
         if step.count == 0 { return true }
         var offset = step.liveHint >= 0 ? Int(step.liveHint) : step.actionCount - 1
-        if step.liveHint >= 0 && action(at: start + offset).box.isAlive { return true }
+        if step.liveHint >= 0 && action(at: start + offset).isTargetAlive { return true }
         if step.liveHint >= 0 { offset -= 1 }
         while offset >= 0 {
-            if action(at: start + offset).box.isAlive {
+            if action(at: start + offset).isTargetAlive {
                 steps[position].liveHint = Int32(offset)
                 return true
             }
@@ -153,7 +153,7 @@ final class Side {
     func hasLiveAction(from start: Int, to end: Int) -> Bool {
         var index = end - 1
         while index >= start {
-            if action(at: index).box.isAlive { return true }
+            if action(at: index).isTargetAlive { return true }
             index -= 1
         }
         return false
