@@ -1,3 +1,7 @@
+// The MigrationTests target is code written for Foundation's UndoManager, as an Apple developer
+// writes it, ported to ActionStack with only the two lines below: `import ActionStack` and the
+// typealias. Nothing else in the target may name ActionStack or use its own API.
+
 import ActionStack
 import Foundation
 

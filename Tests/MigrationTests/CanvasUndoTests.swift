@@ -197,13 +197,13 @@ final class CanvasUndoTests: XCTestCase {
             userAction { canvas.addShape(Shape(kind: .triangle, origin: CGPoint(x: index, y: index))) }
         }
 
-        var undoCount = 0
-        while undoManager.canUndo && undoCount < 10 {
+        var undos = 0
+        while undoManager.canUndo && undos < 10 {
             undoManager.undo()
-            undoCount += 1
+            undos += 1
         }
 
-        XCTAssertEqual(undoCount, 3)
+        XCTAssertEqual(undos, 3)
         XCTAssertEqual(canvas.shapes.count, 2)
     }
 
@@ -233,10 +233,10 @@ final class CanvasUndoTests: XCTestCase {
         // The second page is deleted; its undo actions must go with it.
         undoManager.removeAllActions(withTarget: secondPage)
 
-        var undoCount = 0
-        while undoManager.canUndo && undoCount < 10 {
+        var undos = 0
+        while undoManager.canUndo && undos < 10 {
             undoManager.undo()
-            undoCount += 1
+            undos += 1
         }
         XCTAssertEqual(firstPage.shapes, [])
         XCTAssertEqual(secondPage.shapes, [Shape(kind: .oval, origin: .zero)])
