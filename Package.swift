@@ -31,6 +31,12 @@ let package = Package(
             // `board` is listed so that the executable is built before the tests that run it.
             dependencies: ["BoardModel", "ActionStack", "board"]
         ),
+        // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
+        // unchanged: the proof that such code compiles and behaves the same.
+        .testTarget(
+            name: "MigrationTests",
+            dependencies: ["ActionStack"]
+        ),
     ]
 )
 
