@@ -3,7 +3,9 @@ public import Foundation
 extension ActionStack {
     /// Posted whenever the stack reaches a checkpoint: before a group opens (except the automatic
     /// group), before a group closes, at the start of undo, redo and ``undoNestedGroup()``, after
-    /// the handlers of an undo or redo, and when ``canRedo`` is read.
+    /// the handlers of an undo or redo, and when ``canRedo`` is read. Never while observers of a
+    /// checkpoint are running (a call they make posts none), so that an observer that refreshes a
+    /// Redo button from ``canRedo`` does not hear its own checkpoint forever.
     public static let checkpointNotification = Notification.Name("NSUndoManagerCheckpointNotification")
 
     /// Posted after a group opens, except the group that an undo or redo builds.
@@ -53,9 +55,16 @@ extension ActionStack {
         )
     }
 
+    /// Posts ``checkpointNotification``, unless observers of a checkpoint are running now: an
+    /// observer that reads ``canRedo`` (which posts one, as in Foundation) or calls
+    /// ``endUndoGrouping()`` would otherwise hear its own checkpoint, again and again, until the
+    /// thread's stack overflows.
     @inline(__always)
     func postCheckpoint() {
-        post(ActionStack.checkpointNotification)
+        guard postsNotifications, !isPostingCheckpoint else { return }
+        isPostingCheckpoint = true
+        defer { isPostingCheckpoint = false }
+        NotificationCenter.default.post(name: ActionStack.checkpointNotification, object: self)
     }
 }
 

@@ -123,6 +123,8 @@ open class ActionStack {
     @exclusivity(unchecked) var needsTrim = false
     /// The id of the next frame opened.
     @exclusivity(unchecked) var nextFrameID: UInt64 = 1
+    /// True while observers of a checkpoint run: no checkpoint is posted then.
+    @exclusivity(unchecked) var isPostingCheckpoint = false
     /// True while `onMisuse` runs, so that a misuse inside it is not reported to it again.
     @exclusivity(unchecked) var isReportingMisuse = false
     /// Whether every call ends with an invariant check (a test hook).
