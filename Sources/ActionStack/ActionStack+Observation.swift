@@ -242,6 +242,15 @@ struct Publisher {
     var lastClean = true
     /// The clean flag last told by `cleanStateDidChangeNotification`.
     var lastPostedClean = true
+
+    /// What does not hold between calls: nothing is queued or being delivered.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        if isPublishing { problems.append("still publishing between calls") }
+        if !queue.isEmpty { problems.append("\(queue.count) states queued between calls") }
+        if !whenIdle.isEmpty { problems.append("work left for when the stack is idle") }
+        return problems
+    }
 }
 
 @available(*, unavailable) extension Publisher: Sendable {}

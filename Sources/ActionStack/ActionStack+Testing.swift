@@ -88,28 +88,22 @@ extension ActionStack {
             problems.append("undo stack costs \(undoSide.totalCost), limit \(maximumCost)")
         }
         if disableCount < protectedDisableCount { problems.append("disable count below its protected part") }
-        if let candidate = coalescer.candidate {
-            let purity: Bool
-            if !undoSide.frames.isEmpty {
-                purity =
-                    (undoSide.openStart..<undoSide.end).allSatisfy { undoSide.action(at: $0).box === candidate.box }
-                    && undoSide.openCount > 0
-            } else if let step = undoSide.steps.last {
-                let start = undoSide.newestStepStart
-                purity =
-                    step.count > 0
-                    && (start..<start + step.actionCount).allSatisfy {
-                        undoSide.action(at: $0).box === candidate.box
-                    }
-            } else {
-                purity = false
-            }
-            if !purity { problems.append("coalescing candidate is not the newest step, or not pure") }
+        // Each concern checks its own state.
+        problems += states.invariantViolations()
+        problems += eventClose.invariantViolations()
+        problems += activities.invariantViolations()
+        problems += publisher.invariantViolations()
+        let newestActions: [Action]?
+        if !undoSide.frames.isEmpty {
+            newestActions = (undoSide.openStart..<undoSide.end).map { undoSide.action(at: $0) }
+        } else if let step = undoSide.steps.last {
+            let start = undoSide.newestStepStart
+            newestActions = (start..<start + step.actionCount).map { undoSide.action(at: $0) }
+        } else {
+            newestActions = nil
         }
-        if coalescer.isContinuing && (!undoSide.frames.isEmpty || coalescer.candidate == nil) {
-            problems.append("continuing a coalesced step that is not the newest closed one")
-        }
-        if !activities.isEmpty { problems.append("activities left on the stack: \(activities.stack)") }
+        problems += coalescer.invariantViolations(
+            newestStepActions: newestActions, newestIsOpen: !undoSide.frames.isEmpty)
         for box in registry.list {
             let counted = boxCounts[ObjectIdentifier(box)] ?? 0
             if box.actionCount != counted {

@@ -29,6 +29,11 @@ struct Activities {
 
     var isEmpty: Bool { innermost == nil }
 
+    /// What does not hold between calls: no activity is left in progress.
+    func invariantViolations() -> [String] {
+        isEmpty ? [] : ["activities left in progress: \(stack)"]
+    }
+
     @inline(__always)
     mutating func push(_ activity: Activity) {
         if let innermost { outer.append(innermost) }

@@ -80,6 +80,25 @@ struct Coalescer {
         }
     }
 
+    /// What does not hold of the coalescer, given the actions of the newest undo step (nil when
+    /// there is none) and whether that step is an open group.
+    func invariantViolations(newestStepActions: [Action]?, newestIsOpen: Bool) -> [String] {
+        var problems: [String] = []
+        if let candidate {
+            if let actions = newestStepActions {
+                if actions.isEmpty || !actions.allSatisfy({ $0.isOn(candidate.box) }) {
+                    problems.append("coalescing candidate holds an action of another target, or none")
+                }
+            } else {
+                problems.append("coalescing candidate but no step")
+            }
+        }
+        if isContinuing && (candidate == nil || newestIsOpen) {
+            problems.append("continuing a coalesced step that is not the newest closed one")
+        }
+        return problems
+    }
+
     /// The candidate's target has been removed or has died.
     mutating func forget(_ box: TargetBox) {
         if candidate?.box === box { clear() }

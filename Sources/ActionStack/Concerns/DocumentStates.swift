@@ -38,6 +38,14 @@ struct DocumentStates {
     /// Marks the current state clean.
     mutating func markClean() { clean = current }
 
+    /// What does not hold of the state ids: every id in use was handed out already.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        if current >= next { problems.append("current state \(current) was never handed out") }
+        if clean >= next { problems.append("clean state \(clean) was never handed out") }
+        return problems
+    }
+
     /// The state that performing a step moving from `from` to `to` leads to, given that the
     /// document is now in `current` and that `everyActionRan`.
     @inline(__always)

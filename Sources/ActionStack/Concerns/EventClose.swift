@@ -30,6 +30,12 @@ struct EventClose {
         return true
     }
 
+    /// What does not hold of the event's close.
+    func invariantViolations() -> [String] {
+        if let pending, pending > lastToken { return ["pending close \(pending) was never scheduled"] }
+        return []
+    }
+
     /// The program ended the event or closed the group itself: nothing is pending.
     mutating func cancel() { pending = nil }
 }
