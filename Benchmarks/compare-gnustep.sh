@@ -35,7 +35,7 @@ for line in open(sys.argv[1]):
     gnu[(fields["scenario"], fields["phase"])] = float(fields["ns_per_op"])
     rss[fields["scenario"]] = max(rss.get(fields["scenario"], 0), int(fields["peak_rss_kb"]))
 n = int(sys.argv[3])
-rows = {(r["scenario"], r["variant"]): r for r in json.load(open(sys.argv[2]))}
+rows = {(r["scenario"], r["variant"]): r for r in json.load(open(sys.argv[2]))["rows"]}
 def gn(s, *phases): return sum(gnu.get((s, p), float("nan")) for p in phases)
 def ours(s, v, key="nsPerAction"): return rows[(s, v)][key]
 table = [
