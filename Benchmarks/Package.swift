@@ -2,7 +2,7 @@
 // The benchmarks live in their own package so the library's manifest never gains a dependency.
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks [--quick] [--json FILE]
-//       the same-run ratio table (Sources/ActionStackBenchmarks)
+//       the same-run ratio table and the scale table (Sources/ActionStackBenchmarks)
 //
 // See Benchmarks/README.md.
 import PackageDescription
@@ -19,7 +19,7 @@ let package = Package(
             name: "Workloads",
             dependencies: [.product(name: "ActionStack", package: "ActionStack")]
         ),
-        // The same-run ratio table.
+        // The same-run ratio table and the scale table.
         .executableTarget(
             name: "ActionStackBenchmarks",
             dependencies: ["Workloads", .product(name: "ActionStack", package: "ActionStack")]

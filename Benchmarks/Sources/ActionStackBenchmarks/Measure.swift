@@ -105,6 +105,11 @@ func format(_ value: Double, _ decimals: Int = 1) -> String {
     value.isNaN ? "-" : String(format: "%.\(decimals)f", value)
 }
 
+/// Formats a ratio: two decimals, none from 100 on.
+func formatRatio(_ ratio: Double) -> String {
+    format(ratio, ratio >= 100 ? 0 : 2) + "x"
+}
+
 /// Prints cells in fixed-width columns: the first `leftAligned` columns left-aligned, the rest
 /// right-aligned, and anything past the widths appended as is.
 func printCells(_ cells: [String], widths: [Int], leftAligned: Set<Int>) {

@@ -198,7 +198,7 @@ func printRow(_ row: Row) {
     for (index, comparison) in row.comparisons.enumerated() {
         let lead = index == 0 ? [row.scenario, row.variant, String(row.n), own] : ["", "", "", ""]
         let value = format(comparison.baselineValue) + (isMemory ? " B" : "")
-        let ratio = format(comparison.ratio, 2) + "x"
+        let ratio = formatRatio(comparison.ratio)
         var target = comparison.target.map { "target <= \($0)" } ?? ""
         if index == 0 && !row.note.isEmpty { target += (target.isEmpty ? "" : "; ") + row.note }
         printCells(lead + [comparison.baseline, value, ratio, target], widths: ratioWidths, leftAligned: [0, 1, 4])

@@ -1,9 +1,10 @@
-// ActionStack benchmarks: each scenario beside baselines measured in the same run (the ratio table).
+// ActionStack benchmarks: each scenario beside baselines measured in the same run (the ratio
+// table), then what operations cost at a size and at 16 times it (the scale table).
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks            N = 1,000,000, 5 repetitions
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks --quick    N = 20,000, 3 repetitions
 //   ... -n N                         another N
-//   ... --only 1,2                   only these scenarios (1-7)
+//   ... --only 1,2,scale             only these scenarios (1-7) and/or the scale table
 //   ... --json results.json          also write every row as JSON
 //
 // Figures are medians of the repetitions; the machine is shared and noisy, so read the ratios.
@@ -33,7 +34,7 @@ if let text = value(after: "-n") {
     n = value
 }
 let only = value(after: "--only").map { Set($0.split(separator: ",").map(String.init)) }
-/// Whether a scenario ("1" ... "7") runs.
+/// Whether a scenario ("1" ... "7") or the scale table ("scale") runs.
 func selected(_ name: String) -> Bool { only?.contains(name) ?? true }
 let repetitions = quick ? 3 : 5
 #if DEBUG
@@ -46,10 +47,14 @@ struct Report: Encodable {
     var repetitions: Int
     var quick: Bool
     var rows: [Row]
+    var scale: [ScaleRow]
 }
 
-var report = Report(n: n, repetitions: repetitions, quick: quick, rows: [])
+var report = Report(n: n, repetitions: repetitions, quick: quick, rows: [], scale: [])
 if (1...7).contains(where: { selected(String($0)) }) {
     report.rows = runRatioTable(n: n, repetitions: repetitions, quick: quick, selected: selected)
+}
+if selected("scale") {
+    report.scale = runScaleTable(quick ? .quick : .full)
 }
 if let path = value(after: "--json") { writeJSON(report, to: path) }
