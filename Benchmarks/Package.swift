@@ -19,7 +19,7 @@ let package = Package(
             name: "Workloads",
             dependencies: [.product(name: "ActionStack", package: "ActionStack")]
         ),
-        // The same-run ratio table and the scale table.
+        // The same-run ratio table, the scale table, and --single-run for profilers (callgrind.sh).
         .executableTarget(
             name: "ActionStackBenchmarks",
             dependencies: ["Workloads", .product(name: "ActionStack", package: "ActionStack")]

@@ -6,6 +6,7 @@
 //   ... -n N                         another N
 //   ... --only 1,2,scale             only these scenarios (1-7) and/or the scale table
 //   ... --json results.json          also write every row as JSON
+//   ... --single-run SCENARIO COUNT  one scenario's work only, for profilers (see callgrind.sh)
 //
 // Figures are medians of the repetitions; the machine is shared and noisy, so read the ratios.
 
@@ -21,6 +22,15 @@ func value(after flag: String) -> String? {
 
 if arguments.first == "--memory-probe", arguments.count == 3, let n = Int(arguments[2]) {
     print(memoryProbe(arguments[1], n))
+    exit(0)
+}
+
+if arguments.first == "--single-run" {
+    guard arguments.count == 3, let count = Int(arguments[2]), count > 0, singleRun(arguments[1], count) else {
+        print("usage: ActionStackBenchmarks --single-run SCENARIO COUNT, SCENARIO one of:")
+        for scenario in singleRunScenarios { print("  \(scenario.name): \(scenario.step)") }
+        exit(2)
+    }
     exit(0)
 }
 
