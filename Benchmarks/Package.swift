@@ -3,6 +3,10 @@
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks [--quick] [--json FILE]
 //       the same-run ratio table and the scale table (Sources/ActionStackBenchmarks)
+//   swift package --package-path Benchmarks benchmark
+//       package-benchmark: wall clock, allocations and ARC counts per step (Benchmarks/ActionStackMetrics)
+//   Benchmarks/update-thresholds.sh, Benchmarks/check-thresholds.sh
+//       write / check the committed count thresholds (Thresholds/)
 //
 // See Benchmarks/README.md.
 import PackageDescription
@@ -11,7 +15,11 @@ let package = Package(
     name: "ActionStackBenchmarks",
     dependencies: [
         // The checkout's folder name is not the package's name, so name it.
-        .package(name: "ActionStack", path: "..")
+        .package(name: "ActionStack", path: ".."),
+        // package-benchmark. On Linux with Swift 6.3 it needs the MallocInterposer trait named here
+        // (the trait list replaces the package's defaults, which would also ask for a runtime
+        // interposer package); ARC counts then come from the Swift runtime's hooks.
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // The work of every scenario and baseline, shared by the harnesses below.
@@ -23,6 +31,17 @@ let package = Package(
         .executableTarget(
             name: "ActionStackBenchmarks",
             dependencies: ["Workloads", .product(name: "ActionStack", package: "ActionStack")]
+        ),
+        // package-benchmark's suite: its plugin finds executables under Benchmarks/<Name>/.
+        .executableTarget(
+            name: "ActionStackMetrics",
+            dependencies: [
+                "Workloads",
+                .product(name: "ActionStack", package: "ActionStack"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ActionStackMetrics",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
 )
