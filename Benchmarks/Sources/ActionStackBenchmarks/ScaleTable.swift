@@ -81,79 +81,116 @@ func nsPerCall(limit: Int = .max, budget: Double, _ op: (Int) -> Void) -> (ns: D
     return (median(samples), calls)
 }
 
-/// Per-call costs of the stack's operations on a stack of `size` one-action steps, each on its own
-/// live target (notifications off, explicit grouping unless said).
-func stackOperationCosts(size: Int, budget: Double) -> [String: Double] {
-    let models = (0..<size).map { _ in Model() }
+/// A stack of `size` one-action steps spread over `targets` live targets (notifications off,
+/// explicit grouping), with what the scale table needs to run operations on it.
+final class ScaleStack {
+    let size: Int
+    let models: [Model]
     let stack = explicitStack(notify: false)
-    registerGroups(1...size, on: stack, models: models)
-    // Operations that add steps stay under a sixteenth of the size, so the size stays the size.
-    let adding = max(1, size / 16)
-    var costs: [String: Double] = [:]
-    costs["canUndo"] = nsPerCall(budget: budget) { _ in consume(stack.canUndo) }.ns
-    costs["canRedo"] = nsPerCall(budget: budget) { _ in consume(stack.canRedo) }.ns
-    costs["undoMenuItemTitle"] = nsPerCall(budget: budget) { _ in consume(stack.undoMenuItemTitle) }.ns
-    costs["undoActionName"] = nsPerCall(budget: budget) { _ in consume(stack.undoActionName) }.ns
-    costs["markClean"] = nsPerCall(budget: budget) { _ in stack.markClean() }.ns
-    costs["disable+enable"] =
-        nsPerCall(budget: budget) { _ in
-            stack.disableUndoRegistration()
-            stack.enableUndoRegistration()
-        }.ns
-    let undo = nsPerCall(limit: adding, budget: budget) { _ in stack.undo() }
-    costs["undo"] = undo.ns
-    costs["redo"] = nsPerCall(limit: undo.calls, budget: budget) { _ in stack.redo() }.ns
-    check(stack.redoCount == 0, "scale: \(stack.redoCount) steps left to redo")
-    costs["register"] =
-        nsPerCall(limit: adding, budget: budget) { i in
-            stack.beginUndoGrouping()
-            bump(models[i % size], by: 1, on: stack)
-            stack.endUndoGrouping()
-        }.ns
-    stack.groupsByEvent = true
-    stack.automaticGroupClosing = .manual
-    costs["endEvent"] =
-        nsPerCall(limit: adding, budget: budget) { i in
-            bump(models[i % size], by: 1, on: stack)
-            stack.endEvent()
-        }.ns
-    stack.groupsByEvent = false
-    stack.levelsOfUndo = stack.undoCount
-    costs["trim"] =
-        nsPerCall(limit: adding, budget: budget) { i in
-            stack.beginUndoGrouping()
-            bump(models[i % size], by: 1, on: stack)
-            stack.endUndoGrouping()
-        }.ns
-    check(stack.undoCount == stack.levelsOfUndo, "scale: \(stack.undoCount) steps, limit \(stack.levelsOfUndo)")
-    stack.removeAllActions()
-    // The targets must live until here: Swift may end an object's life at its last use, and a
-    // freed target's steps would vanish from the stack.
-    withExtendedLifetime(models) {}
+    /// Undos measured and not yet redone.
+    var undone = 0
+
+    init(size: Int, targets: Int) {
+        self.size = size
+        models = (0..<targets).map { _ in Model() }
+        registerGroups(1...size, on: stack, models: models)
+    }
+
+    /// One explicit group of one action on an existing target.
+    func addStep(_ i: Int) {
+        stack.beginUndoGrouping()
+        bump(models[i % models.count], by: 1, on: stack)
+        stack.endUndoGrouping()
+    }
+}
+
+/// Number of alternations of the two stacks in each measurement.
+let scaleRounds = 3
+
+/// Median ns per call of `op` on `small` and on `large`, measured alternately (small, large, small,
+/// large, ...) so that noise on the shared machine lands on both. `limit` caps the calls of each
+/// round on a stack (for operations that add or use up steps).
+func alternately(
+    _ small: ScaleStack, _ large: ScaleStack, budget: Double, limit: (ScaleStack) -> Int = { _ in .max },
+    _ op: (ScaleStack, Int) -> Void
+) -> (small: Double, large: Double) {
+    var samples: [[Double]] = [[], []]
+    for _ in 0..<scaleRounds {
+        for (index, scale) in [small, large].enumerated() {
+            let cost = nsPerCall(limit: limit(scale), budget: budget / Double(scaleRounds)) { op(scale, $0) }
+            samples[index].append(cost.ns)
+        }
+    }
+    return (median(samples[0]), median(samples[1]))
+}
+
+/// Per-call costs of the stack's operations at two sizes (small, large), measured alternately.
+func stackOperationCosts(small: ScaleStack, large: ScaleStack, budget: Double) -> [String: (Double, Double)] {
+    var costs: [String: (Double, Double)] = [:]
+    func measure(_ key: String, limit: (ScaleStack) -> Int = { _ in .max }, _ op: (ScaleStack, Int) -> Void) {
+        let pair = alternately(small, large, budget: budget, limit: limit, op)
+        costs[key] = (pair.small, pair.large)
+    }
+    // Operations that add or use up steps stay under a sixteenth of the size in all, so the size
+    // stays the size.
+    let perRound = { (scale: ScaleStack) in max(1, scale.size / 16 / scaleRounds) }
+    measure("canUndo") { scale, _ in consume(scale.stack.canUndo) }
+    measure("canRedo") { scale, _ in consume(scale.stack.canRedo) }
+    measure("undoMenuItemTitle") { scale, _ in consume(scale.stack.undoMenuItemTitle) }
+    measure("undoActionName") { scale, _ in consume(scale.stack.undoActionName) }
+    measure("markClean") { scale, _ in scale.stack.markClean() }
+    measure("disable+enable") { scale, _ in
+        scale.stack.disableUndoRegistration()
+        scale.stack.enableUndoRegistration()
+    }
+    measure("undo", limit: perRound) { scale, _ in
+        scale.stack.undo()
+        scale.undone += 1
+    }
+    let redoable = { (scale: ScaleStack) in min(perRound(scale), scale.undone) }
+    measure("redo", limit: redoable) { scale, _ in
+        scale.stack.redo()
+        scale.undone -= 1
+    }
+    for scale in [small, large] {
+        // What the budget left undone is redone untimed, so the redo stack is empty again.
+        while scale.undone > 0 {
+            scale.stack.redo()
+            scale.undone -= 1
+        }
+    }
+    measure("register", limit: perRound) { scale, i in scale.addStep(i) }
+    for scale in [small, large] {
+        scale.stack.groupsByEvent = true
+        scale.stack.automaticGroupClosing = .manual
+    }
+    measure("endEvent", limit: perRound) { scale, i in
+        bump(scale.models[i % scale.models.count], by: 1, on: scale.stack)
+        scale.stack.endEvent()
+    }
+    for scale in [small, large] {
+        scale.stack.groupsByEvent = false
+        scale.stack.levelsOfUndo = scale.stack.undoCount
+    }
+    measure("trim", limit: perRound) { scale, i in scale.addStep(i) }
+    for scale in [small, large] {
+        let stack = scale.stack
+        check(stack.undoCount == stack.levelsOfUndo, "scale: \(stack.undoCount) steps, limit \(stack.levelsOfUndo)")
+        stack.levelsOfUndo = 0
+    }
     return costs
 }
 
-/// ns per `canUndo` on a stack of `steps` one-action steps all on one target.
-func canUndoOneTarget(steps: Int, budget: Double) -> Double {
-    let model = Model()
-    let stack = explicitStack(notify: false)
-    registerGroups(1...steps, on: stack, models: [model])
-    let ns = nsPerCall(budget: budget) { _ in consume(stack.canUndo) }.ns
-    stack.removeAllActions()
-    withExtendedLifetime(model) {}
-    return ns
-}
-
-/// ns per `observe` and per `cancel()` with `count` observers: all registered, then a thousand
-/// (or all, if fewer) cancelled, spread evenly over the list in the order they were registered.
-func observerCosts(count: Int) -> (observe: Double, cancel: Double) {
+/// ns per `observe` and per `cancel()` with `count` observers: all registered, then `cancels` of
+/// them (all, if fewer) cancelled, spread evenly over the list in the order they were registered.
+func observerCosts(count: Int, cancels wanted: Int) -> (observe: Double, cancel: Double) {
     var stack: ActionStack? = explicitStack(notify: false)
     var tokens: [ObservationToken] = []
     tokens.reserveCapacity(count)
     let observeNs = nanoseconds {
         for _ in 0..<count { tokens.append(stack!.observe { _ in }) }
     }
-    let cancels = min(count, 1000)
+    let cancels = min(count, wanted)
     let spacing = count / cancels
     let cancelNs = nanoseconds {
         for index in 0..<cancels { tokens[index * spacing].cancel() }
@@ -221,8 +258,8 @@ struct ScaleSizes {
     /// Seconds spent timing each operation at each size, about.
     var budget: Double
 
-    static let full = ScaleSizes(steps: 62_500, observers: 6_250, streams: 1_000, followed: 2_000, budget: 0.2)
-    static let quick = ScaleSizes(steps: 2_000, observers: 625, streams: 250, followed: 500, budget: 0.05)
+    static let full = ScaleSizes(steps: 62_500, observers: 6_250, streams: 1_000, followed: 1_000, budget: 0.3)
+    static let quick = ScaleSizes(steps: 2_000, observers: 625, streams: 250, followed: 250, budget: 0.06)
 }
 
 /// Runs the scale table, printing each row as it is measured.
@@ -235,15 +272,17 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
     print("")
     print(
         "ActionStack scale table: ns per operation at a size and at 16 times it (4 times for "
-            + "ActionStackModel); ratio = large / small, \"O(1)\" below 2x")
+            + "ActionStackModel), the two measured alternately, medians of \(scaleRounds); "
+            + "ratio = large / small, \"O(1)\" below 2x")
     printCells(
         ["operation", "size unit", "n", "ns at n", "large", "ns at large", "ratio", "verdict", "documented", "note"],
         widths: scaleWidths, leftAligned: [0, 1, 7, 8])
 
     let small = sizes.steps
     let large = 16 * sizes.steps
-    let costsSmall = stackOperationCosts(size: small, budget: sizes.budget)
-    let costsLarge = stackOperationCosts(size: large, budget: sizes.budget)
+    let smallStack = ScaleStack(size: small, targets: small)
+    let largeStack = ScaleStack(size: large, targets: large)
+    let costs = stackOperationCosts(small: smallStack, large: largeStack, budget: sizes.budget)
     let operations: [(key: String, name: String, documented: String)] = [
         ("register", "begin + registerUndo + end", "O(1) amortized"),
         ("undo", "undo()", "O(1) per action"),
@@ -261,20 +300,42 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
         add(
             ScaleRow(
                 operation: operation.name, sizeUnit: "targets", small: small, large: large,
-                nsSmall: costsSmall[operation.key] ?? .nan, nsLarge: costsLarge[operation.key] ?? .nan,
+                nsSmall: costs[operation.key]?.0 ?? .nan, nsLarge: costs[operation.key]?.1 ?? .nan,
                 documented: operation.documented))
     }
 
     // canUndo with as many live targets as steps, against the same number of steps on one target.
-    let oneTarget = canUndoOneTarget(steps: large, budget: sizes.budget)
+    let oneTarget = ScaleStack(size: large, targets: 1)
+    let canUndo = alternately(oneTarget, largeStack, budget: sizes.budget) { scale, _ in consume(scale.stack.canUndo) }
     add(
         ScaleRow(
             operation: "canUndo: \(large) targets vs 1 target", sizeUnit: "(\(large) steps)", small: 1,
-            large: large, nsSmall: oneTarget, nsLarge: costsLarge["canUndo"] ?? .nan, documented: "O(t)",
+            large: large, nsSmall: canUndo.small, nsLarge: canUndo.large, documented: "O(t)",
             note: "target: within 2x"))
+    for scale in [smallStack, largeStack, oneTarget] {
+        scale.stack.removeAllActions()
+        // The targets must live until here: Swift may end an object's life at its last use, and a
+        // freed target's steps would vanish from the stack.
+        withExtendedLifetime(scale.models) {}
+    }
 
-    let observersSmall = observerCosts(count: sizes.observers)
-    let observersLarge = observerCosts(count: 16 * sizes.observers)
+    // The rows below build what they measure anew each time; the two sizes alternate, three times.
+    func alternate<T>(_ body: (Int) -> T, _ small: Int, _ large: Int) -> (small: [T], large: [T]) {
+        var results: (small: [T], large: [T]) = ([], [])
+        for _ in 0..<scaleRounds {
+            results.small.append(body(small))
+            results.large.append(body(large))
+        }
+        return results
+    }
+    let observers = alternate(
+        { observerCosts(count: $0, cancels: 1000 / scaleRounds) }, sizes.observers, 16 * sizes.observers)
+    let observersSmall = (
+        observe: median(observers.small.map(\.observe)), cancel: median(observers.small.map(\.cancel))
+    )
+    let observersLarge = (
+        observe: median(observers.large.map(\.observe)), cancel: median(observers.large.map(\.cancel))
+    )
     add(
         ScaleRow(
             operation: "observe { _ in }", sizeUnit: "observers", small: sizes.observers,
@@ -284,10 +345,16 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
         ScaleRow(
             operation: "ObservationToken.cancel()", sizeUnit: "observers", small: sizes.observers,
             large: 16 * sizes.observers, nsSmall: observersSmall.cancel, nsLarge: observersLarge.cancel,
-            documented: "O(k), k observers", note: "1000 cancels, spread"))
+            documented: "O(k), k observers", note: "\(1000 / scaleRounds) cancels, spread"))
 
-    let streamsSmall = droppedStreamCosts(count: sizes.streams)
-    let streamsLarge = droppedStreamCosts(count: 16 * sizes.streams)
+    let streams = alternate(droppedStreamCosts, sizes.streams, 16 * sizes.streams)
+    let streamsSmall = (
+        create: median(streams.small.map(\.create)), firstChange: median(streams.small.map(\.firstChange))
+    )
+    let streamsLarge = (
+        create: median(streams.large.map(\.create)), firstChange: median(streams.large.map(\.firstChange)),
+        nextChange: median(streams.large.map(\.nextChange))
+    )
     add(
         ScaleRow(
             operation: "stateUpdates(), dropped at once", sizeUnit: "streams", small: sizes.streams,
@@ -299,8 +366,9 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
             large: 16 * sizes.streams, nsSmall: streamsSmall.firstChange, nsLarge: streamsLarge.firstChange,
             documented: "-", note: "then \(format(streamsLarge.nextChange, 0)) ns for the change after"))
 
-    let followedSmall = followedStepCost(steps: sizes.followed)
-    let followedLarge = followedStepCost(steps: 4 * sizes.followed)
+    let followed = alternate(followedStepCost, sizes.followed, 4 * sizes.followed)
+    let followedSmall = median(followed.small)
+    let followedLarge = median(followed.large)
     add(
         ScaleRow(
             operation: "step with an ActionStackModel following", sizeUnit: "targets", small: sizes.followed,
