@@ -12,8 +12,8 @@ cd "$(dirname "$0")"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
+# pipefail: the status is the check's, not tee's.
 swift package benchmark thresholds check --no-progress "$@" 2>&1 | tee "$log" || status=$?
-[ "$status" -eq 0 ] && status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
   echo >&2
   if grep -q "benchmarkThresholdImprovement" "$log"; then
