@@ -1,19 +1,56 @@
 // swift-tools-version: 6.2
 // The benchmarks live in their own package so the library's manifest never gains a dependency.
-// Run: swift run -c release --package-path Benchmarks [--quick] [--json FILE]
+//
+//   swift run -c release --package-path Benchmarks ActionStackBenchmarks [--quick] [--json FILE]
+//       the same-run ratio table and the scale table (Sources/ActionStackBenchmarks)
+//   swift package --package-path Benchmarks benchmark
+//       package-benchmark: wall clock, allocations and ARC counts per step (Benchmarks/ActionStackMetrics)
+//   Benchmarks/update-thresholds.sh, Benchmarks/check-thresholds.sh
+//       write / check the committed count thresholds (Thresholds/)
+//
+// See Benchmarks/README.md.
 import PackageDescription
 
 let package = Package(
     name: "ActionStackBenchmarks",
     dependencies: [
         // The checkout's folder name is not the package's name, so name it.
-        .package(name: "ActionStack", path: "..")
+        .package(name: "ActionStack", path: ".."),
+        // package-benchmark. On Linux with Swift 6.3 it needs the MallocInterposer trait named here
+        // (the trait list replaces the package's defaults, which would also ask for a runtime
+        // interposer package); ARC counts then come from the Swift runtime's hooks.
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The work of every scenario and baseline, shared by the harnesses below.
+        .target(
+            name: "Workloads",
+            dependencies: [.product(name: "ActionStack", package: "ActionStack")]
+        ),
+        // The same-run ratio table, the scale table, and --single-run for profilers (callgrind.sh).
         .executableTarget(
             name: "ActionStackBenchmarks",
-            dependencies: [.product(name: "ActionStack", package: "ActionStack")],
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        )
+            dependencies: ["Workloads", .product(name: "ActionStack", package: "ActionStack")]
+        ),
+        // package-benchmark's suite: its plugin finds executables under Benchmarks/<Name>/.
+        .executableTarget(
+            name: "ActionStackMetrics",
+            dependencies: [
+                "Workloads",
+                .product(name: "ActionStack", package: "ActionStack"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ActionStackMetrics",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.swiftLanguageMode(.v6))
+    // No warnings, as in the library (set here so that it does not reach the dependencies).
+    settings.append(.treatAllWarnings(as: .error))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

@@ -1,63 +1,81 @@
 #!/usr/bin/env bash
-# Runs ActionStack's benchmarks and GNUstep's NSUndoManager benchmark (../shared/peers/gnustep)
-# on this machine in one go and prints the figures side by side.
+# Runs GNUstep's NSUndoManager and ActionStack's benchmarks on this machine, in one go, and prints
+# the figures side by side. Everything it needs is in this repository: the peer program is
+# Benchmarks/GNUstep/undo_peer.m, built here with Debian's GNUstep packages, which
+# Benchmarks/GNUstep/install.sh installs if they are missing (root or sudo, apt-get).
 #
 # Usage: Benchmarks/compare-gnustep.sh [N=1000000]
-# Needs root or sudo the first time (apt-get install of GNUstep's packages, by the peer's script).
+#   GNUSTEP_REPETITIONS=3   repetitions of each GNUstep scenario (median); ActionStack's are 5
+#
+# The peer is built into Benchmarks/.build-gnustep/ (ignored by git), and every output of the run
+# (GNUstep's lines, ActionStack's table and JSON, the side-by-side table) is kept in
+# Benchmarks/.build-gnustep/results-DATE-nN/, whose path is printed at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
 N=${1:-1000000}
-peer=${GNUSTEP_PEER:-$top/../shared/peers/gnustep}
-[ -d "$peer" ] || { echo "compare-gnustep: no GNUstep peer at $peer (set GNUSTEP_PEER)" >&2; exit 1; }
+repetitions=${GNUSTEP_REPETITIONS:-3}
 
-"$peer/install.sh" >/dev/null
-# The peer folder may be read-only: build a copy.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cp "$peer"/*.m "$peer"/build.sh "$work/"
-(cd "$work" && ./build.sh >/dev/null)
+"$here/GNUstep/install.sh"
+peer=$("$here/GNUstep/build.sh" "$here/.build-gnustep")
+results="$here/.build-gnustep/results-$(date +%Y%m%d-%H%M%S)-n$N"
+mkdir -p "$results"
+version=$(dpkg-query -W -f '${Version}' libgnustep-base-dev 2>/dev/null || echo unknown)
 
-echo "== GNUstep NSUndoManager (N=$N)"
-gnu="$work/gnustep.txt"
-for scenario in each each_sel single levels remove; do
-  "$work/bin/undo_bench" "$N" "$scenario" | grep '^result' >> "$gnu"
+echo "== GNUstep base $version NSUndoManager (N=$N, median of $repetitions)"
+for scenario in each each_sel single levels remove memory memory_sel; do
+  "$peer" "$scenario" "$N" "$repetitions" | tee -a "$results/gnustep.txt"
 done
-echo "== ActionStack (N=$N)"
-json="$work/actionstack.json"
-swift run -c release --package-path "$top/Benchmarks" ActionStackBenchmarks -n "$N" --json "$json" | grep -v '^\['
 
-python3 - "$gnu" "$json" "$N" <<'PY'
+echo
+echo "== ActionStack (N=$N)"
+swift build -c release --package-path "$here" --product ActionStackBenchmarks >/dev/null
+"$(swift build -c release --package-path "$here" --show-bin-path)/ActionStackBenchmarks" -n "$N" \
+  --json "$results/actionstack.json" | tee "$results/actionstack.txt"
+
+python3 - "$results" "$version" <<'PY' | tee "$results/side-by-side.txt"
 import json, sys
-gnu, rss = {}, {}
-for line in open(sys.argv[1]):
-    fields = dict(f.split("=", 1) for f in line.split()[1:])
-    gnu[(fields["scenario"], fields["phase"])] = float(fields["ns_per_op"])
-    rss[fields["scenario"]] = max(rss.get(fields["scenario"], 0), int(fields["peak_rss_kb"]))
-n = int(sys.argv[3])
-rows = {(r["scenario"], r["variant"]): r for r in json.load(open(sys.argv[2]))}
-def gn(s, *phases): return sum(gnu.get((s, p), float("nan")) for p in phases)
-def ours(s, v, key="nsPerAction"): return rows[(s, v)][key]
+
+results, version = sys.argv[1], sys.argv[2]
+gnustep = {}
+for line in open(f"{results}/gnustep.txt"):
+    fields = dict(field.split("=", 1) for field in line.split()[1:])
+    gnustep[fields["scenario"]] = float(fields["median"])
+report = json.load(open(f"{results}/actionstack.json"))
+rows = {(row["scenario"], row["variant"]): row for row in report["rows"]}
+
+def ours(scenario, variant, key="nsPerAction"):
+    return rows[(scenario, variant)][key]
+
 table = [
-    ("1: group+register, undo, redo (invocation) vs ours, notifications on",
-     gn("each", "register_group_each", "undo_all", "redo_all"), ours("1 each", "notifications on")),
-    ("1: same through selectors, vs ours, notifications on",
-     gn("each_sel", "register_group_each", "undo_all", "redo_all"), ours("1 each", "notifications on")),
-    ("1: same through selectors, vs ours, notifications off",
-     gn("each_sel", "register_group_each", "undo_all", "redo_all"), ours("1 each", "notifications off")),
-    ("2: N in one group, one undo, one redo (per action)",
-     gn("single", "register_in_one_group", "single_undo_of_N_actions", "single_redo_of_N_actions"),
-     ours("2 single", "notifications on")),
-    ("3: levelsOfUndo = 100, per group", gn("levels", "register_group_each_levels100"),
-     ours("3 levels100", "notifications on")),
-    ("4: removeAllActions(withTarget:), per stored action", gnu.get(("remove", "removeAllActionsWithTarget_1_of_1000"), float("nan")),
-     ours("4 remove", "1 of 1000 targets")),
-    ("6: peak resident bytes per stored action (each)", rss.get("each", 0) * 1024 / n,
-     ours("6 memory", "one action per group", "bytesPerAction")),
+    ("1. group + register, undo, redo: prepareWithInvocationTarget: vs ours, notifications on",
+     gnustep["each"], ours("1 each", "notifications on"), "ns", ">= 2x"),
+    ("1. the same through registerUndoWithTarget:selector:object:, vs ours, notifications on",
+     gnustep["each_sel"], ours("1 each", "notifications on"), "ns", ">= 1.5x"),
+    ("1. the same through selectors, vs ours, notifications off",
+     gnustep["each_sel"], ours("1 each", "notifications off"), "ns", ""),
+    ("2. N actions in one group, one undo, one redo (per action), notifications on",
+     gnustep["single"], ours("2 single", "notifications on"), "ns", ""),
+    ("3. levelsOfUndo = 100 (per group), notifications on",
+     gnustep["levels"], ours("3 levels100", "notifications on"), "ns", ""),
+    ("4. removeAllActions(withTarget:), 1 of 1000 targets (per stored action)",
+     gnustep["remove"], ours("4 remove", "1 of 1000 targets"), "ns", ">= 10x"),
+    ("6. peak resident bytes per stored action (invocation path vs closures)",
+     gnustep["memory"], ours("6 memory", "one action per group", "bytesPerAction"), "B", ">= 8x"),
+    ("6. the same, GNUstep through selectors",
+     gnustep["memory_sel"], ours("6 memory", "one action per group", "bytesPerAction"), "B", ""),
 ]
 print()
-print(f"{'scenario':72} {'GNUstep':>10} {'ActionStack':>12} {'GNUstep / ActionStack':>22}")
-for name, g, a in table:
-    print(f"{name:72} {g:10.1f} {a:12.1f} {g / a:21.1f}x")
-print("(ns per action, except bytes for 6; scenario 5, automatic grouping, has no GNUstep counterpart)")
+print(f"GNUstep base {version} NSUndoManager beside ActionStack, N = {report['n']}, same machine, one go")
+print("(GNUstep always posts its notifications; ns per step or action, bytes for 6)")
+print(f"{'scenario':88} {'GNUstep':>10} {'ActionStack':>12} {'ActionStack is':>20}  target")
+for name, theirs, own, unit, target in table:
+    factor = theirs / own
+    verdict = f"{factor:.1f}x {'faster' if unit == 'ns' else 'smaller'}"
+    if target:
+        wanted = float(target.split()[1].rstrip("x"))
+        target = f"{target} {'met' if factor >= wanted else 'MISSED'}"
+    print(f"{name:88} {theirs:10.1f} {own:12.1f} {verdict:>20}  {target}".rstrip())
+print("(scenario 5, automatic grouping, and 7, many targets, have no GNUstep counterpart)")
 PY
+echo
+echo "compare-gnustep: everything of this run is in $results"

@@ -1,22 +1,10 @@
+import Dispatch
 import Foundation
+import Workloads
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// A model that every action does real work on, checked after each phase so nothing is
-/// optimised away.
-final class Model {
-    var value = 0
-}
-
-/// Stops the run when a check fails: a benchmark whose work is wrong measures nothing.
-func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition {
-        print("CHECK FAILED: \(message())")
-        exit(1)
-    }
-}
 
 /// Nanoseconds taken by `body`.
 func nanoseconds(_ body: () -> Void) -> Double {
@@ -30,6 +18,18 @@ func median(_ values: [Double]) -> Double {
     guard !sorted.isEmpty else { return .nan }
     return sorted.count % 2 == 1
         ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Runs the bodies `repetitions` times in turn (A B C, A B C, ...) and returns the median of each.
+///
+/// Interleaving puts each figure and its baselines under the same load, so a burst of noise from
+/// the shared machine lands on all of them rather than on one; the ratios are what to read.
+func measureTogether(_ repetitions: Int, _ bodies: [() -> Double]) -> [Double] {
+    var samples = [[Double]](repeating: [], count: bodies.count)
+    for _ in 0..<repetitions {
+        for (index, body) in bodies.enumerated() { samples[index].append(body()) }
+    }
+    return samples.map(median)
 }
 
 /// Resident memory of this process now, in bytes.
@@ -50,26 +50,39 @@ func peakResidentBytes() -> Int {
     return 0
 }
 
-/// One row of the results table.
+/// One figure of a row set against one baseline measured in the same run.
+struct Comparison: Encodable {
+    /// What the baseline is.
+    var baseline: String
+    /// Median ns per action of the baseline (or bytes per action for memory rows).
+    var baselineValue: Double
+    /// The row's figure / the baseline's.
+    var ratio: Double
+    /// The target for this ratio, if it sets one.
+    var target: String?
+}
+
+/// One row of the ratio table.
 struct Row: Encodable {
     var scenario: String
     var variant: String
     var n: Int
-    /// Median ns per action of ActionStack.
+    /// Median ns per action of ActionStack (NaN for memory rows).
     var nsPerAction: Double
-    /// Median ns per action of the baseline, measured in the same run.
-    var baselineNsPerAction: Double
-    var baselineName: String
-    /// nsPerAction / baselineNsPerAction.
-    var ratio: Double { nsPerAction / baselineNsPerAction }
     /// Peak resident bytes per stored action, where measured.
     var bytesPerAction: Double?
-    var baselineBytesPerAction: Double?
+    /// The baselines, the first one being the row's main one.
+    var comparisons: [Comparison]
     var note: String
 
+    // The first comparison under the names the table had before it had several baselines.
+    var baselineName: String { comparisons.first?.baseline ?? "" }
+    var baselineNsPerAction: Double { comparisons.first?.baselineValue ?? .nan }
+    var ratio: Double { comparisons.first?.ratio ?? .nan }
+
     enum CodingKeys: String, CodingKey {
-        case scenario, variant, n, nsPerAction, baselineNsPerAction, baselineName, bytesPerAction
-        case baselineBytesPerAction, note, ratio
+        case scenario, variant, n, nsPerAction, bytesPerAction, comparisons, note
+        case baselineName, baselineNsPerAction, ratio
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -78,11 +91,52 @@ struct Row: Encodable {
         try container.encode(variant, forKey: .variant)
         try container.encode(n, forKey: .n)
         try container.encode(nsPerAction, forKey: .nsPerAction)
-        try container.encode(baselineNsPerAction, forKey: .baselineNsPerAction)
-        try container.encode(baselineName, forKey: .baselineName)
-        try container.encode(ratio, forKey: .ratio)
         try container.encodeIfPresent(bytesPerAction, forKey: .bytesPerAction)
-        try container.encodeIfPresent(baselineBytesPerAction, forKey: .baselineBytesPerAction)
+        try container.encode(comparisons, forKey: .comparisons)
         try container.encode(note, forKey: .note)
+        try container.encode(baselineName, forKey: .baselineName)
+        try container.encode(baselineNsPerAction, forKey: .baselineNsPerAction)
+        try container.encode(ratio, forKey: .ratio)
+    }
+}
+
+/// Formats a number for the tables.
+func format(_ value: Double, _ decimals: Int = 1) -> String {
+    value.isNaN ? "-" : String(format: "%.\(decimals)f", value)
+}
+
+/// Formats a ratio: two decimals, none from 100 on.
+func formatRatio(_ ratio: Double) -> String {
+    format(ratio, ratio >= 100 ? 0 : 2) + "x"
+}
+
+/// Prints cells in fixed-width columns: the first `leftAligned` columns left-aligned, the rest
+/// right-aligned, and anything past the widths appended as is.
+func printCells(_ cells: [String], widths: [Int], leftAligned: Set<Int>) {
+    var line = ""
+    for (index, cell) in cells.enumerated() {
+        guard index < widths.count else {
+            line += "  " + cell
+            continue
+        }
+        let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+        line += leftAligned.contains(index) ? cell + pad + " " : pad + cell + " "
+    }
+    while line.hasSuffix(" ") { line.removeLast() }
+    print(line)
+}
+
+/// Writes `value` as pretty, sorted JSON (NaN and infinities as strings).
+func writeJSON(_ value: some Encodable, to path: String) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    do {
+        try encoder.encode(value).write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    } catch {
+        print("could not write \(path): \(error)")
+        exit(1)
     }
 }

@@ -1,0 +1,151 @@
+// package-benchmark's suite: every scenario's wall clock and its deterministic counts (mallocs,
+// Swift object allocations, retains, releases), per step.
+//
+//   swift package --package-path Benchmarks benchmark                 run and print
+//   Benchmarks/check-thresholds.sh                                     check the counts (CI)
+//   Benchmarks/update-thresholds.sh                                    write Thresholds/ anew
+//
+// Each benchmark's iteration does 1,000 steps (`scalingFactor: .kilo`), so the figures printed
+// with a `*` read per step (per action, per group, per query: each benchmark says). What a step
+// stores is released inside the measurement, so a step's counts include freeing it; setting up the
+// empty stack and its targets is outside it. Names have no spaces: package-benchmark 1.38.1
+// writes a threshold file under a name with underscores for spaces but looks it up with spaces.
+
+import ActionStack
+import Benchmark
+import Workloads
+
+let benchmarks: @Sendable () -> Void = {
+    // The slack of the count thresholds: 5% of the committed figure (p90 of the iterations).
+    //
+    // The counts are deterministic for one binary: the same build gives the same count every
+    // iteration and every run, whatever the load. The slack absorbs what moves them without a change
+    // in ActionStack: another toolchain or Foundation (a retain more or less in an inlined standard
+    // library path), and the histogram's rounding of large totals. A regression of one allocation per
+    // step is over 10% of every scenario's allocations, so it still fails.
+    let countSlack = BenchmarkThresholds(relative: [.p90: 5.0])
+
+    // Where a count is 0 (no allocation in a removal pass or a query), 5% of it is 0 and a relative
+    // slack would let any number through (package-benchmark compares relative to the threshold);
+    // those counts get an absolute slack instead: 20 per iteration, 0.02 per step, so one
+    // allocation per step fails.
+    let zeroSlack = BenchmarkThresholds(absolute: [.p90: 20])
+
+    // The configuration of every benchmark here.
+    let configuration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal, .objectAllocCount, .retainCount, .releaseCount],
+        timeUnits: .nanoseconds,
+        warmupIterations: 3,
+        scalingFactor: .kilo,
+        maxDuration: .seconds(1),
+        maxIterations: 200,
+        thresholds: [
+            .mallocCountTotal: countSlack, .objectAllocCount: countSlack, .retainCount: countSlack,
+            .releaseCount: countSlack,
+        ]
+    )
+
+    // The configuration of benchmarks that allocate nothing.
+    var allocationFree = configuration
+    allocationFree.thresholds?[.mallocCountTotal] = zeroSlack
+    allocationFree.thresholds?[.objectAllocCount] = zeroSlack
+
+    // Scenario 1: one action per explicit group; per step: register, undo, redo, release.
+    for notify in [false, true] {
+        Benchmark("S1-each-notifications-\(notify ? "on" : "off")", configuration: configuration) { benchmark in
+            let stack = explicitStack(notify: notify)
+            let model = Model()
+            benchmark.startMeasurement()
+            eachSteps(benchmark.scaledIterations.count, on: stack, model: model)
+            stack.removeAllActions()
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // Scenario 2: 1,000 actions in one group, one undo, one redo; per action.
+    for notify in [false, true] {
+        Benchmark("S2-single-notifications-\(notify ? "on" : "off")", configuration: configuration) { benchmark in
+            let stack = explicitStack(notify: notify)
+            let model = Model()
+            benchmark.startMeasurement()
+            singleSteps(benchmark.scaledIterations.count, on: stack, model: model)
+            stack.removeAllActions()
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // Scenario 3: one-action groups with levelsOfUndo = 100 (trimming), and without a limit; per
+    // group, releases included.
+    for limit in [100, 0] {
+        let name = limit == 0 ? "S3-no-limit-notifications-off" : "S3-levels\(limit)-notifications-off"
+        Benchmark(name, configuration: configuration) { benchmark in
+            let stack = explicitStack(notify: false)
+            stack.levelsOfUndo = limit
+            let model = Model()
+            benchmark.startMeasurement()
+            levelsSteps(benchmark.scaledIterations.count, on: stack, model: model)
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // Scenario 4: removal by target, 1 of 100 targets (10 of the 1,000 stored actions); per stored
+    // action. Registering the actions is outside the measurement.
+    Benchmark("S4-remove-1-of-100-targets", configuration: allocationFree) { benchmark in
+        let n = benchmark.scaledIterations.count
+        let models = (0..<100).map { _ in Model() }
+        let stack = removalStack(n, models: models)
+        benchmark.startMeasurement()
+        removeFirstTarget(from: stack, models: models, n: n)
+        benchmark.stopMeasurement()
+        undoRest(of: stack, models: models, n: n)
+    }
+
+    // Scenario 5: automatic grouping, the program ending each event with endEvent(): 100 events of
+    // 10 registrations, then every event undone; per registration.
+    for notify in [false, true] {
+        Benchmark("S5-endEvent-notifications-\(notify ? "on" : "off")", configuration: configuration) {
+            benchmark in
+            let stack = endEventStack(notify: notify)
+            let model = Model()
+            let perEvent = 10
+            benchmark.startMeasurement()
+            endEventSteps(
+                events: benchmark.scaledIterations.count / perEvent, perEvent: perEvent, on: stack, model: model)
+            stack.removeAllActions()
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // Queries, as a menu validating on every event: canUndo and undoMenuItemTitle on a stack of 10
+    // steps on one target; per pair of reads.
+    Benchmark("Q-canUndo-and-title-1-target", configuration: allocationFree) { benchmark in
+        let stack = explicitStack(notify: false)
+        let model = Model()
+        registerGroups(1...10, on: stack, models: [model])
+        benchmark.startMeasurement()
+        queries(benchmark.scaledIterations.count, on: stack)
+        benchmark.stopMeasurement()
+        stack.removeAllActions()
+        withExtendedLifetime(model) {}
+    }
+
+    // Baselines: closure stacks (two arrays; each closure re-registers its inverse), target held
+    // strongly and weakly; per step of register, undo, redo, release. And the first baseline, an
+    // array of closures: register + undo.
+    for weak in [false, true] {
+        Benchmark("B-\(weak ? "weak" : "strong")-closure-stacks", configuration: configuration) { benchmark in
+            let stack = ClosureStack()
+            let model = Model()
+            benchmark.startMeasurement()
+            closureStackSteps(benchmark.scaledIterations.count, weak: weak, on: stack, model: model)
+            stack.removeAll()
+            benchmark.stopMeasurement()
+        }
+    }
+    Benchmark("B-closures-register-undo", configuration: configuration) { benchmark in
+        let model = Model()
+        benchmark.startMeasurement()
+        closuresRegisterUndo(benchmark.scaledIterations.count, model: model)
+        benchmark.stopMeasurement()
+    }
+}

@@ -1,0 +1,46 @@
+import ActionStack
+import Workloads
+
+// `--single-run SCENARIO COUNT`: one scenario's work for COUNT steps and nothing else, for
+// profilers (Benchmarks/callgrind.sh runs it at two counts and divides the difference).
+
+/// The scenarios `--single-run` knows, with what a step is.
+let singleRunScenarios: [(name: String, step: String)] = [
+    ("each", "scenario 1, notifications off: group + register, undo, redo"),
+    ("each-notify", "scenario 1, notifications on"),
+    ("single", "scenario 2, notifications off: one action of a group of COUNT, its undo and redo"),
+    ("strong", "strong closure stack: register, undo, redo"),
+    ("weak", "weak closure stack: register, undo, redo"),
+    ("closures", "closures register+undo (the first baseline)"),
+    ("remove", "scenario 4: removal of 1 target of 1000, per stored action (set-up included)"),
+    ("remove-setup", "scenario 4's set-up alone (callgrind.sh subtracts it from remove)"),
+]
+
+/// Runs `scenario` for `count` steps, releasing what it stored; false if the name is unknown.
+func singleRun(_ scenario: String, _ count: Int) -> Bool {
+    switch scenario {
+    case "each", "each-notify":
+        let stack = explicitStack(notify: scenario == "each-notify")
+        eachSteps(count, on: stack, model: Model())
+        stack.removeAllActions()
+    case "single":
+        let stack = explicitStack(notify: false)
+        singleSteps(count, on: stack, model: Model())
+        stack.removeAllActions()
+    case "strong", "weak":
+        let stack = ClosureStack()
+        closureStackSteps(count, weak: scenario == "weak", on: stack, model: Model())
+        stack.removeAll()
+    case "closures":
+        closuresRegisterUndo(count, model: Model())
+    case "remove", "remove-setup":
+        let models = (0..<1000).map { _ in Model() }
+        let stack = removalStack(count, models: models)
+        if scenario == "remove" { removeFirstTarget(from: stack, models: models, n: count) }
+        stack.removeAllActions()
+        withExtendedLifetime(models) {}
+    default:
+        return false
+    }
+    return true
+}
