@@ -33,6 +33,14 @@ func timeClosureStack(_ n: Int, weak: Bool) -> Double {
     return ns / Double(n)
 }
 
+func timePlainClosureStack(_ n: Int, weak: Bool) -> Double {
+    let stack = PlainClosureStack()
+    let model = Model()
+    let ns = nanoseconds { plainClosureStackSteps(n, weak: weak, on: stack, model: model) }
+    stack.removeAll()
+    return ns / Double(n)
+}
+
 func timeClosuresRegisterUndo(_ n: Int) -> Double {
     let model = Model()
     return nanoseconds { closuresRegisterUndo(n, model: model) } / Double(n)
@@ -207,11 +215,16 @@ func printRow(_ row: Row) {
 
 /// The closure baselines of scenarios 1 and 2, with the targets for scenario `scenario`.
 func closureComparisons(
-    own: Double, closures: Double, strong: Double, weak: Double, extra: Double = 0, suffix: String = "",
-    targets: [String?]
+    own: Double, closures: Double, strong: Double, weak: Double, plainStrong: Double = .nan,
+    plainWeak: Double = .nan, extra: Double = 0, suffix: String = "", targets: [String?]
 ) -> [Comparison] {
-    let names = ["closures register+undo", "strong closure stacks", "weak closure stacks"]
-    return zip(names, [closures, strong, weak]).enumerated().map { index, pair in
+    var names = ["closures register+undo", "strong closure stacks", "weak closure stacks"]
+    var values = [closures, strong, weak]
+    if !plainStrong.isNaN {
+        names += ["strong, arrays of closures (issue's form)", "weak, arrays of closures (issue's form)"]
+        values += [plainStrong, plainWeak]
+    }
+    return zip(names, values).enumerated().map { index, pair in
         let base = pair.1 + extra
         return Comparison(
             baseline: pair.0 + suffix, baselineValue: base, ratio: own / base,
@@ -252,15 +265,18 @@ func runRatioTable(n: Int, repetitions: Int, quick: Bool, selected: (String) -> 
                 { timeClosureStack(n, weak: false) },
                 { timeClosureStack(n, weak: true) },
                 { one ? timeBarePosts(postCount, per: postRun) : .nan },
+                { timePlainClosureStack(n, weak: false) },
+                { timePlainClosureStack(n, weak: true) },
             ])
         let (closures, strong, weak, postCost) = (figures[4], figures[5], figures[6], figures[7])
+        let (plainStrong, plainWeak) = (figures[8], figures[9])
         if one {
             add(
                 Row(
                     scenario: "1 each", variant: "notifications off", n: n, nsPerAction: figures[0],
                     comparisons: closureComparisons(
-                        own: figures[0], closures: closures, strong: strong, weak: weak,
-                        targets: [nil, "1.5x", "0.8x"]),
+                        own: figures[0], closures: closures, strong: strong, weak: weak, plainStrong: plainStrong,
+                        plainWeak: plainWeak, targets: [nil, "1.5x", "0.8x", "1.5x", "0.8x"]),
                     note: "register + undo + redo per step"))
             add(
                 Row(
@@ -278,8 +294,8 @@ func runRatioTable(n: Int, repetitions: Int, quick: Bool, selected: (String) -> 
                         scenario: "2 single", variant: notify ? "notifications on" : "notifications off", n: n,
                         nsPerAction: own,
                         comparisons: closureComparisons(
-                            own: own, closures: closures, strong: strong, weak: weak,
-                            targets: [nil, notify ? nil : "1.3x"]),
+                            own: own, closures: closures, strong: strong, weak: weak, plainStrong: plainStrong,
+                            plainWeak: plainWeak, targets: [nil, notify ? nil : "1.3x", nil, notify ? nil : "1.3x"]),
                         note: "per action"))
             }
         }

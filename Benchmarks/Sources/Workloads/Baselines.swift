@@ -116,6 +116,108 @@ public func closureStackSteps(_ n: Int, weak: Bool, on stack: ClosureStack, mode
     check(stack.undoActions.count == n, "closure stack: \(stack.undoActions.count) closures")
 }
 
+// MARK: Closure stacks as the issue defines them: arrays of closures.
+
+/// The same closure stack with the closures stored as they are, `[() -> Void]`: the way the
+/// performance issue describes (and measured) its baselines, and what most hand-written stacks do.
+/// Storing a closure in an array of functions wraps it in a reabstraction thunk, one more
+/// allocation per registration; ``ClosureStack`` avoids that with a one-field struct. The ratio
+/// table shows both.
+public final class PlainClosureStack {
+    /// The undo array, newest last.
+    public private(set) var undoActions: [() -> Void] = []
+    /// The redo array, newest last.
+    public private(set) var redoActions: [() -> Void] = []
+    private var isUndoing = false
+    private var isRedoing = false
+
+    /// An empty stack.
+    public init() {}
+
+    /// Registers the inverse of a change.
+    ///
+    /// - Parameter action: The inverse.
+    public func register(_ action: @escaping () -> Void) {
+        if isUndoing {
+            redoActions.append(action)
+            return
+        }
+        if !isRedoing && !redoActions.isEmpty { redoActions.removeAll() }
+        undoActions.append(action)
+    }
+
+    /// Pops and calls the newest undo closure.
+    public func undo() {
+        guard let action = undoActions.popLast() else { return }
+        isUndoing = true
+        action()
+        isUndoing = false
+    }
+
+    /// Pops and calls the newest redo closure.
+    public func redo() {
+        guard let action = redoActions.popLast() else { return }
+        isRedoing = true
+        action()
+        isRedoing = false
+    }
+
+    /// Empties both arrays.
+    public func removeAll() {
+        undoActions.removeAll()
+        redoActions.removeAll()
+    }
+}
+
+/// ``bumpStrong(_:by:on:)`` on a ``PlainClosureStack``.
+///
+/// - Parameters:
+///   - model: The target.
+///   - k: The amount.
+///   - stack: The closure stack.
+@inline(never)
+public func bumpPlainStrong(_ model: Model, by k: Int, on stack: PlainClosureStack) {
+    model.value += k
+    stack.register { bumpPlainStrong(model, by: -k, on: stack) }
+}
+
+/// ``bumpWeak(_:by:on:)`` on a ``PlainClosureStack``.
+///
+/// - Parameters:
+///   - model: The target.
+///   - k: The amount.
+///   - stack: The closure stack.
+@inline(never)
+public func bumpPlainWeak(_ model: Model, by k: Int, on stack: PlainClosureStack) {
+    model.value += k
+    stack.register { [weak model] in
+        guard let model else { return }
+        bumpPlainWeak(model, by: -k, on: stack)
+    }
+}
+
+/// ``closureStackSteps(_:weak:on:model:)`` on a ``PlainClosureStack``.
+///
+/// - Parameters:
+///   - n: The number of actions.
+///   - weak: Whether the closures capture the target weakly.
+///   - stack: An empty closure stack.
+///   - model: The target.
+public func plainClosureStackSteps(_ n: Int, weak: Bool, on stack: PlainClosureStack, model: Model) {
+    let start = model.value
+    if weak {
+        for i in 1...n { bumpPlainWeak(model, by: i, on: stack) }
+    } else {
+        for i in 1...n { bumpPlainStrong(model, by: i, on: stack) }
+    }
+    check(model.value == start + triangle(n), "plain closure stack: after register \(model.value)")
+    for _ in 0..<n { stack.undo() }
+    check(model.value == start, "plain closure stack: after undo \(model.value)")
+    for _ in 0..<n { stack.redo() }
+    check(model.value == start + triangle(n), "plain closure stack: after redo \(model.value)")
+    check(stack.undoActions.count == n, "plain closure stack: \(stack.undoActions.count) closures")
+}
+
 // MARK: The first baseline: an array of closures, register + undo.
 
 /// Registers `n` closures on an array (each subtracting from the model), then pops and calls them
