@@ -32,7 +32,7 @@ extension ActionStack {
         var result: [HistoryEntry] = []
         // The document state right after each step, walking down from the current one; nil once
         // it is no longer a known state.
-        var state: UInt64? = states.current
+        var state: StateID? = states.current
         if openStepIsListed {
             let metadata = undoSide.frameMetadata
             result.append(entry(metadata, count: undoSide.openCount, undoSide: true, state: state, isOpen: true))
@@ -60,7 +60,7 @@ extension ActionStack {
         defer { leaveCall() }
         if isIdle { sweepFreedTargets() }
         var result: [HistoryEntry] = []
-        var state: UInt64? = states.current
+        var state: StateID? = states.current
         var end = redoSide.openStart
         for position in stride(from: redoSide.steps.count - 1, through: 0, by: -1) {
             let step = redoSide.steps[position]
@@ -93,7 +93,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if isIdle { sweepFreedTargets() }
-        var state: UInt64? = states.current
+        var state: StateID? = states.current
         if openStepIsListed { state = undoSide.frames[0].low }
         for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
             let step = undoSide.steps[position]
@@ -168,7 +168,7 @@ extension ActionStack {
             && (!dropsEmptyGroups || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
     }
 
-    private func entry(_ metadata: StepMetadata?, count: Int, undoSide: Bool, state: UInt64?, isOpen: Bool)
+    private func entry(_ metadata: StepMetadata?, count: Int, undoSide: Bool, state: StateID?, isOpen: Bool)
         -> HistoryEntry
     {
         let name = metadata?.name ?? ""

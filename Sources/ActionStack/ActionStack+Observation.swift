@@ -102,7 +102,7 @@ extension ActionStack {
     func leaveCall() {
         callDepth &-= 1
         guard callDepth == 0 else { return }
-        if needsTrim || checksInvariants || publisher.mayHaveObservers
+        if needsTrim || checksInvariants || publisher.mayHaveObservers || states.needsRenumbering
             || (postsNotifications && states.isClean != publisher.lastClean)
         {
             outermostCallEnded()
@@ -110,6 +110,7 @@ extension ActionStack {
     }
 
     private func outermostCallEnded() {
+        if states.needsRenumbering && activities.isEmpty && performing == nil { renumberStates() }
         if needsTrim && scopeDepth == 0 && activities.isEmpty {
             needsTrim = false
             trimToLimits()

@@ -107,8 +107,7 @@ extension ActionStack {
         if opened { openAutomaticGroup() }
         let box = registry.retainBox(for: target)
         let frameWasEmpty = side.end == side.frames[0].start
-        side.actions.append(Action(box: box, handler: handler, cost: cost))
-        if cost != 0 { side.totalCost += cost }
+        side.append(Action(box: box, handler: handler), cost: cost)
         if outside {
             // Every change made outside undo and redo is a new document state.
             _ = states.change()
@@ -121,8 +120,7 @@ extension ActionStack {
     private func joinCoalescedStep(_ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int) {
         clearRedoSide()
         let box = registry.retainBox(for: target)
-        undoSide.actions.append(Action(box: box, handler: handler, cost: cost))
-        if cost != 0 { undoSide.totalCost += cost }
+        undoSide.append(Action(box: box, handler: handler), cost: cost)
         let last = undoSide.steps.count - 1
         undoSide.steps[last].count += 1
         // The hint assumes that actions after it are dead; this one is not.
@@ -145,15 +143,8 @@ extension ActionStack {
     /// Releases everything `side` holds (its open frames included).
     func emptySide(_ side: Side) {
         while side.actions.count > side.inFlight {
-            let action = side.actions.removeLast()
-            registry.release(action.unmanagedBox)
+            registry.release(side.removeLastAction().unmanagedBox)
         }
-        side.steps.removeAll()
-        side.frames.removeAll()
-        side.nested.removeAll()
-        side.frameMetadata = nil
-        side.totalCost = 0
-        side.newestStepFrameID = nil
-        if side.inFlight == 0 { side.base = 0 }
+        side.removeAll()
     }
 }

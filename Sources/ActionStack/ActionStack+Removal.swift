@@ -90,7 +90,7 @@ extension ActionStack {
         {
             _ = side.steps.removeLast()
             side.newestStepFrameID = nil
-            for _ in 0..<step.actionCount { releaseAction(side.actions.removeLast(), of: side) }
+            for _ in 0..<step.actionCount { releaseAction(side.removeLastAction()) }
             if side === undoSide { coalescer.clear() }
         }
     }
@@ -106,10 +106,10 @@ extension ActionStack {
             if let last = side.nested.last, last.parent == innermost, last.end == side.end {
                 guard last.count > 0, !side.hasLiveAction(from: last.start, to: last.end) else { break }
                 side.nested.removeLast()
-                for _ in 0..<last.count { releaseAction(side.actions.removeLast(), of: side) }
+                for _ in 0..<last.count { releaseAction(side.removeLastAction()) }
                 removedAny = true
             } else if side.end > frameStart, !side.action(at: side.end - 1).isTargetAlive {
-                releaseAction(side.actions.removeLast(), of: side)
+                releaseAction(side.removeLastAction())
                 removedAny = true
             } else {
                 break
@@ -121,10 +121,9 @@ extension ActionStack {
         }
     }
 
-    /// Accounts for an action that leaves `side` without running.
+    /// Accounts for an action that leaves the history without running.
     @inline(__always)
-    func releaseAction(_ action: Action, of side: Side) {
-        if action.cost != 0 { side.totalCost -= action.cost }
+    func releaseAction(_ action: Action) {
         registry.release(action.unmanagedBox)
     }
 
@@ -148,9 +147,13 @@ extension ActionStack {
             var kept = 0
             for _ in 0..<count {
                 if shouldRemove(side.actions[read]) {
-                    releaseAction(side.actions.take(read), of: side)
+                    releaseAction(side.actions.take(read))
+                    if side.hasCosts { side.totalCost -= side.costs[read] }
                 } else {
-                    if write != read { side.actions.moveElement(from: read, to: write) }
+                    if write != read {
+                        side.actions.moveElement(from: read, to: write)
+                        if side.hasCosts { side.costs[write] = side.costs[read] }
+                    }
                     write += 1
                     kept += 1
                 }
@@ -216,6 +219,7 @@ extension ActionStack {
             side.nested = kept
         }
         side.actions.forgetTail(from: write)
+        if side.hasCosts { for _ in write..<side.costs.count { _ = side.costs.removeLast() } }
     }
 
     // MARK: Internals: limits
@@ -258,10 +262,7 @@ extension ActionStack {
 
     private func dropOldestUndoStep() {
         let step = undoSide.steps.removeFirst()
-        for _ in 0..<step.actionCount {
-            releaseAction(undoSide.actions.removeFirst(), of: undoSide)
-            undoSide.base += 1
-        }
+        for _ in 0..<step.actionCount { releaseAction(undoSide.removeFirstAction()) }
         if undoSide.steps.isEmpty {
             undoSide.newestStepFrameID = nil
             if undoSide.frames.isEmpty { coalescer.clear() }

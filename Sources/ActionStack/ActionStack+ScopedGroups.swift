@@ -94,7 +94,7 @@ extension ActionStack {
     }
 
     /// Takes `scope` out of the history and runs its actions, newest first, without recording.
-    private func rollBack(_ scope: Frame, on side: Side, stateBefore: UInt64) {
+    private func rollBack(_ scope: Frame, on side: Side, stateBefore: StateID) {
         let count: Int
         if let index = openIndex(of: scope, on: side) {
             activities.push(.closingScope)
@@ -143,9 +143,8 @@ extension ActionStack {
         side.inFlight = count
         var everyActionRan = true
         while side.inFlight > 0 {
-            let action = side.actions.removeLast()
+            let action = side.removeLastAction()
             side.inFlight -= 1
-            if action.cost != 0 { side.totalCost -= action.cost }
             if !action.perform() { everyActionRan = false }
             registry.release(action.unmanagedBox)
         }

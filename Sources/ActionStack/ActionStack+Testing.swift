@@ -65,10 +65,13 @@ extension ActionStack {
                     "\(name): \(side.actions.count) actions held, steps and frames account for \(held + side.openCount)"
                 )
             }
+            if side.hasCosts && side.costs.count != side.actions.count {
+                problems.append("\(name): \(side.costs.count) costs for \(side.actions.count) actions")
+            }
             for offset in 0..<side.actions.count {
                 let action = side.actions[offset]
                 boxCounts[ObjectIdentifier(action.box), default: 0] += 1
-                cost += action.cost
+                cost += side.cost(at: side.base + offset)
             }
             if cost != side.totalCost {
                 problems.append("\(name): total cost \(side.totalCost), actions sum to \(cost)")
@@ -165,8 +168,8 @@ extension ActionStack {
     /// before/after (undo side oldest first, its open frames and their nested groups, then the redo
     /// side), each id renamed to the index of its first appearance.
     package var _stateShape: String {
-        var names: [UInt64: Int] = [:]
-        func name(_ id: UInt64) -> String {
+        var names: [StateID: Int] = [:]
+        func name(_ id: StateID) -> String {
             if let known = names[id] { return String(known) }
             names[id] = names.count
             return String(names.count - 1)

@@ -130,8 +130,8 @@ extension ActionStack {
         from source: Side,
         count: Int,
         metadata: consuming StepMetadata?,
-        low: UInt64,
-        high: UInt64
+        low: StateID,
+        high: StateID
     ) -> Bool {
         let undoing = direction == .undo
         let destination = undoing ? redoSide : undoSide
@@ -156,9 +156,8 @@ extension ActionStack {
         activities.push(undoing ? .undoing : .redoing)
         var ran = 0
         while source.inFlight > 0 {
-            let action = source.actions.removeLast()
+            let action = source.removeLastAction()
             source.inFlight &-= 1
-            if action.cost != 0 { source.totalCost -= action.cost }
             if action.perform() { ran &+= 1 }
             registry.release(action.unmanagedBox)
         }

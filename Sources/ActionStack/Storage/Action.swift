@@ -1,6 +1,6 @@
-/// One stored undo action: the target's box, the client's handler and the cost it was registered
-/// with. 32 bytes, stored inline in a ``Side``'s ring buffer: an action costs no allocation beyond
-/// the client's own closure.
+/// One stored undo action: the target's box and the client's handler. 24 bytes, stored inline in a
+/// ``Side``'s ring buffer: an action costs no allocation beyond the client's own closure. (Its cost,
+/// when registrations state costs, is kept beside it; see ``Side/costs``.)
 struct Action {
     /// The box of the target. Not retained: the ``TargetRegistry`` keeps a box alive while any
     /// stored action counts on it, so this reference is valid for as long as the action is stored.
@@ -10,13 +10,10 @@ struct Action {
     /// target's class `T` and is stored retyped, without a wrapping closure (see ``HandlerBox``);
     /// it is only ever called with that target.
     let handler: (AnyObject) -> Void
-    /// The cost stated at registration (see `ActionStack.maximumCost`); 0 for most actions.
-    let cost: Int
 
-    init(box: Unmanaged<TargetBox>, handler: @escaping (AnyObject) -> Void, cost: Int) {
+    init(box: Unmanaged<TargetBox>, handler: @escaping (AnyObject) -> Void) {
         self.unmanagedBox = box
         self.handler = handler
-        self.cost = cost
     }
 
     /// The box (a strong reference; prefer the other accessors on hot paths).

@@ -23,7 +23,7 @@ final class StepMetadata {
 
 @available(*, unavailable) extension StepMetadata: Sendable {}
 
-/// A closed top-level group: one undo (or redo) step. 32 bytes, stored inline.
+/// A closed top-level group: one undo (or redo) step. 24 bytes, stored inline.
 ///
 /// A step does not store where its actions start: steps are contiguous in their side's action
 /// buffer, oldest first, so the newest step's actions end where the open frames begin and the
@@ -38,9 +38,9 @@ struct Step {
     /// Name, discardable flag, user info; nil when none was ever set.
     var metadata: StepMetadata?
     /// The document state with the step not applied.
-    var low: UInt64
+    var low: StateID
     /// The document state with the step applied.
-    var high: UInt64
+    var high: StateID
 
     var actionCount: Int { Int(count) }
     var name: String { metadata?.name ?? "" }
@@ -53,7 +53,7 @@ struct Frame {
     /// Absolute index of the frame's first action.
     var start: Int
     /// The document state when the frame opened.
-    var low: UInt64
+    var low: StateID
     /// Identifies the frame (a scoped group finds its own frame by it).
     var id: UInt64
 }
@@ -66,8 +66,8 @@ struct NestedGroup {
     var end: Int
     /// The index (in ``Side/frames``) of the open frame it is an item of.
     var parent: Int
-    var low: UInt64
-    var high: UInt64
+    var low: StateID
+    var high: StateID
     /// The id of the frame it was.
     var id: UInt64
 
@@ -86,6 +86,12 @@ struct NestedGroup {
 final class Side {
     @exclusivity(unchecked) var actions = RingBuffer<Action>()
     @exclusivity(unchecked) var steps = RingBuffer<Step>()
+    /// The costs of the held actions, one per action in the same positions, kept only once a
+    /// registration on this side has stated a cost (see `ActionStack.maximumCost`): most programs
+    /// state none, and then an action is 24 bytes.
+    @exclusivity(unchecked) var costs = RingBuffer<Int>()
+    /// Whether `costs` is kept.
+    @exclusivity(unchecked) var hasCosts = false
     /// Absolute index of `actions[0]`.
     @exclusivity(unchecked) var base = 0
     /// The open frames, outermost first.
@@ -120,6 +126,60 @@ final class Side {
     /// The action at absolute index `index`.
     @inline(__always)
     func action(at index: Int) -> Action { actions[index &- base] }
+
+    /// The cost of the action at absolute index `index`.
+    func cost(at index: Int) -> Int { hasCosts ? costs[index &- base] : 0 }
+
+    /// Appends an action with its cost at the end.
+    ///
+    /// - Complexity: O(1) amortized; O(n) once, when the first cost is stated.
+    @inline(__always)
+    func append(_ action: consuming Action, cost: Int) {
+        if cost != 0 && !hasCosts { startKeepingCosts() }
+        actions.append(action)
+        if hasCosts {
+            costs.append(cost)
+            totalCost += cost
+        }
+    }
+
+    /// Removes the newest action (and its cost from the total).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func removeLastAction() -> Action {
+        if hasCosts { totalCost -= costs.removeLast() }
+        return actions.removeLast()
+    }
+
+    /// Removes the oldest action (and its cost from the total).
+    ///
+    /// - Complexity: O(1).
+    func removeFirstAction() -> Action {
+        if hasCosts { totalCost -= costs.removeFirst() }
+        base &+= 1
+        return actions.removeFirst()
+    }
+
+    /// Removes every held action and step, open frames included (nothing may be in flight).
+    func removeAll() {
+        precondition(inFlight == 0, "emptying a side while a step is in flight")
+        actions.removeAll()
+        costs.removeAll()
+        hasCosts = false
+        steps.removeAll()
+        frames.removeAll()
+        nested.removeAll()
+        frameMetadata = nil
+        totalCost = 0
+        newestStepFrameID = nil
+        base = 0
+    }
+
+    private func startKeepingCosts() {
+        for _ in 0..<actions.count { costs.append(0) }
+        hasCosts = true
+    }
 
     /// Absolute index of the first action of the newest closed step.
     var newestStepStart: Int {
