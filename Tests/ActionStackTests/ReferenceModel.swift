@@ -1,412 +1,598 @@
-import ActionStack
+// The reference model of ActionStack: a deliberately naive transcription of the rules in
+// notes/semantics.md ("the spec"; section numbers below are its sections). It is written from the
+// spec alone, independently of the library, so that the random driver can run both side by side:
+// every divergence is a bug in one of them or a question about the spec.
+//
+// Rules of the model's own making:
+// - No dependency on the `ActionStack` module. The library's enums are mirrored by name
+//   (`ReferenceModel.Operation`, `.Activity`, `.Misuse`); the driver maps the library's values to
+//   these by name.
+// - Plain value types (arrays of steps, frames and nested groups), no optimisation. Every rule is
+//   written out where it applies, with the section it comes from.
+// - Targets are small integers with an `alive` flag and an integer value. An action is "add delta
+//   to target i" (or "set target i to v", for `setValue`); performing it registers its inverse the
+//   way the test targets of the driver do.
+// - Where the spec is silent or ambiguous the model picks a reading and says so in a comment that
+//   starts with `SPEC-QUESTION:`. Some of those readings can be switched with `Decisions`.
+//
+// The model is a class: notification observers and state observers call back into it re-entrantly,
+// exactly as they call back into a real stack.
 
-/// A deliberately naive model of the contract (../shared/spec/foundation-parity.md): plain arrays
-/// of groups, no optimisation, every rule written out where it applies. The random driver runs it
-/// beside `ActionStack` and compares them after every step.
-///
-/// Only calls made between operations are modelled (re-entrant calls have their own tests). The
-/// model's actions are "add `delta` to target `target`"; performing one registers its inverse.
-struct ReferenceModel {
-    final class Action {
-        let target: Int
-        let delta: Int
-        init(target: Int, delta: Int) {
-            self.target = target
-            self.delta = delta
+/// The reference model of one `ActionStack`.
+final class ReferenceModel {
+
+    // MARK: - Mirrors of the library's enums (spec section 15 and 18)
+
+    /// `ActionStack.Misuse.Operation`, by case name.
+    enum Operation: String, CaseIterable, Hashable, Sendable {
+        case registerUndo, beginUndoGrouping, endUndoGrouping, enableUndoRegistration, endEvent
+        case undo, undoNestedGroup, redo, removeAllActions, removeAllActionsWithTarget
+        case setActionName, setActionIsDiscardable, setActionUserInfoValue, jump
+        case markClean, setValue, group
+    }
+
+    /// `ActionStack.Misuse.Activity`, by case name (section 9).
+    enum Activity: String, CaseIterable, Hashable, Sendable {
+        case undoing, redoing, notifyingUndo, notifyingRedo, closingGroup, openingGroup, rollingBack
+        case preparingUndo, preparingRedo, jumping, closingScope
+    }
+
+    /// `ActionStack.Misuse` (section 15).
+    enum Misuse: Hashable, Sendable, CustomStringConvertible {
+        case endWithoutBegin
+        case enableWithoutDisable
+        case nestedGroupsOpen(Operation, groupingLevel: Int)
+        case undoNestedGroupWithOpenGroup
+        case redoWhileUndoing
+        case noOpenGroup(Operation)
+        case reentrantCall(Operation, during: Activity)
+
+        var description: String {
+            switch self {
+            case .endWithoutBegin: "endWithoutBegin"
+            case .enableWithoutDisable: "enableWithoutDisable"
+            case .nestedGroupsOpen(let operation, let level): "nestedGroupsOpen(\(operation), \(level))"
+            case .undoNestedGroupWithOpenGroup: "undoNestedGroupWithOpenGroup"
+            case .redoWhileUndoing: "redoWhileUndoing"
+            case .noOpenGroup(let operation): "noOpenGroup(\(operation))"
+            case .reentrantCall(let operation, let activity): "reentrantCall(\(operation), during: \(activity))"
+            }
         }
     }
 
-    final class Group {
-        var items: [Item] = []
-        var isOpen = true
+    /// The nine notifications the driver observes: the eight of Foundation plus
+    /// `cleanStateDidChangeNotification`. Raw values are the short names of the spec's notation.
+    enum NotificationName: String, CaseIterable, Hashable, Sendable {
+        case checkpoint = "C"
+        case didOpen = "DidOpen"
+        case willClose = "WillClose"
+        case didClose = "DidClose"
+        case willUndo = "WillUndo"
+        case didUndo = "DidUndo"
+        case willRedo = "WillRedo"
+        case didRedo = "DidRedo"
+        case cleanStateDidChange = "CleanChanged"
+    }
+
+    /// One posted notification: its name, whether its user info carries the discardable key ("!"),
+    /// and the activity stack while its observers run (section 9).
+    struct Posted: Hashable, Sendable, CustomStringConvertible {
+        var name: NotificationName
+        var discardable: Bool
+        var activities: [Activity]
+
+        var description: String {
+            name.rawValue + (discardable ? "!" : "")
+                + (activities.isEmpty ? "" : "@" + activities.map(\.rawValue).joined(separator: "/"))
+        }
+    }
+
+    /// `ActionStack.State` (section 14).
+    struct State: Hashable, Sendable, CustomStringConvertible {
+        var canUndo: Bool
+        var canRedo: Bool
+        var undoCount: Int
+        var redoCount: Int
+        var undoActionName: String
+        var redoActionName: String
+        var undoMenuItemTitle: String
+        var redoMenuItemTitle: String
+        var isClean: Bool
+        var groupingLevel: Int
+
+        var description: String {
+            "State(undo \(canUndo ? "+" : "-")\(undoCount) '\(undoActionName)' '\(undoMenuItemTitle)', "
+                + "redo \(canRedo ? "+" : "-")\(redoCount) '\(redoActionName)' '\(redoMenuItemTitle)', "
+                + "clean \(isClean), level \(groupingLevel))"
+        }
+    }
+
+    /// `ActionStack.HistoryEntry` (section 13); user info values are the driver's integers.
+    struct Entry: Hashable, Sendable, CustomStringConvertible {
+        var actionName: String
+        var title: String
+        var actionCount: Int
+        var isDiscardable: Bool
+        var userInfo: [String: Int]
+        var isClean: Bool
+        var isOpen: Bool
+
+        var description: String {
+            let info = userInfo.keys.sorted().map { "\($0)=\(userInfo[$0]!)" }.joined(separator: ",")
+            return "Entry('\(actionName)' '\(title)' n=\(actionCount)\(isDiscardable ? " !" : "")"
+                + (info.isEmpty ? "" : " {\(info)}") + (isClean ? " clean" : "") + (isOpen ? " open" : "") + ")"
+        }
+    }
+
+    /// Readings of the spec that are open questions, as switches (see the SPEC-QUESTION comments).
+    /// The defaults are the model's answers.
+    struct Decisions: Sendable {
+        /// SPEC-QUESTION: section 6 gives a closed step that loses some (not all) of its actions to
+        /// removal a new far-end id. It says nothing of open frames and of closed nested groups inside
+        /// them. The model gives them the same treatment: an open frame that loses any action (at any
+        /// depth) gets a new `low`, and a closed nested group that loses some of its actions gets a
+        /// new `low`, since undoing them no longer leads back to the state they started from.
+        var removalRenamesOpenGroups = true
+        /// SPEC-QUESTION: section 7 ends the continuation on "removal". The model ends it on every
+        /// `removeAllActions(withTarget:)` call on an object that is not refused, whether or not it
+        /// removed anything; a value (not an object) removes nothing and ends nothing.
+        var anyRemovalEndsContinuation = true
+    }
+
+    // MARK: - Storage (section 1)
+
+    /// What an action does when it runs.
+    enum ActionKind: Hashable, Sendable {
+        /// Adds `delta` to the target's value and registers the inverse (`add(-delta)`), with the
+        /// same options.
+        case add(Int)
+        /// `setValue(value, for: \.value, on: target, actionName: name)`: the inverse that
+        /// `setValue(_:for:on:actionName:)` registers.
+        case set(Int, name: String?)
+    }
+
+    /// One registered action.
+    struct Action: Hashable, Sendable {
+        var id: Int
+        var target: Int
+        var kind: ActionKind
+        var cost: Int
+        var key: String?
+        /// The coalescing window in the driver's clock units (milliseconds); nil = no window.
+        var window: Int?
+    }
+
+    /// A step's metadata (section 4).
+    struct Metadata: Hashable, Sendable {
         var name = ""
         var discardable = false
-        var info: [String: Int] = [:]
-        /// Top-level groups: the document state right after this step (see `markClean()`).
-        var stateID: Int
-
-        init(stateID: Int = -1) { self.stateID = stateID }
-
-        var actionCount: Int {
-            items.reduce(0) { count, item in
-                switch item {
-                case .action: count + 1
-                case .group(let group): count + group.actionCount
-                }
-            }
-        }
-
-        /// The actions at any depth, newest first.
-        var actionsNewestFirst: [Action] {
-            items.reversed().flatMap { item -> [Action] in
-                switch item {
-                case .action(let action): [action]
-                case .group(let group): group.actionsNewestFirst
-                }
-            }
-        }
+        var userInfo: [String: Int] = [:]
     }
 
-    enum Item {
+    /// A closed top-level group: a flat list of actions, metadata and its two state ids (section 1).
+    struct Step: Hashable, Sendable {
+        /// Identity: the id of the frame it was when it was open (coalescing and scopes follow it).
+        var id: Int
+        var actions: [Action]
+        var metadata: Metadata
+        var low: Int
+        var high: Int
+    }
+
+    /// A closed nested group inside an open frame: a flat list of actions and its state ids.
+    struct NestedGroup: Hashable, Sendable {
+        var id: Int
+        var actions: [Action]
+        var low: Int
+        var high: Int
+    }
+
+    /// An item of an open frame. The next open frame is not an item here: it is the next element
+    /// of `Side.frames` (and is, logically, the frame's last item).
+    enum Item: Hashable, Sendable {
         case action(Action)
-        case group(Group)
+        case group(NestedGroup)
     }
 
-    var undo: [Group] = []
-    var redo: [Group] = []
-    var disableCount = 0
+    /// An open group. Only frame 0 carries metadata.
+    struct Frame: Hashable, Sendable {
+        var id: Int
+        var items: [Item] = []
+        var low: Int
+        var metadata = Metadata()
+    }
+
+    /// One side of the history (section 1).
+    struct Side: Hashable, Sendable {
+        /// Closed steps, oldest first.
+        var closed: [Step] = []
+        /// Open frames, outermost (frame 0) first.
+        var frames: [Frame] = []
+    }
+
+    enum SideName: Sendable { case undo, redo }
+
+    /// The coalescing candidate (section 7).
+    struct Candidate: Hashable, Sendable {
+        var stepID: Int
+        var key: String
+        var target: Int
+        var lastTime: Int
+    }
+
+    /// An entry of the publishing queue (section 14).
+    struct QueueEntry {
+        var state: State?
+        var isClean: Bool
+    }
+
+    // MARK: - State of the model
+
+    var undoSide = Side()
+    var redoSide = Side()
+
+    // Settings (spec names).
     var groupsByEvent: Bool
-    var pending = false
+    var dropsEmptyGroups: Bool
     var levels = 0
-    var alive: [Bool]
-    var values: [Int]
-    /// Notifications other than checkpoints, in order.
-    var notifications: [String] = []
-    var misuse: ActionStack.Misuse?
-    /// Document states: each change outside undo and redo is a new one; a step keeps its state
-    /// when it moves between the stacks.
-    var nextStateID = 1
-    var baseStateID = 0
-    var cleanStateID = 0
+    var maximumCostLimit = 0
+    var postsNotifications = true
+    var decisions: Decisions
 
-    init(targets: Int, groupsByEvent: Bool) {
-        alive = Array(repeating: true, count: targets)
-        values = Array(repeating: 0, count: targets)
+    // Document states (section 6). Ids are never reused.
+    var current = 0
+    var clean = 0
+    var nextStateID = 1
+    /// Identities of frames, steps and actions.
+    var nextObjectID = 1
+
+    // Targets: index -> alive, value.
+    var alive: [Bool] = []
+    var values: [Int] = []
+
+    /// The coalescing clock, in milliseconds (the driver advances it).
+    var clock = 0
+    var candidate: Candidate?
+    /// The id of the joined step while the continuation is active (section 7).
+    var continuationStepID: Int?
+
+    var disableCount = 0
+    /// For each rollback in progress: the disable count its own disable brought (section 12).
+    var rollbackFloors: [Int] = []
+    var isUndoing = false
+    var isRedoing = false
+    /// The event's close is pending (section 8).
+    var pendingClose = false
+
+    /// The activity stack, outermost first (section 9).
+    var activities: [Activity] = []
+    /// Calls of this stack in progress (section 14).
+    var callDepth = 0
+    /// Scoped groups whose body is running (section 12).
+    var scopeDepth = 0
+    /// A trim waits for the end of the outermost call or scope (sections 9, 10, 12).
+    var pendingTrim = false
+
+    // Observation (section 14).
+    var observers: [(token: Int, body: (State) -> Void)] = []
+    var nextToken = 1
+    var publishing = false
+    var queue: [QueueEntry] = []
+    var lastEnqueuedState: State?
+    var lastNotedClean = true
+    var lastPostedClean = true
+
+    // Misuse (section 15). `.report` and `.log` behave the same for the model.
+    var lastMisuse: Misuse?
+    var onMisuse: ((Misuse) -> Void)?
+    /// Called for every notification posted, while its observers would run.
+    var notificationHook: ((Posted) -> Void)?
+
+    init(targets: Int = 0, groupsByEvent: Bool = true, dropsEmptyGroups: Bool = false, decisions: Decisions = .init()) {
         self.groupsByEvent = groupsByEvent
+        self.dropsEmptyGroups = dropsEmptyGroups
+        self.decisions = decisions
+        for _ in 0..<targets { _ = addTarget() }
     }
 
-    // MARK: Structure helpers
+    // MARK: - Targets
 
-    mutating func makeStateID() -> Int {
+    /// A new live target with value 0; returns its index.
+    func addTarget() -> Int {
+        alive.append(true)
+        values.append(0)
+        return alive.count - 1
+    }
+
+    /// The driver dropped its last reference to the target: its actions are dead from now on.
+    func free(_ target: Int) { alive[target] = false }
+
+    func isDead(_ action: Action) -> Bool { !alive[action.target] }
+
+    // MARK: - Small helpers
+
+    func newStateID() -> Int {
         defer { nextStateID += 1 }
         return nextStateID
     }
 
-    /// A new top-level group, with a state of its own.
-    mutating func newTopLevelGroup() -> Group { Group(stateID: makeStateID()) }
-
-    /// The state of the newest undo step holding an action, or the base state.
-    var currentStateID: Int { undo.last { $0.actionCount > 0 }?.stateID ?? baseStateID }
-
-    /// A removal never changes whether the stack is clean now.
-    mutating func keepingClean(_ removal: (inout ReferenceModel) -> Void) {
-        let wasClean = currentStateID == cleanStateID
-        removal(&self)
-        if wasClean { cleanStateID = currentStateID }
+    func newObjectID() -> Int {
+        defer { nextObjectID += 1 }
+        return nextObjectID
     }
 
-    /// Drops the oldest undo step: undoing everything now leads to the state right after it.
-    mutating func dropOldest() {
-        baseStateID = undo.removeFirst().stateID
+    /// The current side is redo while an undo is in progress, undo otherwise (section 1).
+    var currentSideName: SideName { isUndoing ? .redo : .undo }
+
+    func side(_ name: SideName) -> Side { name == .undo ? undoSide : redoSide }
+
+    /// Mutates one side. `body` must not call out of the model (no hooks inside).
+    func withSide<R>(_ name: SideName, _ body: (inout Side) -> R) -> R {
+        switch name {
+        case .undo: body(&undoSide)
+        case .redo: body(&redoSide)
+        }
     }
 
-    static func openPath(_ side: [Group]) -> [Group] {
-        guard let top = side.last, top.isOpen else { return [] }
-        var path = [top]
-        while case .group(let next)? = path.last!.items.last, next.isOpen { path.append(next) }
-        return path
-    }
+    var currentFrames: [Frame] { side(currentSideName).frames }
 
-    var undoPath: [Group] { Self.openPath(undo) }
-    static func closedCount(_ side: [Group]) -> Int { side.filter { !$0.isOpen }.count }
+    /// `groupingLevel`: open frames on the current side (section 1).
+    var groupingLevelNow: Int { currentFrames.count }
 
-    /// Removes matching actions; closed groups this empties go too (cascading); returns the count.
-    @discardableResult
-    static func remove(from group: Group, where match: (Action) -> Bool) -> Int {
-        var removed = 0
-        group.items = group.items.filter { item in
+    /// The actions of a frame's own items, in order (closed nested groups flattened).
+    static func flatten(_ frame: Frame) -> [Action] {
+        frame.items.flatMap { item -> [Action] in
             switch item {
-            case .action(let action):
-                if match(action) {
-                    removed += 1
-                    return false
-                }
-                return true
-            case .group(let nested):
-                let inside = remove(from: nested, where: match)
-                removed += inside
-                return nested.isOpen || inside == 0 || nested.actionCount > 0
+            case .action(let action): [action]
+            case .group(let group): group.actions
             }
         }
-        return removed
     }
 
-    static func remove(from side: inout [Group], where match: (Action) -> Bool) {
-        side = side.filter { group in
-            let removed = remove(from: group, where: match)
-            return group.isOpen || removed == 0 || group.actionCount > 0
+    /// Every action of the open frames of a side (frame 0 holds the deeper frames).
+    static func openActions(_ side: Side) -> [Action] { side.frames.flatMap(flatten) }
+
+    /// "Holds an action": at least one action at any depth, live or dead (section 1).
+    func frame0HoldsAction(_ side: Side) -> Bool { !Self.openActions(side).isEmpty }
+
+    func frame0HoldsLiveAction(_ side: Side) -> Bool { Self.openActions(side).contains { !isDead($0) } }
+
+    /// A dead step holds at least one action and only dead ones; an empty step is not dead.
+    func isDeadStep(_ step: Step) -> Bool { !step.actions.isEmpty && step.actions.allSatisfy(isDead) }
+
+    /// The undo side's total cost: every held action, open frames included (section 10).
+    var undoCost: Int {
+        undoSide.closed.reduce(0) { $0 + $1.actions.reduce(0) { $0 + $1.cost } }
+            + Self.openActions(undoSide).reduce(0) { $0 + $1.cost }
+    }
+
+    // MARK: - Activities and re-entrancy (section 9)
+
+    /// The table of section 9: whether `operation` may run during `activity`.
+    static func allows(_ operation: Operation, during activity: Activity) -> Bool {
+        switch operation {
+        case .registerUndo, .setValue, .setActionName, .setActionIsDiscardable, .setActionUserInfoValue:
+            switch activity {
+            case .undoing, .redoing, .closingGroup, .openingGroup, .rollingBack: return true
+            case .notifyingUndo, .notifyingRedo, .preparingUndo, .preparingRedo, .jumping, .closingScope: return false
+            }
+        case .beginUndoGrouping, .group, .endUndoGrouping:
+            return activity == .undoing || activity == .redoing
+        case .markClean:
+            switch activity {
+            case .undoing, .redoing, .rollingBack: return false
+            default: return true
+            }
+        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget:
+            return false
+        case .enableUndoRegistration:
+            return true
         }
     }
 
-    mutating func pruneDead() {
-        let alive = self.alive
-        keepingClean { model in
-            Self.remove(from: &model.undo) { !alive[$0.target] }
-            Self.remove(from: &model.redo) { !alive[$0.target] }
+    /// The misuse a call of `operation` is now, if the activity stack refuses it: the innermost
+    /// refusing activity is named (section 9). `redo()` from inside an undo is `.redoWhileUndoing`
+    /// (5.3 step 1, checked before the table).
+    func refusal(_ operation: Operation) -> Misuse? {
+        if operation == .redo && (activities.contains(.undoing) || activities.contains(.notifyingUndo)) {
+            return .redoWhileUndoing
+        }
+        for activity in activities.reversed() where !Self.allows(operation, during: activity) {
+            return .reentrantCall(operation, during: activity)
+        }
+        return nil
+    }
+
+    /// Runs `body` with `activity` pushed (nil: no activity of this call).
+    ///
+    /// SPEC-QUESTION: whether a call's activities stack on each other (undo(): [preparingUndo,
+    /// notifyingUndo], jump: [jumping, undoing]) or replace each other. The model has each call
+    /// contribute one activity at a time: section 5.1 lists them as alternatives ("preparingUndo
+    /// (for the close and the checkpoint), notifyingUndo (Will/Did) or undoing (handlers)"), and a
+    /// stacked `jumping` would refuse the registrations of the handlers of a jump's steps, so that
+    /// nothing could be redone after a jump back. So: the close that undo()/redo()/jump/a scope make
+    /// posts its C, WillClose and DidClose in preparingUndo/preparingRedo/jumping/closingScope (not
+    /// closingGroup), and a jump's steps run in notifyingUndo/undoing like undoNestedGroup()'s.
+    func withActivity<R>(_ activity: Activity?, _ body: () -> R) -> R {
+        guard let activity else { return body() }
+        activities.append(activity)
+        defer { activities.removeLast() }
+        return body()
+    }
+
+    /// Reports a misuse (section 15): `lastMisuse`, then `onMisuse`. The caller changes nothing.
+    func report(_ misuse: Misuse) {
+        lastMisuse = misuse
+        onMisuse?(misuse)
+    }
+
+    /// Posts a notification: its observers (the hook) run now, with the activity stack as it is.
+    func post(_ name: NotificationName, discardable: Bool = false, in activity: Activity? = nil) {
+        guard postsNotifications else { return }
+        withActivity(activity) {
+            notificationHook?(Posted(name: name, discardable: discardable, activities: activities))
         }
     }
 
-    mutating func trim() {
-        guard levels > 0 else { return }
-        pruneDead()
-        while Self.closedCount(undo) > levels { dropOldest() }
+    // MARK: - Calls and publishing (section 14)
+
+    /// Every public entry point is a call; the end of the outermost one publishes.
+    func call<R>(_ body: () -> R) -> R {
+        callDepth += 1
+        let result = body()
+        callDepth -= 1
+        if callDepth == 0 { endOfOutermostCall() }
+        return result
     }
 
-    // MARK: Operations
-
-    mutating func register(target: Int, delta: Int) {
-        values[target] += delta
-        guard disableCount == 0 else { return }
-        if undoPath.isEmpty && !groupsByEvent {
-            misuse = .noOpenGroup(.registerUndo)
-            return
+    func callThrowing<R>(_ body: () throws -> R) rethrows -> R {
+        callDepth += 1
+        defer {
+            callDepth -= 1
+            if callDepth == 0 { endOfOutermostCall() }
         }
-        redo = []
-        var opened = false
-        if undoPath.isEmpty {
-            undo.append(newTopLevelGroup())
-            pending = true
-            opened = true
-        }
-        undoPath.last!.items.append(.action(Action(target: target, delta: -delta)))
-        undoPath[0].stateID = makeStateID()
-        if opened { notifications.append("DidOpen") }
+        return try body()
     }
 
-    mutating func begin() {
-        guard disableCount == 0 else { return }
-        if undoPath.isEmpty && groupsByEvent {
-            undo.append(newTopLevelGroup())
-            pending = true
-            notifications.append("DidOpen")
-        }
-        if let innermost = undoPath.last {
-            innermost.items.append(.group(Group()))
-        } else {
-            undo.append(newTopLevelGroup())
-        }
-        notifications.append("DidOpen")
-    }
-
-    mutating func end() {
-        guard disableCount == 0 else { return }
-        guard !undoPath.isEmpty else {
-            misuse = .endWithoutBegin
-            return
-        }
-        closeInnermost()
-    }
-
-    mutating func closeInnermost() {
-        notifications.append("WillClose")
-        let path = undoPath
-        let group = path.last!
-        group.isOpen = false
-        var discardable = false
-        if path.count == 1 {
-            discardable = group.discardable
-            pending = false
-            if group.actionCount == 0 { undo.removeLast() }
+    /// Section 9/10: "Settings changed during an activity that would trim trim at the end of the
+    /// outermost call"; then the publish of section 14.
+    ///
+    /// SPEC-QUESTION: section 15 says a refused call publishes no state; section 14 says the end of
+    /// every outermost call publishes. The model publishes at the end of every outermost call,
+    /// refused or not: the state is compared with the last one, so a refused call that changed
+    /// nothing delivers nothing, while the changes that observers of its checkpoint made (nested
+    /// calls, which do not publish themselves) are still heard. (A snapshot taken by this publish
+    /// may drop dead steps under the Top rule, as any `state` query does.)
+    func endOfOutermostCall() {
+        if pendingTrim && scopeDepth == 0 && activities.isEmpty {
+            pendingTrim = false
             trim()
         }
-        notifications.append(discardable ? "DidClose!" : "DidClose")
+        publish()
     }
 
-    mutating func undoStep() {
-        if undoPath.count == 1 { closeInnermost() }
-        guard undoPath.isEmpty else {
-            misuse = .undoWithNestedGroupsOpen(groupingLevel: undoPath.count)
+    /// The loop of section 14.
+    func publish() {
+        let entry = makeQueueEntry()
+        if publishing {
+            if let entry { queue.append(entry) }
             return
         }
-        undoNested()
-    }
-
-    mutating func undoNested() {
-        pruneDead()
-        if let innermost = undoPath.last {
-            guard case .group(let nested)? = innermost.items.last, !nested.isOpen else {
-                misuse = .undoNestedGroupWithOpenGroup
-                return
+        publishing = true
+        if let entry { queue.append(entry) }
+        while !queue.isEmpty {
+            let next = queue.removeFirst()
+            if postsNotifications && next.isClean != lastPostedClean {
+                lastPostedClean = next.isClean
+                post(.cleanStateDidChange)
             }
-            innermost.items.removeLast()
-            perform(nested, undoing: true, topLevel: false)
-        } else if let newest = undo.last {
-            undo.removeLast()
-            perform(newest, undoing: true, topLevel: true)
-        }
-    }
-
-    mutating func redoStep() {
-        pruneDead()
-        guard let newest = redo.last else { return }
-        redo.removeLast()
-        perform(newest, undoing: false, topLevel: true)
-    }
-
-    mutating func perform(_ group: Group, undoing: Bool, topLevel: Bool) {
-        notifications.append(undoing ? "WillUndo" : "WillRedo")
-        let destinationPath = undoing ? Self.openPath(redo) : undoPath
-        let nestedInDestination = !destinationPath.isEmpty
-        let opposite =
-            nestedInDestination ? Group() : topLevel ? Group(stateID: group.stateID) : newTopLevelGroup()
-        if topLevel && !nestedInDestination {
-            opposite.name = group.name
-            opposite.discardable = group.discardable
-            opposite.info = group.info
-        }
-        if let innermost = destinationPath.last {
-            innermost.items.append(.group(opposite))
-        } else if undoing {
-            redo.append(opposite)
-        } else {
-            undo.append(opposite)
-        }
-        for action in group.actionsNewestFirst where alive[action.target] {
-            values[action.target] += action.delta
-            if disableCount == 0 {
-                opposite.items.append(.action(Action(target: action.target, delta: -action.delta)))
+            if let state = next.state {
+                // Observers added during this delivery do not get it; cancelled ones get nothing more.
+                let tokens = observers.map(\.token)
+                for token in tokens {
+                    guard let observer = observers.first(where: { $0.token == token }) else { continue }
+                    observer.body(state)
+                }
             }
         }
-        opposite.isOpen = false
-        if !nestedInDestination {
-            if opposite.actionCount == 0 {
-                if undoing { redo.removeLast() } else { undo.removeLast() }
+        publishing = false
+    }
+
+    /// The snapshot to enqueue, if it differs from the last one enqueued or delivered (state
+    /// observers) or its clean flag from the last one noted (no state observers).
+    func makeQueueEntry() -> QueueEntry? {
+        var state: State?
+        if !observers.isEmpty {
+            let snapshot = stateSnapshot()
+            if snapshot != lastEnqueuedState {
+                state = snapshot
+                lastEnqueuedState = snapshot
             }
-            // Trimming during a redo happens inside the operation, where freed targets are not
-            // pruned; mirror that: trim without pruning.
-            if !undoing && levels > 0 {
-                while Self.closedCount(undo) > levels { dropOldest() }
+        }
+        let isCleanNow = current == clean
+        if state != nil || isCleanNow != lastNotedClean {
+            lastNotedClean = isCleanNow
+            return QueueEntry(state: state, isClean: isCleanNow)
+        }
+        return nil
+    }
+
+    // MARK: - Test hooks (section 17)
+
+    /// `_structure`: the held structure, no side effects.
+    var structure: String {
+        func actions(_ list: [Action]) -> [String] { list.map { isDead($0) ? "x" : "a" } }
+        func meta(_ metadata: Metadata) -> String {
+            // SPEC-QUESTION: "appended when any is set" is read as "when any differs from its
+            // default": a name set to "" or discardable set to false shows nothing.
+            guard !metadata.name.isEmpty || metadata.discardable || !metadata.userInfo.isEmpty else { return "" }
+            var text = ":" + metadata.name + (metadata.discardable ? "!" : "")
+            if !metadata.userInfo.isEmpty { text += "{" + metadata.userInfo.keys.sorted().joined(separator: ",") + "}" }
+            return text
+        }
+        func frame(_ frames: [Frame], _ index: Int) -> String {
+            var parts = frames[index].items.map { item -> String in
+                switch item {
+                case .action(let action): isDead(action) ? "x" : "a"
+                case .group(let group): "[" + actions(group.actions).joined(separator: " ") + "]"
+                }
+            }
+            if index + 1 < frames.count { parts.append(frame(frames, index + 1)) }
+            return "<" + parts.joined(separator: " ") + ">" + (index == 0 ? meta(frames[0].metadata) : "")
+        }
+        func describe(_ side: Side) -> String {
+            var parts = side.closed.map { "[" + actions($0.actions).joined(separator: " ") + "]" + meta($0.metadata) }
+            if !side.frames.isEmpty { parts.append(frame(side.frames, 0)) }
+            return parts.joined(separator: " ")
+        }
+        return "undo(\(describe(undoSide))) redo(\(describe(redoSide)))"
+    }
+
+    /// `_stateShape`: the equality pattern of the state ids, renamed canonically.
+    ///
+    /// SPEC-QUESTION: "the index of its first appearance in this traversal" is read literally as
+    /// the position in the traversal (ids 5 5 7 give "0 0 2"), not the rank among distinct ids
+    /// ("0 0 1"). Empty sections are empty strings between the " | " separators.
+    var stateShape: String {
+        var sections: [[Int]] = [[current, clean]]
+        func closed(_ side: Side) -> [Int] { side.closed.flatMap { [$0.low, $0.high] } }
+        func frames(_ side: Side) -> [Int] {
+            side.frames.flatMap { frame -> [Int] in
+                [frame.low]
+                    + frame.items.flatMap { item -> [Int] in
+                        if case .group(let group) = item { return [group.low, group.high] }
+                        return []
+                    }
             }
         }
-        notifications.append((undoing ? "DidUndo" : "DidRedo") + (topLevel && group.discardable ? "!" : ""))
+        sections += [closed(undoSide), frames(undoSide), closed(redoSide), frames(redoSide)]
+        let traversal = sections.flatMap { $0 }
+        return sections.map { section in
+            section.map { String(traversal.firstIndex(of: $0)!) }.joined(separator: " ")
+        }.joined(separator: " | ")
     }
 
-    mutating func setMetadata(_ operation: ActionStack.Misuse.Operation, _ change: (Group) -> Void) {
-        guard disableCount == 0 else { return }
-        var opened = false
-        if undoPath.isEmpty {
-            guard groupsByEvent else {
-                misuse = .noOpenGroup(operation)
-                return
-            }
-            undo.append(newTopLevelGroup())
-            pending = true
-            opened = true
+    /// The model's own consistency checks (the library's `_invariantViolations()` is compared with
+    /// an empty list by the driver).
+    var invariantViolations: [String] {
+        var problems: [String] = []
+        if callDepth == 0 {
+            if !activities.isEmpty { problems.append("activities left: \(activities)") }
+            if isUndoing || isRedoing { problems.append("undoing/redoing left set") }
+            if !redoSide.frames.isEmpty { problems.append("redo side has open frames between calls") }
+            if scopeDepth != 0 { problems.append("scope depth \(scopeDepth) between calls") }
         }
-        change(undoPath[0])
-        if opened { notifications.append("DidOpen") }
-    }
-
-    mutating func setLevels(_ value: Int) {
-        levels = value
-        trim()
-    }
-
-    mutating func removeAll() {
-        undo = []
-        redo = []
-        disableCount = 0
-        pending = false
-        baseStateID = makeStateID()
-        cleanStateID = baseStateID
-    }
-
-    mutating func removeAll(target: Int) {
-        keepingClean { model in
-            Self.remove(from: &model.undo) { $0.target == target }
-            Self.remove(from: &model.redo) { $0.target == target }
+        for step in undoSide.closed + redoSide.closed where step.actions.isEmpty && step.low != step.high {
+            problems.append("empty step with low != high")
         }
-    }
-
-    /// The document was saved: this state is the clean one.
-    mutating func markClean() {
-        cleanStateID = currentStateID
-    }
-
-    mutating func enable() {
-        guard disableCount > 0 else {
-            misuse = .enableWithoutDisable
-            return
+        if maximumCostLimit > 0 && callDepth == 0 && undoSide.frames.isEmpty && !pendingTrim
+            && undoCost > maximumCostLimit && undoSide.closed.count > 1
+        {
+            problems.append("cost \(undoCost) over the limit \(maximumCostLimit) with several steps")
         }
-        disableCount -= 1
-    }
-
-    mutating func endEvent() {
-        guard pending else { return }
-        pending = false
-        if groupsByEvent && !undoPath.isEmpty { end() }
-    }
-
-    // MARK: Queries (each prunes freed targets first, as the stack does)
-
-    mutating func snapshot() -> Snapshot {
-        pruneDead()
-        let openTop = undoPath.first
-        return Snapshot(
-            canUndo: Self.closedCount(undo) > 0 || (openTop?.actionCount ?? 0) > 0,
-            canRedo: Self.closedCount(redo) > 0,
-            undoCount: Self.closedCount(undo),
-            redoCount: Self.closedCount(redo),
-            groupingLevel: undoPath.count,
-            undoName: undo.last?.name ?? "",
-            redoName: redo.last?.name ?? "",
-            undoDiscardable: undo.last?.discardable ?? false,
-            redoDiscardable: redo.last?.discardable ?? false,
-            undoInfo: undo.last?.info["k"],
-            registrationEnabled: disableCount == 0,
-            isClean: currentStateID == cleanStateID
-        )
-    }
-}
-
-/// What the driver compares after every step.
-struct Snapshot: Equatable, CustomStringConvertible {
-    var canUndo: Bool
-    var canRedo: Bool
-    var undoCount: Int
-    var redoCount: Int
-    var groupingLevel: Int
-    var undoName: String
-    var redoName: String
-    var undoDiscardable: Bool
-    var redoDiscardable: Bool
-    var undoInfo: Int?
-    var registrationEnabled: Bool
-    var isClean: Bool
-
-    init(
-        canUndo: Bool, canRedo: Bool, undoCount: Int, redoCount: Int, groupingLevel: Int, undoName: String,
-        redoName: String, undoDiscardable: Bool, redoDiscardable: Bool, undoInfo: Int?, registrationEnabled: Bool,
-        isClean: Bool
-    ) {
-        self.canUndo = canUndo
-        self.canRedo = canRedo
-        self.undoCount = undoCount
-        self.redoCount = redoCount
-        self.groupingLevel = groupingLevel
-        self.undoName = undoName
-        self.redoName = redoName
-        self.undoDiscardable = undoDiscardable
-        self.redoDiscardable = redoDiscardable
-        self.undoInfo = undoInfo
-        self.registrationEnabled = registrationEnabled
-        self.isClean = isClean
-    }
-
-    init(_ stack: ActionStack) {
-        self.init(
-            canUndo: stack.canUndo, canRedo: stack.canRedo, undoCount: stack.undoCount, redoCount: stack.redoCount,
-            groupingLevel: stack.groupingLevel, undoName: stack.undoActionName, redoName: stack.redoActionName,
-            undoDiscardable: stack.undoActionIsDiscardable, redoDiscardable: stack.redoActionIsDiscardable,
-            undoInfo: stack.undoActionUserInfoValue(forKey: "k") as? Int,
-            registrationEnabled: stack.isUndoRegistrationEnabled,
-            isClean: stack.isClean
-        )
-    }
-
-    var description: String {
-        "undo \(undoCount)\(canUndo ? "+" : "") '\(undoName)'\(undoDiscardable ? "!" : "") info \(undoInfo.map(String.init) ?? "-"), "
-            + "redo \(redoCount)\(canRedo ? "+" : "") '\(redoName)'\(redoDiscardable ? "!" : ""), "
-            + "level \(groupingLevel), enabled \(registrationEnabled), clean \(isClean)"
+        if levels > 0 && callDepth == 0 && !pendingTrim && undoSide.closed.count > levels {
+            problems.append("\(undoSide.closed.count) steps over the limit \(levels)")
+        }
+        return problems
     }
 }
