@@ -231,12 +231,12 @@ extension ReferenceModel {
         }
     }
 
-    /// C, WillClose, close, DidClose in one activity: the close that `undo()`, `redo()`, `jump` and
-    /// a scope make "as endUndoGrouping() would".
-    func closeInnermostAsEnd(in activity: Activity) {
-        post(.checkpoint, in: activity)
+    /// C, WillClose, close, DidClose: the close that `undo()`, `redo()`, `jump` and a scope make "as
+    /// endUndoGrouping() would", inside the activity their caller pushed (see `withActivity`).
+    func closeInnermostAsEnd() {
+        post(.checkpoint)
         guard !currentFrames.isEmpty else { return }
-        closeInnermost(willActivity: activity, didActivity: activity)
+        closeInnermost(willActivity: nil, didActivity: nil)
     }
 
     /// WillClose (unless undoing/redoing), close the innermost frame of the current side, DidClose
@@ -367,11 +367,14 @@ extension ReferenceModel {
             // 3. Two or more frames.
             let level = undoSide.frames.count
             if level >= 2 { return report(.nestedGroupsOpen(.undo, groupingLevel: level)) }
-            // 5. One frame: closed as endUndoGrouping() would, even while disabled (preparingUndo).
-            if level == 1 { closeInnermostAsEnd(in: .preparingUndo) }
-            // 6. As undoNestedGroup() from step 2: its own C first (in preparingUndo).
-            post(.checkpoint, in: .preparingUndo)
-            _ = undoNestedFromStep3()
+            // 4. From here on inside preparingUndo (the step's own activities stack on it).
+            withActivity(.preparingUndo) {
+                // 5. One frame: closed as endUndoGrouping() would, even while disabled.
+                if level == 1 { closeInnermostAsEnd() }
+                // 6. As undoNestedGroup() from step 2: its own C first.
+                post(.checkpoint)
+                _ = undoNestedFromStep3()
+            }
             endCoalescing()
         }
     }
@@ -412,7 +415,7 @@ extension ReferenceModel {
             return true
         }
         // 4. Dead steps dropped from the top; none left: return quietly.
-        topDrop(.undo)
+        topDrop(.undo, performing: true)
         guard let step = undoSide.closed.popLast() else { return true }
         performUndo(actions: step.actions, metadata: step.metadata, low: step.low, high: step.high)
         return true
@@ -472,16 +475,19 @@ extension ReferenceModel {
             // 4. Two or more frames on the undo side.
             let level = undoSide.frames.count
             if level >= 2 { return report(.nestedGroupsOpen(.redo, groupingLevel: level)) }
-            // 6. One frame: closed first (in Foundation mode an empty one empties the redo side).
-            if level == 1 { closeInnermostAsEnd(in: .preparingRedo) }
-            redoFromStep7()
+            // 5. Inside preparingRedo from here on.
+            withActivity(.preparingRedo) {
+                // 6. One frame: closed first (in Foundation mode an empty one empties the redo side).
+                if level == 1 { closeInnermostAsEnd() }
+                redoFromStep7()
+            }
             endCoalescing()
         }
     }
 
     /// Steps 7 and 8 of 5.3.
     func redoFromStep7() {
-        topDrop(.redo)
+        topDrop(.redo, performing: true)
         guard let step = redoSide.closed.popLast() else { return }
         isRedoing = true
         post(.willRedo, in: .notifyingRedo)
@@ -531,20 +537,23 @@ extension ReferenceModel {
             // 3. Two or more frames.
             let level = undoSide.frames.count
             if level >= 2 { return report(.nestedGroupsOpen(.jump, groupingLevel: level)) }
-            // 4. Activity jumping; the one open frame closed as undo() does.
-            if level == 1 { closeInnermostAsEnd(in: .jumping) }
-            // 5. One step at a time until the target or no progress.
-            var previous: Int?
-            while true {
-                sweep()
-                let now = undoEntryCount
-                if now == target || now == previous { break }
-                previous = now
-                post(.checkpoint, in: .jumping)
-                if now > target {
-                    _ = undoNestedFromStep3()
-                } else {
-                    redoFromStep7()
+            // 4. Activity jumping for the rest; the one open frame closed as undo() does.
+            withActivity(.jumping) {
+                if level == 1 { closeInnermostAsEnd() }
+                // 5. One step at a time until the target or no progress (each step's activities
+                // stack on jumping).
+                var previous: Int?
+                while true {
+                    sweep()
+                    let now = undoEntryCount
+                    if now == target || now == previous { break }
+                    previous = now
+                    post(.checkpoint)
+                    if now > target {
+                        _ = undoNestedFromStep3()
+                    } else {
+                        redoFromStep7()
+                    }
                 }
             }
             endCoalescing()
@@ -583,14 +592,18 @@ extension ReferenceModel {
             if let misuse = refusal(.removeAllActionsWithTarget) { return report(misuse) }
             removeActions { $0.target == target }
             if candidate?.target == target { candidate = nil }
-            if decisions.anyRemovalEndsContinuation { continuationStepID = nil }
+            // Section 7 (CHANGED): any accepted removeAllActions(withTarget:) ends the continuation.
+            continuationStepID = nil
         }
     }
 
-    /// `removeAllActions(withTarget: 42)`: a value removes nothing (still refused in activities).
+    /// `removeAllActions(withTarget: 42)`: a value removes nothing (section 16), but the call is
+    /// refused in activities like any other, and, accepted, ends the continuation ("whatever its
+    /// target", section 7).
     func removeAllActionsWithValue() {
         call {
             if let misuse = refusal(.removeAllActionsWithTarget) { return report(misuse) }
+            continuationStepID = nil
         }
     }
 
@@ -648,9 +661,11 @@ extension ReferenceModel {
     }
 
     /// Section 11, Top: drops whole dead steps from the top of a side while the top is a closed
-    /// dead step with no open frame above it, at idle only.
-    func topDrop(_ sideName: SideName) {
-        guard activities.isEmpty, side(sideName).frames.isEmpty else { return }
+    /// dead step with no open frame above it, at idle only. `undo()`, `undoNestedGroup()`, `redo()`
+    /// and `jump` pass `performing`: they run only at idle (every activity refuses them), though
+    /// their own activity is pushed by the time they look.
+    func topDrop(_ sideName: SideName, performing: Bool = false) {
+        guard performing || activities.isEmpty, side(sideName).frames.isEmpty else { return }
         while let last = side(sideName).closed.last, isDeadStep(last) {
             withSide(sideName) { _ = $0.closed.removeLast() }
             if candidate?.stepID == last.id { candidate = nil }
@@ -770,13 +785,11 @@ extension ReferenceModel {
             }
             // 4. Success: if still open, name frame 0, close down to and including the scope's frame.
             //
-            // SPEC-QUESTION: the scope names and closes its frames even if its body left
-            // registration disabled (as undo() and endEvent() close "even while disabled"); a
-            // disabled endUndoGrouping() would otherwise leave them open.
+            // (CHANGED) Naming and closing happen even while registration is disabled.
             guard side(sideName).frames.contains(where: { $0.id == frameID }) else { return }
             if let name { withSide(sideName) { $0.frames[0].metadata.name = name } }
-            while side(sideName).frames.contains(where: { $0.id == frameID }) {
-                closeInnermostAsEnd(in: .closingScope)
+            withActivity(.closingScope) {
+                while side(sideName).frames.contains(where: { $0.id == frameID }) { closeInnermostAsEnd() }
             }
         }
     }
@@ -786,7 +799,9 @@ extension ReferenceModel {
         var takenOut: [Action]?
         if let index = side(sideName).frames.firstIndex(where: { $0.id == frameID }) {
             // Close the frames the body left open inside the scope's frame.
-            while side(sideName).frames.count - 1 > index { closeInnermostAsEnd(in: .closingScope) }
+            withActivity(.closingScope) {
+                while side(sideName).frames.count - 1 > index { closeInnermostAsEnd() }
+            }
             // Then the scope's frame itself, with its notifications, taken out of the history.
             post(.checkpoint, in: .closingScope)
             let silent = isUndoing || isRedoing

@@ -124,19 +124,14 @@ final class ReferenceModel {
         }
     }
 
-    /// Readings of the spec that are open questions, as switches (see the SPEC-QUESTION comments).
-    /// The defaults are the model's answers.
+    /// Switches for rules of the spec, so that the driver's own tests can run two models that
+    /// differ in one rule (the shrinker's test) and an integrator can try the other reading of a
+    /// rule that was once an open question. The defaults are the spec's rules.
     struct Decisions: Sendable {
-        /// SPEC-QUESTION: section 6 gives a closed step that loses some (not all) of its actions to
-        /// removal a new far-end id. It says nothing of open frames and of closed nested groups inside
-        /// them. The model gives them the same treatment: an open frame that loses any action (at any
-        /// depth) gets a new `low`, and a closed nested group that loses some of its actions gets a
-        /// new `low`, since undoing them no longer leads back to the state they started from.
+        /// Section 6 (CHANGED): every open frame that contains a removed action gets a new `low`, and
+        /// a closed nested group that loses some (not all) of its actions gets a new `low`; also
+        /// when `undoNestedGroup()` drops dead trailing items.
         var removalRenamesOpenGroups = true
-        /// SPEC-QUESTION: section 7 ends the continuation on "removal". The model ends it on every
-        /// `removeAllActions(withTarget:)` call on an object that is not refused, whether or not it
-        /// removed anything; a value (not an object) removes nothing and ends nothing.
-        var anyRemovalEndsContinuation = true
     }
 
     // MARK: - Storage (section 1)
@@ -390,29 +385,26 @@ final class ReferenceModel {
         }
     }
 
-    /// The misuse a call of `operation` is now, if the activity stack refuses it: the innermost
-    /// refusing activity is named (section 9). `redo()` from inside an undo is `.redoWhileUndoing`
-    /// (5.3 step 1, checked before the table).
+    /// The misuse a call of `operation` is now, if the innermost activity refuses it (section 9,
+    /// CHANGED: the innermost activity decides, not every activity on the stack). `redo()` from
+    /// inside an undo (its handlers or its Will/Did observers) is `.redoWhileUndoing` (5.3 step 1).
     func refusal(_ operation: Operation) -> Misuse? {
-        if operation == .redo && (activities.contains(.undoing) || activities.contains(.notifyingUndo)) {
-            return .redoWhileUndoing
-        }
-        for activity in activities.reversed() where !Self.allows(operation, during: activity) {
-            return .reentrantCall(operation, during: activity)
-        }
-        return nil
+        guard let innermost = activities.last, !Self.allows(operation, during: innermost) else { return nil }
+        if operation == .redo && (innermost == .undoing || innermost == .notifyingUndo) { return .redoWhileUndoing }
+        return .reentrantCall(operation, during: innermost)
     }
 
     /// Runs `body` with `activity` pushed (nil: no activity of this call).
     ///
-    /// SPEC-QUESTION: whether a call's activities stack on each other (undo(): [preparingUndo,
-    /// notifyingUndo], jump: [jumping, undoing]) or replace each other. The model has each call
-    /// contribute one activity at a time: section 5.1 lists them as alternatives ("preparingUndo
-    /// (for the close and the checkpoint), notifyingUndo (Will/Did) or undoing (handlers)"), and a
-    /// stacked `jumping` would refuse the registrations of the handlers of a jump's steps, so that
-    /// nothing could be redone after a jump back. So: the close that undo()/redo()/jump/a scope make
-    /// posts its C, WillClose and DidClose in preparingUndo/preparingRedo/jumping/closingScope (not
-    /// closingGroup), and a jump's steps run in notifyingUndo/undoing like undoNestedGroup()'s.
+    /// Activities stack (section 9): `undo()` runs its step inside `preparingUndo` (its Will/Did in
+    /// [preparingUndo, notifyingUndo], its handlers in [preparingUndo, undoing]), `redo()` inside
+    /// `preparingRedo`, a jump's steps inside `jumping`, only the innermost one deciding.
+    ///
+    /// SPEC-QUESTION: the close that `undo()`, `redo()`, `jump` and a scope make "as
+    /// endUndoGrouping() would" posts its C, WillClose and DidClose in the call's own activity
+    /// (preparingUndo, preparingRedo, jumping, closingScope: 5.1 step 4, 12 step 4), with no
+    /// `closingGroup` pushed on top for WillClose. Were `closingGroup` pushed, it would be the
+    /// innermost activity and let a WillClose observer register during undo()'s close.
     func withActivity<R>(_ activity: Activity?, _ body: () -> R) -> R {
         guard let activity else { return body() }
         activities.append(activity)

@@ -79,14 +79,48 @@ enum Acceptance {
             #expect(s.structure == "undo() redo([a a a])")
             #expect(s.values == [0, 0, 0])
         },
-        .init(name: "undo() posts its activities: preparingUndo, notifyingUndo, undoing") { make in
+        .init(name: "undo() posts in preparingUndo, its step's activities stacked on it") { make in
             var s = Scenario(make)
             s(.register(slot: 0, delta: 1, options: .plain), .undo)
             #expect(
                 s.events(includeActivities: true) == [
                     "DidOpen", "C", "C@preparingUndo", "WillClose@preparingUndo", "DidClose@preparingUndo",
-                    "C@preparingUndo", "WillUndo@notifyingUndo", "C@undoing", "DidUndo@notifyingUndo",
+                    "C@preparingUndo", "WillUndo@preparingUndo/notifyingUndo", "C@preparingUndo/undoing",
+                    "DidUndo@preparingUndo/notifyingUndo",
                 ])
+            s(.redo)
+            #expect(
+                s.events(includeActivities: true) == [
+                    "C", "WillRedo@preparingRedo/notifyingRedo", "C@preparingRedo/redoing",
+                    "DidRedo@preparingRedo/notifyingRedo",
+                ])
+        },
+        .init(name: "undoNestedGroup() and endUndoGrouping() post in their own activities") { make in
+            var s = Scenario(make, groupsByEvent: false)
+            s(.begin, .register(slot: 0, delta: 1, options: .plain), .begin, .register(slot: 0, delta: 1, options: .plain))
+            _ = s.events()
+            s(.end, .undoNested)
+            #expect(
+                s.events(includeActivities: true) == [
+                    "C", "WillClose@closingGroup", "DidClose", "C", "WillUndo@notifyingUndo", "C@undoing",
+                    "DidUndo@notifyingUndo",
+                ])
+        },
+        .init(name: "a jump's steps run inside jumping, and their handlers can register") { make in
+            var s = Scenario(make)
+            s(.register(slot: 0, delta: 1, options: .plain), .endEvent, .register(slot: 1, delta: 1, options: .plain))
+            _ = s.events()
+            s(.jump(0))
+            #expect(
+                s.events(includeActivities: true) == [
+                    "C@jumping", "WillClose@jumping", "DidClose@jumping",
+                    "C@jumping", "WillUndo@jumping/notifyingUndo", "C@jumping/undoing", "DidUndo@jumping/notifyingUndo",
+                    "C@jumping", "WillUndo@jumping/notifyingUndo", "C@jumping/undoing", "DidUndo@jumping/notifyingUndo",
+                ])
+            #expect(s.structure == "undo() redo([a] [a])")
+            s(.jump(2))
+            #expect(s.structure == "undo([a] [a]) redo()")
+            #expect(s.values == [1, 1, 0])
         },
         .init(name: "an empty group, Foundation mode: an empty step that empties the redo side") { make in
             var s = Scenario(make, groupsByEvent: false)
