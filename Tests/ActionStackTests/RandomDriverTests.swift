@@ -1,325 +1,407 @@
+// The random driver against the real stack: the stack's world (the only code here that touches
+// the ActionStack module; kept plain so that API changes are one-line fixes), the mapping of the
+// library's enums to the model's by name, and the tests.
+//
+// How to run:
+//   swift test --filter RandomDriverTests                     (CI: 200,000+ operations)
+//   DRIVER_FIRST_SEED=1234 swift test --filter RandomDriverTests   (other seeds)
+//   DRIVER_TRACE=1 ...                                        (print each operation and the model)
+//   ACTIONSTACK_SOAK_OPERATIONS=10000000 ACTIONSTACK_SOAK_SEED=7 swift test --filter soak
+// A divergence is reported with its seed and a shrunk, replayable `DriverCase` (Swift source):
+// paste it into `RandomDriverTests.regressions` to replay it in every run.
+
 import ActionStack
 import Foundation
 import Testing
 
-/// SplitMix64: a small seeded generator, so every sequence can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// A target of the driver's actions: an integer value.
+final class DriverTarget {
+    var value = 0
 }
 
-/// One public call of the random driver.
-enum Operation: Equatable, CustomStringConvertible {
-    case register(slot: Int, delta: Int)
-    case begin, end, undo, undoNested, redo, endEvent, removeAll, disable, enable, toggleGroupsByEvent
-    case name(String)
-    case discardable(Bool)
-    case info(Int?)
-    case levels(Int)
-    case removeTarget(slot: Int)
-    case markClean
-    case free(slot: Int)
-    case replace(slot: Int)
+/// The real stack driven by driver operations.
+final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one thread; notification blocks run synchronously
+    let stack = ActionStack()
+    let plan: CallbackPlanRunner
+    var events: [DriverEvent] = []
+    /// All targets ever made (nil once freed); slot -> index.
+    var targets: [DriverTarget?]
+    var slotTarget: [Int]
+    var observers: [(index: Int, token: ObservationToken)] = []
+    var nextObserverIndex = 0
+    var notificationTokens: [any NSObjectProtocol] = []
+    var clock = 0
 
-    var description: String {
-        switch self {
-        case .register(let slot, let delta): "register(t\(slot), \(delta))"
-        case .name(let name): "setActionName(\"\(name)\")"
-        case .discardable(let flag): "setActionIsDiscardable(\(flag))"
-        case .info(let value): "setActionUserInfoValue(\(value.map(String.init) ?? "nil"))"
-        case .levels(let value): "levelsOfUndo = \(value)"
-        case .removeTarget(let slot): "removeAllActions(withTarget: t\(slot))"
-        case .markClean: "markClean()"
-        case .free(let slot): "free t\(slot)"
-        case .replace(let slot): "new object in t\(slot)"
-        case .begin: "beginUndoGrouping()"
-        case .end: "endUndoGrouping()"
-        case .undo: "undo()"
-        case .undoNested: "undoNestedGroup()"
-        case .redo: "redo()"
-        case .endEvent: "endEvent()"
-        case .removeAll: "removeAllActions()"
-        case .disable: "disableUndoRegistration()"
-        case .enable: "enableUndoRegistration()"
-        case .toggleGroupsByEvent: "groupsByEvent.toggle()"
-        }
-    }
-}
+    static let notificationNames: [(Notification.Name, ReferenceModel.NotificationName)] = [
+        (ActionStack.checkpointNotification, .checkpoint),
+        (ActionStack.didOpenUndoGroupNotification, .didOpen),
+        (ActionStack.willCloseUndoGroupNotification, .willClose),
+        (ActionStack.didCloseUndoGroupNotification, .didClose),
+        (ActionStack.willUndoChangeNotification, .willUndo),
+        (ActionStack.didUndoChangeNotification, .didUndo),
+        (ActionStack.willRedoChangeNotification, .willRedo),
+        (ActionStack.didRedoChangeNotification, .didRedo),
+        (ActionStack.cleanStateDidChangeNotification, .cleanStateDidChange),
+    ]
 
-/// The random driver: runs a sequence on a real stack and on the reference model and compares
-/// them after every step.
-struct RandomDriver {
-    static let slots = 3
-
-    /// A target of the driver's actions.
-    final class Target {
-        var value = 0
-    }
-
-    static func apply(_ target: Target, _ delta: Int, _ stack: ActionStack) {
-        target.value += delta
-        stack.registerUndo(withTarget: target) { target in apply(target, -delta, stack) }
-    }
-
-    static func generate(count: Int, generator: inout SeededGenerator) -> [Operation] {
-        let weighted: [(Int, (inout SeededGenerator) -> Operation)] = [
-            (
-                30,
-                {
-                    .register(
-                        slot: Int.random(in: 0..<slots, using: &$0), delta: Int.random(in: 1...1_000_000, using: &$0))
-                }
-            ),
-            (8, { _ in .begin }), (8, { _ in .end }), (10, { _ in .undo }), (3, { _ in .undoNested }),
-            (8, { _ in .redo }), (7, { _ in .endEvent }), (1, { _ in .removeAll }), (2, { _ in .disable }),
-            (2, { _ in .enable }), (1, { _ in .toggleGroupsByEvent }),
-            (4, { .name(["Move", "Type", "Draw"][Int.random(in: 0..<3, using: &$0)]) }),
-            (2, { .discardable(Bool.random(using: &$0)) }),
-            (2, { .info(Bool.random(using: &$0) ? Int.random(in: 0...9, using: &$0) : nil) }),
-            (2, { .levels(Int.random(in: 0...4, using: &$0)) }),
-            (2, { .removeTarget(slot: Int.random(in: 0..<slots, using: &$0)) }),
-            (2, { _ in .markClean }),
-            (2, { .free(slot: Int.random(in: 0..<slots, using: &$0)) }),
-            (2, { .replace(slot: Int.random(in: 0..<slots, using: &$0)) }),
-        ]
-        let total = weighted.reduce(0) { $0 + $1.0 }
-        return (0..<count).map { _ in
-            var pick = Int.random(in: 0..<total, using: &generator)
-            for (weight, make) in weighted {
-                if pick < weight { return make(&generator) }
-                pick -= weight
-            }
-            fatalError("unreachable")
-        }
-    }
-
-    /// Runs `operations`; returns nil when the stack and the model agreed throughout, or a
-    /// description of the first divergence.
-    static func run(_ operations: [Operation], groupsByEvent: Bool) -> String? {
-        let stack = ActionStack()
+    init(_ driverCase: DriverCase) {
+        plan = CallbackPlanRunner(rules: driverCase.plan)
+        targets = (0..<driverCase.config.slots).map { _ in DriverTarget() }
+        slotTarget = Array(0..<driverCase.config.slots)
         stack.automaticGroupClosing = .manual
-        stack.groupsByEvent = groupsByEvent
-        let recorder = NotificationRecorder(stack)
-        var model = ReferenceModel(targets: slots, groupsByEvent: groupsByEvent)
-        var objects: [Target?] = (0..<slots).map { _ in Target() }
-        var slotObject = Array(0..<slots)  // slot -> index of its current object
-        var discardedOpenGroups = 0
-
-        func compare(after step: Int, _ operation: Operation) -> String? {
-            let expected = model.snapshot()
-            let actual = Snapshot(stack)
-            if expected != actual { return "step \(step) \(operation): state\n  model \(expected)\n  stack \(actual)" }
-            for (index, object) in objects.enumerated() {
-                if let object, object.value != model.values[index] {
-                    return
-                        "step \(step) \(operation): object \(index) value \(object.value), model \(model.values[index])"
-                }
-            }
-            let posted = recorder.all.filter { $0.name != "C" }.map { $0.name + ($0.discardable ? "!" : "") }
-            if posted != model.notifications {
-                return "step \(step) \(operation): notifications\n  model \(model.notifications)\n  stack \(posted)"
-            }
-            if stack.lastMisuse != model.misuse {
-                return
-                    "step \(step) \(operation): misuse model \(String(describing: model.misuse)), stack \(String(describing: stack.lastMisuse))"
-            }
-            if stack.isUndoing || stack.isRedoing { return "step \(step): isUndoing/isRedoing left set" }
-            let violations = stack._invariantViolations()
-            if !violations.isEmpty { return "step \(step) \(operation): invariants \(violations)" }
-            return nil
+        stack.groupsByEvent = driverCase.config.groupsByEvent
+        stack.dropsEmptyGroups = driverCase.config.dropsEmptyGroups
+        stack.misusePolicy = driverCase.config.logsMisuse ? .log : .report
+        let base = ContinuousClock.now
+        stack.coalescingClock = { [unowned self] in base.advanced(by: .milliseconds(clock)) }
+        stack.onMisuse = { [unowned self] misuse in events.append(.misuse(Self.map(misuse))) }
+        for (name, short) in Self.notificationNames {
+            notificationTokens.append(
+                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) {
+                    [unowned self] note in
+                    let discardable = (note.userInfo?[ActionStack.groupIsDiscardableUserInfoKey] as? Bool) == true
+                    let activities = stack._activities.map(Self.map)
+                    events.append(.posted(.init(name: short, discardable: discardable, activities: activities)))
+                    plan.occurrence(.notification(short)) { perform($0) }
+                })
         }
-
-        let traceOperations = ProcessInfo.processInfo.environment["DRIVER_TRACE_OPERATIONS"] != nil
-        for (step, operation) in operations.enumerated() {
-            if traceOperations {
-                FileHandle.standardError.write(Data("op \(step) \(operation) | \(stack._structure)\n".utf8))
-            }
-            stack.lastMisuse = nil
-            model.misuse = nil
-            switch operation {
-            case .register(let slot, let delta):
-                let index = slotObject[slot]
-                guard let target = objects[index] else { continue }
-                apply(target, delta, stack)
-                model.register(target: index, delta: delta)
-            case .begin:
-                stack.beginUndoGrouping()
-                model.begin()
-            case .end:
-                stack.endUndoGrouping()
-                model.end()
-            case .undo:
-                stack.undo()
-                model.undoStep()
-            case .undoNested:
-                stack.undoNestedGroup()
-                model.undoNested()
-            case .redo:
-                stack.redo()
-                model.redoStep()
-            case .endEvent:
-                stack.endEvent()
-                model.endEvent()
-            case .removeAll:
-                discardedOpenGroups += stack.groupingLevel
-                stack.removeAllActions()
-                model.removeAll()
-            case .disable:
-                stack.disableUndoRegistration()
-                model.disableCount += 1
-            case .enable:
-                stack.enableUndoRegistration()
-                model.enable()
-            case .toggleGroupsByEvent:
-                stack.groupsByEvent.toggle()
-                model.groupsByEvent.toggle()
-            case .name(let name):
-                stack.setActionName(name)
-                model.setMetadata(.setActionName) { $0.name = name }
-            case .discardable(let flag):
-                stack.setActionIsDiscardable(flag)
-                model.setMetadata(.setActionIsDiscardable) { $0.discardable = flag }
-            case .info(let value):
-                stack.setActionUserInfoValue(value, forKey: "k")
-                model.setMetadata(.setActionUserInfoValue) { $0.info["k"] = value }
-            case .levels(let value):
-                stack.levelsOfUndo = value
-                model.setLevels(value)
-            case .removeTarget(let slot):
-                let index = slotObject[slot]
-                guard let target = objects[index] else { continue }
-                stack.removeAllActions(withTarget: target)
-                model.removeAll(target: index)
-            case .markClean:
-                stack.markClean()
-                model.markClean()
-            case .free(let slot):
-                objects[slotObject[slot]] = nil
-                model.alive[slotObject[slot]] = false
-                // No comparison now: its queries would notice the freed target at once, and the
-                // next operation (an undo, say) must be the first to meet it.
-                continue
-            case .replace(let slot):
-                objects.append(Target())
-                model.alive.append(true)
-                model.values.append(0)
-                slotObject[slot] = objects.count - 1
-            }
-            if let problem = compare(after: step, operation) { return problem }
-        }
-
-        // Properties at the end: close what is open, then undo everything and redo everything.
-        while !stack.isUndoRegistrationEnabled {
-            stack.enableUndoRegistration()
-            model.enable()
-        }
-        while stack.groupingLevel > 0 {
-            stack.endUndoGrouping()
-            model.end()
-        }
-        if let problem = compare(after: operations.count, .end) { return problem }
-        while stack.canRedo {
-            stack.redo()
-            model.redoStep()
-        }
-        let before = objects.map { $0?.value }
-        while stack.canUndo {
-            stack.undo()
-            model.undoStep()
-        }
-        while stack.canRedo {
-            stack.redo()
-            model.redoStep()
-        }
-        if let problem = compare(after: operations.count + 1, .redo) { return problem }
-        if objects.map({ $0?.value }) != before { return "undo all then redo all changed the targets' values" }
-        let opens = recorder.names.filter { $0 == "DidOpen" }.count
-        let closes = recorder.names.filter { $0 == "DidClose" }.count
-        if opens != closes + discardedOpenGroups {
-            return "unbalanced groups: \(opens) opened, \(closes) closed, \(discardedOpenGroups) discarded open"
-        }
-        return nil
     }
 
-    /// Removes operations while the run still fails, so the report is short.
-    static func shrink(_ operations: [Operation], groupsByEvent: Bool) -> [Operation] {
-        var current = operations
-        var chunk = max(1, current.count / 2)
-        while chunk >= 1 {
-            var index = 0
-            var removedAny = false
-            while index < current.count {
-                var candidate = current
-                candidate.removeSubrange(index..<min(index + chunk, candidate.count))
-                if run(candidate, groupsByEvent: groupsByEvent) != nil {
-                    current = candidate
-                    removedAny = true
-                } else {
-                    index += chunk
-                }
+    deinit {
+        for token in notificationTokens { NotificationCenter.default.removeObserver(token) }
+    }
+
+    func result(_ text: String) { events.append(.result(text)) }
+
+    /// `target.value += delta`, then the registration whose handler does the same with `-delta`.
+    func apply(_ target: DriverTarget, _ delta: Int, _ options: DriverOptions) {
+        target.value += delta
+        if options.isPlain {
+            stack.registerUndo(withTarget: target) { [unowned self] target in apply(target, -delta, options) }
+        } else {
+            let registration = ActionStack.RegistrationOptions(
+                cost: options.cost, coalescingKey: options.key,
+                coalescingWindow: options.window.map { .milliseconds($0) })
+            stack.registerUndo(withTarget: target, options: registration) { [unowned self] target in
+                apply(target, -delta, options)
             }
-            if !removedAny { chunk /= 2 }
         }
-        return current
+    }
+
+    func target(_ slot: Int) -> DriverTarget? { targets[slotTarget[slot]] }
+
+    func perform(_ op: DriverOp) {
+        let stack = self.stack
+        switch op {
+        case .register(let slot, let delta, let options):
+            guard let target = target(slot) else { return }
+            apply(target, delta, options)
+        case .setValue(let slot, let value, let name):
+            guard let target = target(slot) else { return }
+            stack.setValue(value, for: \DriverTarget.value, on: target, actionName: name)
+        case .begin: stack.beginUndoGrouping()
+        case .end: stack.endUndoGrouping()
+        case .undo: stack.undo()
+        case .undoNested: stack.undoNestedGroup()
+        case .redo: stack.redo()
+        case .jump(let position): stack.jump(to: position)
+        case .endEvent: stack.endEvent()
+        case .removeAll: stack.removeAllActions()
+        case .removeTarget(let slot):
+            guard let target = target(slot) else { return }
+            stack.removeAllActions(withTarget: target)
+        case .removeValue: stack.removeAllActions(withTarget: 42)
+        case .disable: stack.disableUndoRegistration()
+        case .enable: stack.enableUndoRegistration()
+        case .groupsByEvent(let value): stack.groupsByEvent = value
+        case .dropsEmptyGroups(let value): stack.dropsEmptyGroups = value
+        case .name(let name): stack.setActionName(name)
+        case .discardable(let value): stack.setActionIsDiscardable(value)
+        case .info(let key, let value):
+            stack.setActionUserInfoValue(value.map { $0 as Any }, forKey: ActionStack.UserInfoKey(key))
+        case .levels(let value): stack.levelsOfUndo = value
+        case .maximumCost(let value): stack.maximumCost = value
+        case .markClean: stack.markClean()
+        case .breakCoalescing: stack.breakCoalescing()
+        case .advanceClock(let milliseconds): clock += milliseconds
+        case .free(let slot): targets[slotTarget[slot]] = nil
+        case .replace(let slot):
+            targets.append(DriverTarget())
+            slotTarget[slot] = targets.count - 1
+        case .scope(let name, let body, let throwing):
+            do {
+                try stack.group(named: name) {
+                    for inner in body { perform(inner) }
+                    if throwing { throw ReferenceModel.ScopeFailure() }
+                }
+                result("scope returned")
+            } catch {
+                result("scope threw")
+            }
+        case .query(let query): perform(query)
+        case .allQueries: for query in DriverQuery.allCases { perform(query) }
+        case .addObserver:
+            let index = nextObserverIndex
+            nextObserverIndex += 1
+            let token = stack.observe { [unowned self] state in
+                events.append(.heard(observer: index, Self.map(state)))
+                plan.occurrence(.observe) { perform($0) }
+            }
+            observers.append((index, token))
+        case .cancelObserver(let position):
+            guard !observers.isEmpty else { return }
+            observers.remove(at: position % observers.count).token.cancel()
+        }
+    }
+
+    func perform(_ query: DriverQuery) {
+        let stack = self.stack
+        let text: String
+        switch query {
+        case .canUndo: text = "\(stack.canUndo)"
+        case .canRedo: text = "\(stack.canRedo)"
+        case .undoActionName: text = stack.undoActionName
+        case .redoActionName: text = stack.redoActionName
+        case .undoMenuItemTitle: text = stack.undoMenuItemTitle
+        case .redoMenuItemTitle: text = stack.redoMenuItemTitle
+        case .undoActionIsDiscardable: text = "\(stack.undoActionIsDiscardable)"
+        case .redoActionIsDiscardable: text = "\(stack.redoActionIsDiscardable)"
+        case .undoInfo: text = DriverText.optional(stack.undoActionUserInfoValue(forKey: "k1") as? Int)
+        case .redoInfo: text = DriverText.optional(stack.redoActionUserInfoValue(forKey: "k1") as? Int)
+        case .undoCount: text = "\(stack.undoCount)"
+        case .redoCount: text = "\(stack.redoCount)"
+        case .undoEntries: text = DriverText.entries(stack.undoEntries.map(Self.map))
+        case .redoEntries: text = DriverText.entries(stack.redoEntries.map(Self.map))
+        case .historyPosition: text = "\(stack.historyPosition)"
+        case .isCleanAtStart: text = "\(stack.isCleanAtStart)"
+        case .state: text = "\(Self.map(stack.state))"
+        case .isClean: text = "\(stack.isClean)"
+        case .groupingLevel: text = "\(stack.groupingLevel)"
+        case .isUndoRegistrationEnabled: text = "\(stack.isUndoRegistrationEnabled)"
+        }
+        result("\(query.rawValue) = \(text)")
+    }
+
+    func snapshot(readGetters: Bool) -> WorldSnapshot {
+        var getters: [Int]?
+        if readGetters {
+            getters = [
+                stack.groupingLevel, stack.isUndoing ? 1 : 0, stack.isRedoing ? 1 : 0,
+                stack.isUndoRegistrationEnabled ? 1 : 0,
+            ]
+        }
+        return WorldSnapshot(
+            structure: stack._structure, stateShape: stack._stateShape,
+            values: slotTarget.map { targets[$0]?.value }, activities: stack._activities.map(Self.map),
+            invariantViolations: stack._invariantViolations(), getters: getters)
+    }
+
+    // MARK: The library's values as the model's, by name
+
+    static func map(_ state: ActionStack.State) -> ReferenceModel.State {
+        ReferenceModel.State(
+            canUndo: state.canUndo, canRedo: state.canRedo, undoCount: state.undoCount, redoCount: state.redoCount,
+            undoActionName: state.undoActionName, redoActionName: state.redoActionName,
+            undoMenuItemTitle: state.undoMenuItemTitle, redoMenuItemTitle: state.redoMenuItemTitle,
+            isClean: state.isClean, groupingLevel: state.groupingLevel)
+    }
+
+    static func map(_ entry: ActionStack.HistoryEntry) -> ReferenceModel.Entry {
+        var info: [String: Int] = [:]
+        for (key, value) in entry.userInfo { info[key.rawValue] = value as? Int }
+        return ReferenceModel.Entry(
+            actionName: entry.actionName, title: entry.title, actionCount: entry.actionCount,
+            isDiscardable: entry.isDiscardable, userInfo: info, isClean: entry.isClean, isOpen: entry.isOpen)
+    }
+
+    static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
+        switch misuse {
+        case .endWithoutBegin: .endWithoutBegin
+        case .enableWithoutDisable: .enableWithoutDisable
+        case .nestedGroupsOpen(let operation, let level): .nestedGroupsOpen(map(operation), groupingLevel: level)
+        case .undoNestedGroupWithOpenGroup: .undoNestedGroupWithOpenGroup
+        case .redoWhileUndoing: .redoWhileUndoing
+        case .noOpenGroup(let operation): .noOpenGroup(map(operation))
+        case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
+        }
+    }
+
+    static func map(_ operation: ActionStack.Misuse.Operation) -> ReferenceModel.Operation {
+        switch operation {
+        case .registerUndo: .registerUndo
+        case .beginUndoGrouping: .beginUndoGrouping
+        case .endUndoGrouping: .endUndoGrouping
+        case .enableUndoRegistration: .enableUndoRegistration
+        case .endEvent: .endEvent
+        case .undo: .undo
+        case .undoNestedGroup: .undoNestedGroup
+        case .redo: .redo
+        case .removeAllActions: .removeAllActions
+        case .removeAllActionsWithTarget: .removeAllActionsWithTarget
+        case .setActionName: .setActionName
+        case .setActionIsDiscardable: .setActionIsDiscardable
+        case .setActionUserInfoValue: .setActionUserInfoValue
+        case .jump: .jump
+        case .markClean: .markClean
+        case .setValue: .setValue
+        case .group: .group
+        }
+    }
+
+    static func map(_ activity: ActionStack.Misuse.Activity) -> ReferenceModel.Activity {
+        switch activity {
+        case .undoing: .undoing
+        case .redoing: .redoing
+        case .notifyingUndo: .notifyingUndo
+        case .notifyingRedo: .notifyingRedo
+        case .closingGroup: .closingGroup
+        case .openingGroup: .openingGroup
+        case .rollingBack: .rollingBack
+        case .preparingUndo: .preparingUndo
+        case .preparingRedo: .preparingRedo
+        case .jumping: .jumping
+        case .closingScope: .closingScope
+        }
+    }
+
+    static func map(_ operation: ReferenceModel.Operation) -> ActionStack.Misuse.Operation {
+        switch operation {
+        case .registerUndo: .registerUndo
+        case .beginUndoGrouping: .beginUndoGrouping
+        case .endUndoGrouping: .endUndoGrouping
+        case .enableUndoRegistration: .enableUndoRegistration
+        case .endEvent: .endEvent
+        case .undo: .undo
+        case .undoNestedGroup: .undoNestedGroup
+        case .redo: .redo
+        case .removeAllActions: .removeAllActions
+        case .removeAllActionsWithTarget: .removeAllActionsWithTarget
+        case .setActionName: .setActionName
+        case .setActionIsDiscardable: .setActionIsDiscardable
+        case .setActionUserInfoValue: .setActionUserInfoValue
+        case .jump: .jump
+        case .markClean: .markClean
+        case .setValue: .setValue
+        case .group: .group
+        }
+    }
+
+    static func map(_ activity: ReferenceModel.Activity) -> ActionStack.Misuse.Activity {
+        switch activity {
+        case .undoing: .undoing
+        case .redoing: .redoing
+        case .notifyingUndo: .notifyingUndo
+        case .notifyingRedo: .notifyingRedo
+        case .closingGroup: .closingGroup
+        case .openingGroup: .openingGroup
+        case .rollingBack: .rollingBack
+        case .preparingUndo: .preparingUndo
+        case .preparingRedo: .preparingRedo
+        case .jumping: .jumping
+        case .closingScope: .closingScope
+        }
     }
 }
+
+// MARK: - Tests
 
 struct RandomDriverTests {
-    /// Runs `sequences` seeded sequences of `length` operations; returns the number of operations.
+    /// Failing cases found by the driver, pasted from its reports: replayed in every run.
+    static let regressions: [DriverCase] = []
+
+    static let environment = ProcessInfo.processInfo.environment
+
+    /// Runs `sequences` seeded cases of `length` top-level operations from `firstSeed`; returns the
+    /// number of operations run (scope bodies included), stopping at the first divergence, which it
+    /// records shrunk.
     func drive(firstSeed: UInt64, sequences: Int, length: Int) -> Int {
+        DriverRunner.trace = Self.environment["DRIVER_TRACE"] != nil
         var operations = 0
         for offset in 0..<UInt64(sequences) {
             let seed = firstSeed &+ offset
-            if ProcessInfo.processInfo.environment["DRIVER_TRACE"] != nil { print("seed", seed) }
-            var generator = SeededGenerator(seed: seed)
-            let groupsByEvent = Bool.random(using: &generator)
-            let sequence = RandomDriver.generate(count: length, generator: &generator)
-            operations += sequence.count
-            if let problem = RandomDriver.run(sequence, groupsByEvent: groupsByEvent) {
-                let short = RandomDriver.shrink(sequence, groupsByEvent: groupsByEvent)
-                let replay = RandomDriver.run(short, groupsByEvent: groupsByEvent) ?? problem
-                Issue.record(
-                    """
-                    divergence with seed \(seed) (groupsByEvent \(groupsByEvent)): \(problem)
-                    shortened to \(short.count) operations, which fail with: \(replay)
-                    \(short.map(\.description).joined(separator: "\n"))
-                    """
-                )
+            let driverCase = DriverGenerator.makeCase(seed: seed, count: length)
+            if DriverRunner.trace { print("seed \(seed) \(driverCase.config)") }
+            operations += driverCase.size
+            if let problem = Self.run(driverCase) {
+                Self.report(driverCase, problem)
                 return operations
             }
         }
         return operations
     }
 
+    static func run(_ driverCase: DriverCase) -> String? {
+        DriverRunner.run(driverCase, expected: { ModelWorld($0) }, actual: { StackWorld($0) })
+    }
+
+    /// Records a divergence with its seed and the shrunk case, as Swift source to paste.
+    static func report(_ driverCase: DriverCase, _ problem: String) {
+        let wasTracing = DriverRunner.trace
+        DriverRunner.trace = false
+        let short = DriverRunner.shrink(driverCase) { run($0) != nil }
+        DriverRunner.trace = wasTracing
+        let shortProblem = run(short) ?? problem
+        Issue.record(
+            """
+            The stack and the reference model diverge (seed \(driverCase.seed), \(driverCase.size) operations).
+            \(problem)
+
+            Shrunk to \(short.size) operations, which fail with:
+            \(shortProblem)
+
+            Replay (paste into RandomDriverTests.regressions):
+            \(short)
+            """
+        )
+    }
+
     @Test func stackAgreesWithTheReferenceModelOnRandomSequences() {
-        // 250 sequences of 400 operations: 100,000 operations in CI.
-        let first = UInt64(ProcessInfo.processInfo.environment["DRIVER_FIRST_SEED"] ?? "") ?? 1
-        let operations = drive(firstSeed: first, sequences: 250, length: 400)
-        #expect(operations >= 100_000)
+        // 1,000 sequences of 200 top-level operations: 200,000+ operations (scope bodies add more).
+        let first = UInt64(Self.environment["DRIVER_FIRST_SEED"] ?? "") ?? 1
+        let clock = ContinuousClock()
+        var operations = 0
+        let duration = clock.measure { operations = drive(firstSeed: first, sequences: 1_000, length: 200) }
+        print("random driver: \(operations) operations from seed \(first) in \(duration)")
+        #expect(operations >= 200_000)
+    }
+
+    @Test(arguments: regressions)
+    func replayedRegression(_ driverCase: DriverCase) {
+        if let problem = Self.run(driverCase) { Issue.record("seed \(driverCase.seed): \(problem)") }
     }
 
     /// A long soak: ACTIONSTACK_SOAK_OPERATIONS=10000000 swift test --filter soak
     @Test(.enabled(if: ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil))
     func soak() {
-        let wanted = Int(ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] ?? "") ?? 10_000_000
-        let seed = UInt64(ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_SEED"] ?? "") ?? 1_000_000
-        let operations = drive(firstSeed: seed, sequences: max(1, wanted / 1000), length: 1000)
+        let wanted = Int(Self.environment["ACTIONSTACK_SOAK_OPERATIONS"] ?? "") ?? 10_000_000
+        let seed = UInt64(Self.environment["ACTIONSTACK_SOAK_SEED"] ?? "") ?? 1_000_000
+        var operations = 0
+        var next = seed
+        while operations < wanted {
+            let done = drive(firstSeed: next, sequences: 100, length: 1_000)
+            operations += done
+            next &+= 100
+            if done < 100 * 1_000 { break }  // a divergence was recorded
+        }
         print("soak: \(operations) operations from seed \(seed)")
         #expect(operations >= wanted)
     }
 
-    @Test func theShrinkerKeepsAFailingSequenceFailing() {
-        // A sequence that must diverge from a model that forgets to clear redo: check the shrinker
-        // on a deliberately wrong expectation by running a sequence whose run reports a problem.
-        let sequence: [Operation] = [.begin, .register(slot: 0, delta: 5), .end, .undo, .free(slot: 0), .redo]
-        #expect(RandomDriver.run(sequence, groupsByEvent: false) == nil)
-        #expect(RandomDriver.shrink(sequence, groupsByEvent: false).count <= sequence.count)
+    /// The hand-worked examples of `ReferenceModelTests`, on the real stack.
+    @Test(arguments: Acceptance.all)
+    func stackFollowsTheHandWorkedExample(_ example: AcceptanceExample) {
+        example.run { StackWorld($0) }
+    }
+
+    /// `ActionStack._allows` is the table of section 9, as the model has it.
+    @Test func theReentrancyTableMatchesTheModel() {
+        for operation in ReferenceModel.Operation.allCases {
+            for activity in ReferenceModel.Activity.allCases {
+                let stackAllows = ActionStack._allows(StackWorld.map(operation), during: StackWorld.map(activity))
+                #expect(
+                    stackAllows == ReferenceModel.allows(operation, during: activity),
+                    "\(operation) during \(activity)")
+            }
+        }
     }
 }
