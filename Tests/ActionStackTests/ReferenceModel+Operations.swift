@@ -402,22 +402,30 @@ extension ReferenceModel {
                 items.removeLast()
                 droppedDead = true
             }
-            guard case .group(let group)? = items.last else {
+            guard case .group? = items.last else {
                 report(.undoNestedGroupWithOpenGroup)
                 return false
             }
-            items.removeLast()
             undoSide.frames[innermost].items = items
             if droppedDead && decisions.removalRenamesOpenGroups {
                 for index in 0...innermost { undoSide.frames[index].low = newStateID() }
             }
-            performUndo(actions: group.actions, metadata: Metadata(), low: group.low, high: group.high)
+            performUndo {
+                // Detached after WillUndo: the last item of the innermost frame.
+                guard case .group(let group) = undoSide.frames[innermost].items.removeLast() else {
+                    fatalError("the nested group to undo moved during WillUndo")
+                }
+                return (group.actions, Metadata(), group.low, group.high)
+            }
             return true
         }
         // 4. Dead steps dropped from the top; none left: return quietly.
         topDrop(.undo, performing: true)
-        guard let step = undoSide.closed.popLast() else { return true }
-        performUndo(actions: step.actions, metadata: step.metadata, low: step.low, high: step.high)
+        guard !undoSide.closed.isEmpty else { return true }
+        performUndo {
+            let step = undoSide.closed.removeLast()
+            return (step.actions, step.metadata, step.low, step.high)
+        }
         return true
     }
 
@@ -430,11 +438,14 @@ extension ReferenceModel {
         }
     }
 
-    /// The undo of one detached step or nested group (5.2 step 4).
-    func performUndo(actions: [Action], metadata: Metadata, low: Int, high: Int) {
+    /// The undo of the newest step or nested group (5.2 step 4). `detach` takes it out of the undo
+    /// side after WillUndo (its observers still see it there) and returns its actions, metadata
+    /// (none for a nested group), low and high.
+    func performUndo(detach: () -> (actions: [Action], metadata: Metadata, low: Int, high: Int)) {
         isUndoing = true
         post(.willUndo, in: .notifyingUndo)
         let before = current
+        let (actions, metadata, low, high) = detach()
         // Frame 0 on the redo side with a copy of the metadata.
         redoSide.frames.append(Frame(id: newObjectID(), low: current, metadata: metadata))
         // Actions newest first; a dead one is skipped. A target is checked when its turn comes.
@@ -488,9 +499,11 @@ extension ReferenceModel {
     /// Steps 7 and 8 of 5.3.
     func redoFromStep7() {
         topDrop(.redo, performing: true)
-        guard let step = redoSide.closed.popLast() else { return }
+        guard !redoSide.closed.isEmpty else { return }
         isRedoing = true
         post(.willRedo, in: .notifyingRedo)
+        // Detached after WillRedo: its observers still see it on the redo side.
+        let step = redoSide.closed.removeLast()
         let before = current
         undoSide.frames.append(Frame(id: newObjectID(), low: current, metadata: step.metadata))
         var everyActionRan = true

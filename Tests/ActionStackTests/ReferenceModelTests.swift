@@ -26,7 +26,12 @@ struct Scenario {
                 ops: []))
     }
 
-    func callAsFunction(_ ops: DriverOp...) { for op in ops { world.perform(op) } }
+    func callAsFunction(_ ops: DriverOp...) {
+        for op in ops {
+            world.plan.resetBudget()
+            world.perform(op)
+        }
+    }
 
     /// The events since the last call (or the start), as short text.
     /// `cleanStateDidChangeNotification` is left out unless `includeClean`.
