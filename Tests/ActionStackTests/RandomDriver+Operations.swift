@@ -430,11 +430,12 @@ final class ModelWorld: DriverWorld {
     }
 
     func snapshot(readGetters: Bool) -> WorldSnapshot {
+        // The stack's getters are calls that publish at their end; between steps, with no target
+        // freed since the last call, that publish finds nothing new, so the model reads its fields.
         var getters: [Int]?
         if readGetters {
             getters = [
-                model.groupingLevel, model.isUndoingNow ? 1 : 0, model.isRedoingNow ? 1 : 0,
-                model.isUndoRegistrationEnabled ? 1 : 0,
+                model.groupingLevelNow, model.isUndoing ? 1 : 0, model.isRedoing ? 1 : 0, model.disableCount == 0 ? 1 : 0,
             ]
         }
         return WorldSnapshot(

@@ -558,9 +558,10 @@ final class ReferenceModel {
             }
         }
         sections += [closed(undoSide), frames(undoSide), closed(redoSide), frames(redoSide)]
-        let traversal = sections.flatMap { $0 }
+        var firstIndex: [Int: Int] = [:]
+        for (index, id) in sections.joined().enumerated() where firstIndex[id] == nil { firstIndex[id] = index }
         return sections.map { section in
-            section.map { String(traversal.firstIndex(of: $0)!) }.joined(separator: " ")
+            section.map { String(firstIndex[$0]!) }.joined(separator: " ")
         }.joined(separator: " | ")
     }
 
