@@ -435,7 +435,8 @@ final class ModelWorld: DriverWorld {
         var getters: [Int]?
         if readGetters {
             getters = [
-                model.groupingLevelNow, model.isUndoing ? 1 : 0, model.isRedoing ? 1 : 0, model.disableCount == 0 ? 1 : 0,
+                model.groupingLevelNow, model.isUndoing ? 1 : 0, model.isRedoing ? 1 : 0,
+                model.disableCount == 0 ? 1 : 0,
             ]
         }
         return WorldSnapshot(

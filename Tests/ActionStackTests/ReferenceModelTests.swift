@@ -102,7 +102,9 @@ enum Acceptance {
         },
         .init(name: "undoNestedGroup() and endUndoGrouping() post in their own activities") { make in
             var s = Scenario(make, groupsByEvent: false)
-            s(.begin, .register(slot: 0, delta: 1, options: .plain), .begin, .register(slot: 0, delta: 1, options: .plain))
+            s(
+                .begin, .register(slot: 0, delta: 1, options: .plain), .begin,
+                .register(slot: 0, delta: 1, options: .plain))
             _ = s.events()
             s(.end, .undoNested)
             #expect(
@@ -333,7 +335,9 @@ enum Acceptance {
         .init(name: "a dead step on top is dropped by canUndo; its far end is new after partial removal") { make in
             var s = Scenario(make, groupsByEvent: false)
             s(.markClean, .begin, .register(slot: 0, delta: 1, options: .plain))
-            s(.register(slot: 1, delta: 1, options: .plain), .end, .begin, .register(slot: 2, delta: 1, options: .plain))
+            s(
+                .register(slot: 1, delta: 1, options: .plain), .end, .begin,
+                .register(slot: 2, delta: 1, options: .plain))
             s(.end, .free(slot: 2))
             #expect(s.structure == "undo([a a] [x]) redo()")
             #expect(s.ask(.canUndo) == "true")
