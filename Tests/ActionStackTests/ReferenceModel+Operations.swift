@@ -200,11 +200,14 @@ extension ReferenceModel {
         return (sideName, id)
     }
 
-    /// 3.3: open the automatic group, DidOpen (activity openingGroup), then (no C) the nested
-    /// frame, then DidOpen.
+    /// 3.3 (CHANGED): open the automatic group, DidOpen then C (both in activity openingGroup),
+    /// then the nested frame, then DidOpen.
     func beginWithAutomaticGroup() -> (SideName, Int) {
         openAutomaticGroup()
-        post(.didOpen, in: .openingGroup)
+        withActivity(.openingGroup) {
+            post(.didOpen)
+            post(.checkpoint)
+        }
         let id = newObjectID()
         undoSide.frames.append(Frame(id: id, low: current))
         if !isUndoing && !isRedoing { post(.didOpen) }

@@ -261,6 +261,8 @@ final class ReferenceModel {
 
     /// The activity stack, outermost first (section 9).
     var activities: [Activity] = []
+    /// Observers of a checkpoint are running (section 10b).
+    var checkpointObserversRunning = 0
     /// Calls of this stack in progress (section 14).
     var callDepth = 0
     /// Scoped groups whose body is running (section 12).
@@ -419,8 +421,15 @@ final class ReferenceModel {
     }
 
     /// Posts a notification: its observers (the hook) run now, with the activity stack as it is.
+    /// Section 10b (CHANGED): no checkpoint is posted while observers of a checkpoint are running
+    /// (whatever the calls they make, however deep).
     func post(_ name: NotificationName, discardable: Bool = false, in activity: Activity? = nil) {
         guard postsNotifications else { return }
+        if name == .checkpoint {
+            guard checkpointObserversRunning == 0 else { return }
+            checkpointObserversRunning += 1
+        }
+        defer { if name == .checkpoint { checkpointObserversRunning -= 1 } }
         withActivity(activity) {
             notificationHook?(Posted(name: name, discardable: discardable, activities: activities))
         }

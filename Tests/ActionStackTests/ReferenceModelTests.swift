@@ -100,6 +100,26 @@ enum Acceptance {
                     "DidRedo@preparingRedo/notifyingRedo",
                 ])
         },
+        .init(name: "begin with the automatic group: DidOpen, C (openingGroup), DidOpen; level 2") { make in
+            var s = Scenario(make)
+            s(.begin)
+            #expect(s.events(includeActivities: true) == ["DidOpen@openingGroup", "C@openingGroup", "DidOpen"])
+            #expect(s.ask(.groupingLevel) == "2")
+            #expect(s.structure == "undo(<<>>) redo()")
+        },
+        .init(name: "a checkpoint observer's own calls post no checkpoint (canRedo, endUndoGrouping)") { make in
+            let rules = [
+                PlanRule(trigger: .notification(.checkpoint), nth: 1, every: nil, op: .query(.canRedo)),
+                PlanRule(trigger: .notification(.checkpoint), nth: 2, every: nil, op: .end),
+            ]
+            var s = Scenario(make, groupsByEvent: false, plan: rules)
+            s(.begin)
+            #expect(s.events() == ["C", "result canRedo = false", "DidOpen"])
+            s(.begin)
+            // The observer's endUndoGrouping() closes the frame 0 the first begin opened, posting no C.
+            #expect(s.events() == ["C", "WillClose", "DidClose", "DidOpen"])
+            #expect(s.structure == "undo([] <>) redo()")
+        },
         .init(name: "undoNestedGroup() and endUndoGrouping() post in their own activities") { make in
             var s = Scenario(make, groupsByEvent: false)
             s(
