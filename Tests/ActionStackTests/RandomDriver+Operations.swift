@@ -471,8 +471,35 @@ enum DriverGenerator {
         var ops: [DriverOp] = []
         // Some sequences start with observers so that the publishing loop is exercised throughout.
         for _ in 0..<random.int(0...2) { ops.append(.addObserver) }
-        while ops.count < count { ops.append(makeOp(&random, slots: config.slots, depth: 0)) }
-        return DriverCase(seed: seed, config: config, plan: plan, ops: ops)
+        while ops.count < count {
+            switch random.int(0...99) {
+            case 0..<4: ops += makeTypingBurst(&random, slots: config.slots)
+            case 4..<7: ops += makeUndoRedoBurst(&random)
+            default: ops.append(makeOp(&random, slots: config.slots, depth: 0))
+            }
+        }
+        return DriverCase(seed: seed, config: config, plan: plan, ops: Array(ops.prefix(count)))
+    }
+
+    /// Keystrokes: keyed registrations on one target, each maybe named and ending its event, with
+    /// small clock steps, so that coalescing joins and the continuation happen often.
+    static func makeTypingBurst(_ random: inout SeededGenerator, slots: Int) -> [DriverOp] {
+        let slot = random.int(0...(slots - 1))
+        let key = keys[random.int(0...1)]
+        let window: Int? = random.chance(50) ? [50, 100][random.int(0...1)] : nil
+        var ops: [DriverOp] = []
+        for _ in 0..<random.int(2...5) {
+            ops.append(.register(slot: slot, delta: random.int(1...9), options: .init(key: key, window: window)))
+            if random.chance(50) { ops.append(.name("Type")) }
+            if random.chance(70) { ops.append(.endEvent) }
+            if random.chance(40) { ops.append(.advanceClock([10, 40, 60][random.int(0...2)])) }
+        }
+        return ops
+    }
+
+    /// A few undos then a few redos (registrations keep the redo side short otherwise).
+    static func makeUndoRedoBurst(_ random: inout SeededGenerator) -> [DriverOp] {
+        Array(repeating: .undo, count: random.int(1...3)) + Array(repeating: .redo, count: random.int(1...3))
     }
 
     /// One random operation. `depth` > 0: inside a scope's body or a callback (smaller scopes).
@@ -492,11 +519,11 @@ enum DriverGenerator {
                 }
             ),
             (3, { .setValue(slot: slot, value: $0.int(0...9), name: $0.chance(50) ? names[$0.int(0...2)] : nil) }),
-            (6, { _ in .begin }),
-            (6, { _ in .end }),
-            (7, { _ in .undo }),
+            (5, { _ in .begin }),
+            (8, { _ in .end }),
+            (8, { _ in .undo }),
             (2, { _ in .undoNested }),
-            (6, { _ in .redo }),
+            (8, { _ in .redo }),
             (2, { .jump($0.int(-1...8)) }),
             (6, { _ in .endEvent }),
             (1, { _ in .removeAll }),
@@ -514,7 +541,7 @@ enum DriverGenerator {
             (2, { _ in .markClean }),
             (1, { _ in .breakCoalescing }),
             (3, { .advanceClock([10, 40, 60, 120][$0.int(0...3)]) }),
-            (1, { _ in .free(slot: slot) }),
+            (2, { _ in .free(slot: slot) }),
             (1, { _ in .replace(slot: slot) }),
             (depth < 2 ? 2 : 0, { makeScope(&$0, slots: slots, depth: depth) }),
             (4, { .query(DriverQuery.allCases[$0.int(0...(DriverQuery.allCases.count - 1))]) }),

@@ -317,16 +317,29 @@ struct RandomDriverTests {
     func drive(firstSeed: UInt64, sequences: Int, length: Int) -> (operations: Int, agreed: Bool) {
         DriverRunner.trace = Self.environment["DRIVER_TRACE"] != nil
         var operations = 0
+        var tally: [String: Int] = [:]
         for offset in 0..<UInt64(sequences) {
             let seed = firstSeed &+ offset
             let driverCase = DriverGenerator.makeCase(seed: seed, count: length)
             if DriverRunner.trace { print("seed \(seed) \(driverCase.config)") }
             operations += driverCase.size
-            if let problem = Self.run(driverCase) {
+            var model: ModelWorld?
+            let problem = DriverRunner.run(
+                driverCase,
+                expected: {
+                    model = ModelWorld($0)
+                    return model!
+                }, actual: { StackWorld($0) })
+            for (rule, times) in model?.model.tally ?? [:] { tally[rule, default: 0] += times }
+            if let problem {
                 Self.report(driverCase, problem)
                 return (operations, false)
             }
         }
+        // What the sequences exercised (the model's count of some rules), for the log.
+        print(
+            "random driver mix: "
+                + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         return (operations, true)
     }
 

@@ -112,6 +112,7 @@ extension ReferenceModel {
         if let window = action.window, clock - candidate.lastTime > window { return false }
         // Redo side emptied (we are not undoing or redoing).
         redoSide = Side()
+        count("coalescing join")
         // The action joins the step; its high and current become a new state id.
         current = newStateID()
         undoSide.closed[undoSide.closed.count - 1].actions.append(action)
@@ -288,6 +289,7 @@ extension ReferenceModel {
         pendingClose = false
         let actions = Self.flatten(frame)
         if actions.isEmpty {
+            count(dropsEmptyGroups ? "empty group dropped" : "empty step kept")
             if !dropsEmptyGroups {
                 // Foundation mode: an empty step (do-nothing, low == high == current); a new step
                 // empties the redo side (not while undoing/redoing).
@@ -343,6 +345,7 @@ extension ReferenceModel {
             if let misuse = refusal(operation) { return report(misuse) }
             // 3. The continuation: act on the joined step.
             if let index = activeContinuationIndex {
+                count("setter on the continuation")
                 change(&undoSide.closed[index].metadata)
                 return
             }
@@ -413,6 +416,7 @@ extension ReferenceModel {
             if droppedDead && decisions.removalRenamesOpenGroups {
                 for index in 0...innermost { undoSide.frames[index].low = newStateID() }
             }
+            count("nested group undone")
             performUndo {
                 // Detached after WillUndo: the last item of the innermost frame.
                 guard case .group(let group) = undoSide.frames[innermost].items.removeLast() else {
@@ -456,6 +460,7 @@ extension ReferenceModel {
         for action in actions.reversed() {
             if isDead(action) {
                 everyActionRan = false
+                count("dead action skipped")
             } else {
                 withActivity(.undoing) { perform(action) }
             }
@@ -684,6 +689,7 @@ extension ReferenceModel {
         guard performing || activities.isEmpty, side(sideName).frames.isEmpty else { return }
         while let last = side(sideName).closed.last, isDeadStep(last) {
             withSide(sideName) { _ = $0.closed.removeLast() }
+            count("dead step dropped by Top")
             if candidate?.stepID == last.id { candidate = nil }
             if continuationStepID == last.id { continuationStepID = nil }
         }
@@ -762,6 +768,7 @@ extension ReferenceModel {
                 || (maximumCostLimit > 0 && undoCost > maximumCostLimit && undoSide.closed.count > 1)
         {
             undoSide.closed.removeFirst()
+            count("step trimmed")
             if candidate?.stepID == oldest.id { candidate = nil }
             if continuationStepID == oldest.id { continuationStepID = nil }
         }
@@ -842,6 +849,7 @@ extension ReferenceModel {
             takenOut = newest.actions
         }
         guard let actions = takenOut else { return }
+        count("scope rolled back")
         // Roll back: newest first, registration disabled, activity rollingBack.
         disableCount += 1
         rollbackFloors.append(disableCount)

@@ -282,6 +282,10 @@ final class ReferenceModel {
     // Misuse (section 15). `.report` and `.log` behave the same for the model.
     var lastMisuse: Misuse?
     var onMisuse: ((Misuse) -> Void)?
+    /// How often some rules applied (joins, rollbacks, trims...), for the driver's report of its mix.
+    var tally: [String: Int] = [:]
+    func count(_ rule: String) { tally[rule, default: 0] += 1 }
+
     /// Called for every notification posted, while its observers would run.
     var notificationHook: ((Posted) -> Void)?
 
