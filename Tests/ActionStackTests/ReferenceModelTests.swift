@@ -330,6 +330,114 @@ enum Acceptance {
                     DriverEvent.heard(observer: 0, clean).description,
                 ])
         },
+        .init(name: "publishing: queued states reach every observer in order, once each") { make in
+            let rule = PlanRule(trigger: .observe, nth: 1, every: nil, op: .markClean)
+            var s = Scenario(make, plan: [rule])
+            s(.addObserver, .addObserver, .register(slot: 0, delta: 1, options: .plain))
+            var dirty = ReferenceModel.State(
+                canUndo: true, canRedo: false, undoCount: 0, redoCount: 0, undoActionName: "", redoActionName: "",
+                undoMenuItemTitle: "Undo", redoMenuItemTitle: "Redo", isClean: false, groupingLevel: 1)
+            let first = dirty
+            dirty.isClean = true
+            let second = dirty
+            #expect(
+                s.events(includeClean: true) == [
+                    "DidOpen", "CleanChanged", DriverEvent.heard(observer: 0, first).description,
+                    DriverEvent.heard(observer: 1, first).description, "CleanChanged",
+                    DriverEvent.heard(observer: 0, second).description,
+                    DriverEvent.heard(observer: 1, second).description,
+                ])
+        },
+        .init(name: "publishing: an observer cancelled during a delivery gets nothing more") { make in
+            let rule = PlanRule(trigger: .observe, nth: 1, every: nil, op: .cancelObserver(1))
+            var s = Scenario(make, plan: [rule])
+            s(.addObserver, .addObserver, .register(slot: 0, delta: 1, options: .plain))
+            #expect(s.events().filter { $0.hasPrefix("observer") }.count == 1)
+        },
+        .init(name: "a sweep during an activity is computed as if; the undone step is detached after WillUndo") {
+            make in
+            let rule = PlanRule(trigger: .notification(.willUndo), nth: 1, every: nil, op: .query(.undoCount))
+            var s = Scenario(make, groupsByEvent: false, plan: [rule])
+            for slot in 0..<3 { s(.begin, .register(slot: slot, delta: 1, options: .plain), .end) }
+            s(.free(slot: 0))
+            _ = s.events()
+            s(.undo)
+            #expect(s.events() == ["C", "C", "WillUndo", "result undoCount = 2", "C", "DidUndo"])
+            #expect(s.structure == "undo([x] [a]) redo([a])")
+            #expect(s.ask(.undoCount) == "1")
+            #expect(s.structure == "undo([a]) redo([a])")
+        },
+        .init(name: "maximumCost after a coalescing join drops older steps, keeps the newest") { make in
+            var s = Scenario(make, groupsByEvent: false)
+            s(.maximumCost(2), .begin, .register(slot: 1, delta: 1, options: .init(cost: 1)), .end)
+            s(.begin, .register(slot: 0, delta: 1, options: .init(cost: 1, key: "k1")), .end)
+            s(.register(slot: 0, delta: 1, options: .init(cost: 1, key: "k1")))
+            #expect(s.structure == "undo([a a]) redo()")
+            s(.register(slot: 0, delta: 1, options: .init(cost: 1, key: "k1")))
+            #expect(s.structure == "undo([a a a]) redo()")
+        },
+        .init(name: "redo while registration is disabled: Foundation mode keeps the empty step") { make in
+            var s = Scenario(make, groupsByEvent: false)
+            s(.begin, .register(slot: 0, delta: 1, options: .plain), .end, .undo, .disable, .redo)
+            #expect(s.structure == "undo([]) redo()")
+            #expect(s.values == [1, 0, 0])
+        },
+        .init(name: "redo while registration is disabled: drop mode drops the empty step") { make in
+            var s = Scenario(make, groupsByEvent: false, drops: true)
+            s(.begin, .register(slot: 0, delta: 1, options: .plain), .end, .undo, .disable, .redo)
+            #expect(s.structure == "undo() redo()")
+        },
+        .init(name: "history entries: titles, counts, clean flags, isCleanAtStart") { make in
+            var s = Scenario(make, groupsByEvent: false)
+            s(.begin, .register(slot: 0, delta: 1, options: .plain), .name("A"), .end, .markClean)
+            s(.begin, .register(slot: 0, delta: 1, options: .plain), .name("B"), .end)
+            #expect(s.ask(.undoEntries) == "[Entry('B' 'Undo B' n=1), Entry('A' 'Undo A' n=1 clean)]")
+            #expect(s.ask(.isCleanAtStart) == "false")
+            #expect(s.ask(.historyPosition) == "2")
+            s(.undo)
+            #expect(s.ask(.redoEntries) == "[Entry('B' 'Redo B' n=1)]")
+            #expect(s.ask(.undoEntries) == "[Entry('A' 'Undo A' n=1 clean)]")
+            s(.begin, .register(slot: 1, delta: 1, options: .plain))
+            #expect(s.ask(.undoEntries) == "[Entry('' 'Undo' n=1 open), Entry('A' 'Undo A' n=1 clean)]")
+        },
+        .init(name: "setValue: one named step, undone and redone") { make in
+            var s = Scenario(make)
+            s(.setValue(slot: 0, value: 5, name: "Set"), .endEvent)
+            #expect(s.structure == "undo([a]:Set) redo()")
+            #expect(s.values == [5, 0, 0])
+            s(.undo)
+            #expect(s.values == [0, 0, 0])
+            #expect(s.structure == "undo() redo([a]:Set)")
+            s(.redo)
+            #expect(s.values == [5, 0, 0])
+            #expect(s.structure == "undo([a]:Set) redo()")
+        },
+        .init(name: "a DidOpen observer inside begin (openingGroup) cannot begin a group") { make in
+            let rule = PlanRule(trigger: .notification(.didOpen), nth: 1, every: nil, op: .begin)
+            var s = Scenario(make, plan: [rule])
+            s(.begin)
+            #expect(
+                s.events() == [
+                    "DidOpen", "misuse reentrantCall(beginUndoGrouping, during: openingGroup)", "C", "DidOpen",
+                ])
+        },
+        .init(name: "a WillClose observer of endUndoGrouping registers into the closing group") { make in
+            let rule = PlanRule(
+                trigger: .notification(.willClose), nth: 1, every: nil,
+                op: .register(slot: 0, delta: 1, options: .plain))
+            var s = Scenario(make, groupsByEvent: false, plan: [rule])
+            s(.begin, .end)
+            #expect(s.structure == "undo([a]) redo()")
+        },
+        .init(name: "a WillClose observer of undo()'s close cannot register (preparingUndo)") { make in
+            let rule = PlanRule(
+                trigger: .notification(.willClose), nth: 1, every: nil,
+                op: .register(slot: 0, delta: 1, options: .plain))
+            var s = Scenario(make, plan: [rule])
+            s(.register(slot: 1, delta: 1, options: .plain), .undo)
+            #expect(s.events().contains("misuse reentrantCall(registerUndo, during: preparingUndo)"))
+            #expect(s.structure == "undo() redo([a])")
+        },
         .init(name: "a registration from a WillUndo observer is refused; from a DidOpen observer it works") { make in
             let rules = [
                 PlanRule(trigger: .notification(.willUndo), nth: 1, every: nil, op: .markClean),
