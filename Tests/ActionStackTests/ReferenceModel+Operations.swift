@@ -240,7 +240,8 @@ extension ReferenceModel {
     func closeInnermostAsEnd() {
         post(.checkpoint)
         guard !currentFrames.isEmpty else { return }
-        closeInnermost(willActivity: nil, didActivity: nil)
+        closeInnermost(
+            willActivity: decisions.closeInsideCallPushesClosingGroup ? .closingGroup : nil, didActivity: nil)
     }
 
     /// WillClose (unless undoing/redoing), close the innermost frame of the current side, DidClose
@@ -450,9 +451,11 @@ extension ReferenceModel {
     /// (none for a nested group), low and high.
     func performUndo(detach: () -> (actions: [Action], metadata: Metadata, low: Int, high: Int)) {
         isUndoing = true
+        var detached: (actions: [Action], metadata: Metadata, low: Int, high: Int)?
+        if decisions.detachBeforeWillUndo { detached = detach() }
         post(.willUndo, in: .notifyingUndo)
         let before = current
-        let (actions, metadata, low, high) = detach()
+        let (actions, metadata, low, high) = detached ?? detach()
         // Frame 0 on the redo side with a copy of the metadata.
         redoSide.frames.append(Frame(id: newObjectID(), low: current, metadata: metadata))
         // Actions newest first; a dead one is skipped. A target is checked when its turn comes.
@@ -509,9 +512,11 @@ extension ReferenceModel {
         topDrop(.redo, performing: true)
         guard !redoSide.closed.isEmpty else { return }
         isRedoing = true
+        var detached: Step?
+        if decisions.detachBeforeWillUndo { detached = redoSide.closed.removeLast() }
         post(.willRedo, in: .notifyingRedo)
         // Detached after WillRedo: its observers still see it on the redo side.
-        let step = redoSide.closed.removeLast()
+        let step = detached ?? redoSide.closed.removeLast()
         let before = current
         undoSide.frames.append(Frame(id: newObjectID(), low: current, metadata: step.metadata))
         var everyActionRan = true
@@ -732,9 +737,15 @@ extension ReferenceModel {
 
     // MARK: - Settings and limits (section 10)
 
-    func setGroupsByEvent(_ value: Bool) { call { groupsByEvent = value } }
+    func setGroupsByEvent(_ value: Bool) {
+        guard decisions.modeSettersPublish else { return groupsByEvent = value }
+        call { groupsByEvent = value }
+    }
 
-    func setDropsEmptyGroups(_ value: Bool) { call { dropsEmptyGroups = value } }
+    func setDropsEmptyGroups(_ value: Bool) {
+        guard decisions.modeSettersPublish else { return dropsEmptyGroups = value }
+        call { dropsEmptyGroups = value }
+    }
 
     func setLevelsOfUndo(_ value: Int) {
         call {
@@ -828,7 +839,11 @@ extension ReferenceModel {
             // Then the scope's frame itself, with its notifications, taken out of the history.
             post(.checkpoint, in: .closingScope)
             let silent = isUndoing || isRedoing
-            if !silent { post(.willClose, in: .closingScope) }
+            if !silent {
+                withActivity(.closingScope) {
+                    post(.willClose, in: decisions.closeInsideCallPushesClosingGroup ? .closingGroup : nil)
+                }
+            }
             let frame = side(sideName).frames[side(sideName).frames.count - 1]
             withSide(sideName) { _ = $0.frames.removeLast() }
             if index == 0 && sideName == .undo {

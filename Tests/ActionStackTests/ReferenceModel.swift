@@ -132,6 +132,17 @@ final class ReferenceModel {
         /// a closed nested group that loses some (not all) of its actions gets a new `low`; also
         /// when `undoNestedGroup()` drops dead trailing items.
         var removalRenamesOpenGroups = true
+        /// SPEC-QUESTION (see `withActivity`): false: the close that undo()/redo()/jump/a scope
+        /// make posts WillClose in the call's own activity; true: `closingGroup` is pushed on top
+        /// of it for WillClose, as `endUndoGrouping()` does.
+        var closeInsideCallPushesClosingGroup = false
+        /// Section 5.2 step 4 orders "post WillUndo, then detach the step" (and 5.3 mirrors it):
+        /// false follows that order (WillUndo observers still see the step); true detaches first.
+        var detachBeforeWillUndo = false
+        /// Section 14: setters are calls, so setting `dropsEmptyGroups` (which can change what
+        /// `canUndo` and the titles say) publishes at its end. false: the mode setters publish
+        /// nothing (the state they change is heard at the next call).
+        var modeSettersPublish = true
     }
 
     // MARK: - Storage (section 1)
@@ -555,9 +566,11 @@ final class ReferenceModel {
 
     /// `_stateShape`: the equality pattern of the state ids, renamed canonically.
     ///
-    /// SPEC-QUESTION: "the index of its first appearance in this traversal" is read literally as
-    /// the position in the traversal (ids 5 5 7 give "0 0 2"), not the rank among distinct ids
-    /// ("0 0 1"). Empty sections are empty strings between the " | " separators.
+    /// SPEC-QUESTION: "each id becomes the index of its first appearance in this traversal" could
+    /// be the position in the traversal (ids 5 5 7 -> "0 0 2") or the number of distinct ids met
+    /// before it (-> "0 0 1"). The model renames ids 0, 1, 2... in order of first appearance (the
+    /// second reading: a renaming), which is also what the library does. Empty sections are empty
+    /// strings between the " | " separators.
     var stateShape: String {
         var sections: [[Int]] = [[current, clean]]
         func closed(_ side: Side) -> [Int] { side.closed.flatMap { [$0.low, $0.high] } }
@@ -572,7 +585,7 @@ final class ReferenceModel {
         }
         sections += [closed(undoSide), frames(undoSide), closed(redoSide), frames(redoSide)]
         var firstIndex: [Int: Int] = [:]
-        for (index, id) in sections.joined().enumerated() where firstIndex[id] == nil { firstIndex[id] = index }
+        for id in sections.joined() where firstIndex[id] == nil { firstIndex[id] = firstIndex.count }
         return sections.map { section in
             section.map { String(firstIndex[$0]!) }.joined(separator: " ")
         }.joined(separator: " | ")

@@ -234,6 +234,16 @@ enum Acceptance {
             #expect(s.structure == "undo([a a] [a]) redo()")
         },
         .init(name: "a refused undoNestedGroup does not end coalescing") { make in
+            // Refused by the activity: a WillClose observer of the event's close calls it.
+            let rule = PlanRule(trigger: .notification(.willClose), nth: 1, every: nil, op: .undoNested)
+            var s = Scenario(make, plan: [rule])
+            s(.register(slot: 0, delta: 1, options: .init(key: "k1")), .endEvent)
+            #expect(s.events().contains("misuse reentrantCall(undoNestedGroup, during: closingGroup)"))
+            s(.register(slot: 0, delta: 1, options: .init(key: "k1")), .endEvent)
+            #expect(s.structure == "undo([a a]) redo()")
+        },
+        .init(name: "an empty group opened and dropped leaves the candidate (drop mode)") { make in
+            // Section 7 lists what clears the candidate; a group opening ends only the continuation.
             var s = Scenario(make, groupsByEvent: false, drops: true)
             s(.begin, .register(slot: 0, delta: 1, options: .init(key: "k1")), .end)
             s(.begin, .undoNested, .end)
@@ -504,7 +514,8 @@ struct ReferenceModelTests {
         model.free(1)
         #expect(model.structure == "undo([a]:Move <a [x] <>>:Type!{k1,k2}) redo()")
         // current = 3, clean = 0; step (0, 1); frames: frame 0 low 1, nested group (2, 3), frame 2 low 3.
-        #expect(model.stateShape == "0 1 | 1 3 | 3 5 0 0 |  | ")
+        // Renamed in order of first appearance: 3 -> 0, 0 -> 1, 1 -> 2, 2 -> 3.
+        #expect(model.stateShape == "0 1 | 1 2 | 2 3 0 0 |  | ")
     }
 
     @Test func theTableOfSection9() {
