@@ -6,6 +6,7 @@
 //   swift test --filter RandomDriverTests                     (CI: 200,000+ operations)
 //   DRIVER_FIRST_SEED=1234 swift test --filter RandomDriverTests   (other seeds)
 //   DRIVER_TRACE=1 ...                                        (print each operation and the model)
+//   DRIVER_DECISIONS=detachBeforeWillUndo,jumpReclampsTarget ... (the model with other readings)
 //   ACTIONSTACK_SOAK_OPERATIONS=10000000 ACTIONSTACK_SOAK_SEED=7 swift test --filter soak
 // A divergence is reported with its seed and a shrunk, replayable `DriverCase` (Swift source):
 // paste it into `RandomDriverTests.regressions` to replay it in every run.
@@ -327,7 +328,7 @@ struct RandomDriverTests {
             let problem = DriverRunner.run(
                 driverCase,
                 expected: {
-                    model = ModelWorld($0)
+                    model = ModelWorld($0, decisions: Self.decisions)
                     return model!
                 }, actual: { StackWorld($0) })
             for (rule, times) in model?.model.tally ?? [:] { tally[rule, default: 0] += times }
@@ -343,8 +344,14 @@ struct RandomDriverTests {
         return (operations, true)
     }
 
+    /// The model's readings: the spec's, or others named in `DRIVER_DECISIONS` (see
+    /// `ReferenceModel.Decisions.flipping`).
+    static let decisions = ReferenceModel.Decisions.flipping(
+        (environment["DRIVER_DECISIONS"] ?? "").split(separator: ",").map(String.init))
+
     static func run(_ driverCase: DriverCase) -> String? {
-        DriverRunner.run(driverCase, expected: { ModelWorld($0) }, actual: { StackWorld($0) })
+        DriverRunner.run(
+            driverCase, expected: { ModelWorld($0, decisions: decisions) }, actual: { StackWorld($0) })
     }
 
     /// Records a divergence with its seed and the shrunk case, as Swift source to paste.

@@ -77,6 +77,7 @@ extension ReferenceModel {
             let action = Action(
                 id: newObjectID(), target: target, kind: .set(old, name: actionName), cost: 0, key: nil, window: nil)
             let opened = appendRegistration(action)
+            if opened && !decisions.setValueDidOpenAtTheEnd { post(.didOpen) }
             // Sets the name if given (the group is open now: frame 0 of the current side).
             if let actionName {
                 withSide(currentSideName) { side in side.frames[0].metadata.name = actionName }
@@ -85,7 +86,7 @@ extension ReferenceModel {
             // SPEC-QUESTION: setValue is "one call": the DidOpen of an automatic group it opened is
             // posted at the end of that call, after the name and the value are set (not right after
             // the inner registration).
-            if opened { post(.didOpen) }
+            if opened && decisions.setValueDidOpenAtTheEnd { post(.didOpen) }
         }
     }
 
@@ -288,6 +289,7 @@ extension ReferenceModel {
         undoSide.frames.removeLast()
         // The pending automatic close is cancelled.
         pendingClose = false
+        if decisions.otherTopLevelCloseClearsCandidate && candidate?.stepID != frame.id { candidate = nil }
         let actions = Self.flatten(frame)
         if actions.isEmpty {
             count(dropsEmptyGroups ? "empty group dropped" : "empty step kept")
@@ -399,23 +401,23 @@ extension ReferenceModel {
     /// Steps 3 and 4 of 5.2; returns false when the call was refused (misuse).
     func undoNestedFromStep3() -> Bool {
         if !undoSide.frames.isEmpty {
-            // 3. In the innermost frame: drop dead trailing items, then undo its last closed nested
-            // group alone, or misuse. Section 15: a refused call removes no dead target a query would
-            // not remove, so the trailing items are dropped only when the undo goes ahead.
+            // 3. In the innermost frame: first drop dead trailing items, then undo its last closed
+            // nested group alone, or misuse. The drop happens even when the call then ends in the
+            // misuse: section 15 allows a refused call the dead-target removal a query would do,
+            // and the sweep of `undoCount` removes every dead action, open frames included.
             let innermost = undoSide.frames.count - 1
-            var items = undoSide.frames[innermost].items
             var droppedDead = false
-            while let last = items.last, isDeadItem(last) {
-                items.removeLast()
+            while let last = undoSide.frames[innermost].items.last, isDeadItem(last) {
+                undoSide.frames[innermost].items.removeLast()
                 droppedDead = true
             }
-            guard case .group? = items.last else {
-                report(.undoNestedGroupWithOpenGroup)
-                return false
-            }
-            undoSide.frames[innermost].items = items
+            // Section 6: every open frame gets a new low when dead trailing items are dropped.
             if droppedDead && decisions.removalRenamesOpenGroups {
                 for index in 0...innermost { undoSide.frames[index].low = newStateID() }
+            }
+            guard case .group? = undoSide.frames[innermost].items.last else {
+                report(.undoNestedGroupWithOpenGroup)
+                return false
             }
             count("nested group undone")
             performUndo {
@@ -451,6 +453,7 @@ extension ReferenceModel {
     /// (none for a nested group), low and high.
     func performUndo(detach: () -> (actions: [Action], metadata: Metadata, low: Int, high: Int)) {
         isUndoing = true
+        stepsPerformed += 1
         var detached: (actions: [Action], metadata: Metadata, low: Int, high: Int)?
         if decisions.detachBeforeWillUndo { detached = detach() }
         post(.willUndo, in: .notifyingUndo)
@@ -512,6 +515,7 @@ extension ReferenceModel {
         topDrop(.redo, performing: true)
         guard !redoSide.closed.isEmpty else { return }
         isRedoing = true
+        stepsPerformed += 1
         var detached: Step?
         if decisions.detachBeforeWillUndo { detached = redoSide.closed.removeLast() }
         post(.willRedo, in: .notifyingRedo)
@@ -558,7 +562,7 @@ extension ReferenceModel {
             // 2. Sweep; clamp; equal: nothing.
             sweep()
             let total = undoEntryCount + redoSide.closed.count
-            let target = min(max(position, 0), total)
+            var target = min(max(position, 0), total)
             if target == undoEntryCount { return }
             // 3. Two or more frames.
             let level = undoSide.frames.count
@@ -569,11 +573,21 @@ extension ReferenceModel {
                 // 5. One step at a time until the target or no progress (each step's activities
                 // stack on jumping).
                 var previous: Int?
+                var performedBefore = stepsPerformed
                 while true {
                     sweep()
                     let now = undoEntryCount
-                    if now == target || now == previous { break }
+                    if decisions.jumpReclampsTarget {
+                        target = min(max(position, 0), undoEntryCount + redoSide.closed.count)
+                    }
+                    if now == target { break }
+                    if decisions.jumpProgressIsPosition {
+                        if now == previous { break }
+                    } else if previous != nil && stepsPerformed == performedBefore {
+                        break
+                    }
                     previous = now
+                    performedBefore = stepsPerformed
                     post(.checkpoint)
                     if now > target {
                         _ = undoNestedFromStep3()
@@ -733,17 +747,23 @@ extension ReferenceModel {
         }
     }
 
-    var isUndoRegistrationEnabled: Bool { call { disableCount == 0 } }
+    var isUndoRegistrationEnabled: Bool { query { disableCount == 0 } }
 
     // MARK: - Settings and limits (section 10)
 
     func setGroupsByEvent(_ value: Bool) {
-        guard decisions.modeSettersPublish else { return groupsByEvent = value }
+        guard decisions.modeSettersPublish else {
+            groupsByEvent = value
+            return
+        }
         call { groupsByEvent = value }
     }
 
     func setDropsEmptyGroups(_ value: Bool) {
-        guard decisions.modeSettersPublish else { return dropsEmptyGroups = value }
+        guard decisions.modeSettersPublish else {
+            dropsEmptyGroups = value
+            return
+        }
         call { dropsEmptyGroups = value }
     }
 
@@ -812,7 +832,14 @@ extension ReferenceModel {
             }
             // 3. The body, in no activity.
             do {
-                try body()
+                if decisions.scopeBodyCallsPublish {
+                    let depth = callDepth
+                    callDepth = 0
+                    defer { callDepth = depth }
+                    try body()
+                } else {
+                    try body()
+                }
             } catch {
                 scopeFailed(sideName: sideName, frameID: frameID, before: before)
                 throw error

@@ -39,39 +39,39 @@ extension ReferenceModel {
     static func undoTitle(_ name: String) -> String { name.isEmpty ? "Undo" : "Undo \(name)" }
     static func redoTitle(_ name: String) -> String { name.isEmpty ? "Redo" : "Redo \(name)" }
 
-    var canUndo: Bool { call { nextUndoStep() != nil } }
+    var canUndo: Bool { query { nextUndoStep() != nil } }
 
     /// Reading `canRedo` first posts C (no activity of its own).
     var canRedo: Bool {
-        call {
+        query {
             post(.checkpoint)
             return nextRedoStep() != nil
         }
     }
 
-    var undoActionName: String { call { nextUndoStep()?.metadata.name ?? "" } }
-    var redoActionName: String { call { nextRedoStep()?.metadata.name ?? "" } }
-    var undoMenuItemTitle: String { call { Self.undoTitle(nextUndoStep()?.metadata.name ?? "") } }
-    var redoMenuItemTitle: String { call { Self.redoTitle(nextRedoStep()?.metadata.name ?? "") } }
-    var undoActionIsDiscardable: Bool { call { nextUndoStep()?.metadata.discardable ?? false } }
-    var redoActionIsDiscardable: Bool { call { nextRedoStep()?.metadata.discardable ?? false } }
+    var undoActionName: String { query { nextUndoStep()?.metadata.name ?? "" } }
+    var redoActionName: String { query { nextRedoStep()?.metadata.name ?? "" } }
+    var undoMenuItemTitle: String { query { Self.undoTitle(nextUndoStep()?.metadata.name ?? "") } }
+    var redoMenuItemTitle: String { query { Self.redoTitle(nextRedoStep()?.metadata.name ?? "") } }
+    var undoActionIsDiscardable: Bool { query { nextUndoStep()?.metadata.discardable ?? false } }
+    var redoActionIsDiscardable: Bool { query { nextRedoStep()?.metadata.discardable ?? false } }
 
     func undoActionUserInfoValue(forKey key: String) -> Int? {
-        call { nextUndoStep()?.metadata.userInfo[key] }
+        query { nextUndoStep()?.metadata.userInfo[key] }
     }
 
     func redoActionUserInfoValue(forKey key: String) -> Int? {
-        call { nextRedoStep()?.metadata.userInfo[key] }
+        query { nextRedoStep()?.metadata.userInfo[key] }
     }
 
     /// Closed live-or-empty steps, after the sweep.
-    var undoCount: Int { call { afterSweep { undoSide.closed.count } } }
-    var redoCount: Int { call { afterSweep { redoSide.closed.count } } }
+    var undoCount: Int { query { afterSweep { undoSide.closed.count } } }
+    var redoCount: Int { query { afterSweep { redoSide.closed.count } } }
 
-    var isClean: Bool { call { current == clean } }
-    var groupingLevel: Int { call { groupingLevelNow } }
-    var isUndoingNow: Bool { call { isUndoing } }
-    var isRedoingNow: Bool { call { isRedoing } }
+    var isClean: Bool { query { current == clean } }
+    var groupingLevel: Int { query { groupingLevelNow } }
+    var isUndoingNow: Bool { query { isUndoing } }
+    var isRedoingNow: Bool { query { isRedoing } }
 
     /// Whether frame 0 is listed as the undo side's next step (without the Top rule: it does not
     /// depend on the closed steps).
@@ -125,15 +125,15 @@ extension ReferenceModel {
         return entries
     }
 
-    var undoEntries: [Entry] { call { afterSweep { undoEntriesNow().entries } } }
-    var redoEntries: [Entry] { call { afterSweep { redoEntriesNow() } } }
-    var historyPosition: Int { call { afterSweep { undoEntryCount } } }
+    var undoEntries: [Entry] { query { afterSweep { undoEntriesNow().entries } } }
+    var redoEntries: [Entry] { query { afterSweep { redoEntriesNow() } } }
+    var historyPosition: Int { query { afterSweep { undoEntryCount } } }
 
     /// Whether the state after undoing every undo step (frame 0 included when listed) is clean.
-    var isCleanAtStart: Bool { call { afterSweep { undoEntriesNow().stateAtStart == clean } } }
+    var isCleanAtStart: Bool { query { afterSweep { undoEntriesNow().stateAtStart == clean } } }
 
     /// `state`: the Top rule on both sides (at idle); counts are held steps (no sweep).
-    var state: State { call { stateSnapshot() } }
+    var state: State { query { stateSnapshot() } }
 
     func stateSnapshot() -> State {
         let undoNext = nextUndoStep()

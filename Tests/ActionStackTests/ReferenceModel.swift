@@ -143,6 +143,55 @@ final class ReferenceModel {
         /// `canUndo` and the titles say) publishes at its end. false: the mode setters publish
         /// nothing (the state they change is heard at the next call).
         var modeSettersPublish = true
+        /// Section 14: getters are calls too, so a query whose Top rule or sweep changed the state
+        /// (or that follows a change nobody published) publishes at its end. false: queries
+        /// publish nothing.
+        var queriesPublish = true
+        /// Section 7 lists what clears the candidate; a top-level group opening or closing is not
+        /// in the list (an opening ends only the continuation), so after an empty group is dropped
+        /// a keystroke still joins the candidate. true: closing a top-level group on the undo side
+        /// that is not the candidate (kept or dropped) clears the candidate.
+        var otherTopLevelCloseClearsCandidate = false
+        /// SPEC-QUESTION: 5.4 stops a jump "when a step made no progress". true: progress is a
+        /// change of position (a redo whose built group is dropped, registration being disabled in
+        /// drop mode, stops the jump). false: progress is a step performed (the jump goes on while
+        /// the side it moves from has steps).
+        var jumpProgressIsPosition = true
+        /// SPEC-QUESTION: 5.4 clamps the target once (step 2). true: the target is clamped again
+        /// to the total before each step (the total shrinks when a step's built group is dropped).
+        var jumpReclampsTarget = false
+        /// Section 14: `group(named:_:)` is a call, so the calls its body makes are nested calls and
+        /// publish nothing; observers hear the scope once, at its end. true: the body's calls
+        /// publish as outermost calls.
+        var scopeBodyCallsPublish = false
+        /// SPEC-QUESTION (see `setValue`): true: the DidOpen of an automatic group that setValue
+        /// opened is posted at the end of the call, after the name and the value are set; false:
+        /// right after the inner registration, before them.
+        var setValueDidOpenAtTheEnd = true
+
+        /// The switches by name, each flipped from its default: the driver reads a comma-separated
+        /// list of these names from `DRIVER_DECISIONS`, so the other reading of a question can be
+        /// tried against the library without editing the model.
+        static func flipping(_ names: [String]) -> Decisions {
+            var decisions = Decisions()
+            for name in names {
+                switch name.filter({ $0 != " " }) {
+                case "removalRenamesOpenGroups": decisions.removalRenamesOpenGroups.toggle()
+                case "closeInsideCallPushesClosingGroup": decisions.closeInsideCallPushesClosingGroup.toggle()
+                case "detachBeforeWillUndo": decisions.detachBeforeWillUndo.toggle()
+                case "modeSettersPublish": decisions.modeSettersPublish.toggle()
+                case "queriesPublish": decisions.queriesPublish.toggle()
+                case "otherTopLevelCloseClearsCandidate": decisions.otherTopLevelCloseClearsCandidate.toggle()
+                case "jumpProgressIsPosition": decisions.jumpProgressIsPosition.toggle()
+                case "jumpReclampsTarget": decisions.jumpReclampsTarget.toggle()
+                case "scopeBodyCallsPublish": decisions.scopeBodyCallsPublish.toggle()
+                case "setValueDidOpenAtTheEnd": decisions.setValueDidOpenAtTheEnd.toggle()
+                case "": break
+                default: fatalError("DRIVER_DECISIONS: no switch named \(name)")
+                }
+            }
+            return decisions
+        }
     }
 
     // MARK: - Storage (section 1)
@@ -272,6 +321,8 @@ final class ReferenceModel {
 
     /// The activity stack, outermost first (section 9).
     var activities: [Activity] = []
+    /// Undo and redo steps performed so far (for `Decisions.jumpProgressIsPosition`).
+    var stepsPerformed = 0
     /// Observers of a checkpoint are running (section 10b).
     var checkpointObserversRunning = 0
     /// Calls of this stack in progress (section 14).
@@ -459,6 +510,16 @@ final class ReferenceModel {
         callDepth -= 1
         if callDepth == 0 { endOfOutermostCall() }
         return result
+    }
+
+    /// A getter: a call like any other (see `Decisions.queriesPublish`).
+    func query<R>(_ body: () -> R) -> R {
+        guard decisions.queriesPublish else {
+            callDepth += 1
+            defer { callDepth -= 1 }
+            return body()
+        }
+        return call(body)
     }
 
     func callThrowing<R>(_ body: () throws -> R) rethrows -> R {
