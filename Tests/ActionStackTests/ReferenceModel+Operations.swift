@@ -79,7 +79,8 @@ extension ReferenceModel {
             let opened = appendRegistration(action)
             if opened && !decisions.setValueDidOpenAtTheEnd { post(.didOpen) }
             // Sets the name if given (the group is open now: frame 0 of the current side).
-            if let actionName {
+            // (With `setValueDidOpenAtTheEnd` off, a DidOpen observer may have closed it already.)
+            if let actionName, !currentFrames.isEmpty {
                 withSide(currentSideName) { side in side.frames[0].metadata.name = actionName }
             }
             values[target] = value
