@@ -158,7 +158,8 @@ enum InteractionMatrix {
         .init(
             .automaticGroup, .cleanState,
             [
-                "random driver: .begin/.end/.endEvent/.groupsByEvent x .markClean/_stateShape/isClean entries (random driver only)"
+                "Acceptance \"history entries: titles, counts, clean flags, isCleanAtStart\"",
+                "random driver: .begin/.end/.endEvent/.groupsByEvent x .markClean/_stateShape/isClean entries",
             ]),
         .init(
             .automaticGroup, .coalescing,
@@ -177,7 +178,10 @@ enum InteractionMatrix {
             ]),
         .init(
             .automaticGroup, .setValue,
-            ["random driver: .begin/.end/.endEvent/.groupsByEvent x .setValue (random driver only)"]),
+            [
+                "Acceptance \"setValue: one named step, undone and redone\"",
+                "random driver: .begin/.end/.endEvent/.groupsByEvent x .setValue",
+            ]),
         .init(
             .automaticGroup, .metadata,
             [
@@ -195,6 +199,9 @@ enum InteractionMatrix {
             [
                 "Acceptance \"groupsByEvent: three registrations then the end of the event\"",
                 "AutomaticGroupingTests.setterThatOpensTheAutomaticGroupPostsDidOpenOnly",
+                "Acceptance \"begin with the automatic group: DidOpen, C (openingGroup), DidOpen; level 2\"",
+                "Acceptance \"a checkpoint observer's own calls post no checkpoint (canRedo, endUndoGrouping)\"",
+                "Acceptance \"a WillClose observer of endUndoGrouping registers into the closing group\"",
                 "random driver: .begin/.end/.endEvent/.groupsByEvent x callback plan on the 9 notifications",
             ]),
         .init(
@@ -208,7 +215,8 @@ enum InteractionMatrix {
         .init(
             .automaticGroup, .misusePolicies,
             [
-                "random driver: .begin/.end/.endEvent/.groupsByEvent x config .report/.log; every refused op (random driver only)"
+                "Acceptance \"a DidOpen observer inside begin (openingGroup) cannot begin a group\"",
+                "random driver: .begin/.end/.endEvent/.groupsByEvent x config .report/.log; every refused op",
             ]),
         .init(
             .automaticGroup, .disableEnable,
@@ -237,6 +245,7 @@ enum InteractionMatrix {
             [
                 "Acceptance \"a dead step on top is dropped by canUndo; its far end is new after partial removal\"",
                 "LevelsAndRemovalTests.undoSkipsFreedStepsOnTopAndTheNextQueryFindsTheRest",
+                "Acceptance \"a sweep during an activity is computed as if; the undone step is detached after WillUndo\"",
                 "random driver: .undo/.redo x .free/.replace",
             ]),
         .init(.undoRedo, .levels, ["random driver: .undo/.redo x .levels (random driver only)"]),
@@ -280,6 +289,7 @@ enum InteractionMatrix {
             [
                 "Acceptance \"redo() closing an empty group in Foundation mode has nothing left to redo\"",
                 "Acceptance \"an empty group, Foundation mode: an empty step that empties the redo side\"",
+                "Acceptance \"redo while registration is disabled: drop mode drops the empty step\"",
                 "random driver: .undo/.redo x config dropsEmptyGroups/.dropsEmptyGroups",
             ]),
         .init(
@@ -301,12 +311,14 @@ enum InteractionMatrix {
             .undoRedo, .misusePolicies,
             [
                 "MisuseTests.undoWithNestedGroupsTraps", "MisuseTests.redoWhileUndoingTraps",
+                "Acceptance \"a WillClose observer of undo()'s close cannot register (preparingUndo)\"",
                 "random driver: .undo/.redo x config .report/.log; every refused op",
             ]),
         .init(
             .undoRedo, .disableEnable,
             [
                 "DefaultsAndRegistrationTests.undoClosesTheOpenGroupEvenWhileRegistrationIsDisabled",
+                "Acceptance \"redo while registration is disabled: Foundation mode keeps the empty step\"",
                 "random driver: .undo/.redo x .disable/.enable",
             ]),
         .init(.undoNestedGroup, .jump, ["random driver: .undoNested x .jump (random driver only)"]),
@@ -503,7 +515,10 @@ enum InteractionMatrix {
             ["random driver: .free/.replace x config dropsEmptyGroups/.dropsEmptyGroups (random driver only)"]),
         .init(
             .freedTargets, .notificationObservers,
-            ["random driver: .free/.replace x callback plan on the 9 notifications (random driver only)"]),
+            [
+                "Acceptance \"a sweep during an activity is computed as if; the undone step is detached after WillUndo\"",
+                "random driver: .free/.replace x callback plan on the 9 notifications",
+            ]),
         .init(
             .freedTargets, .statePublishing,
             [
@@ -563,7 +578,8 @@ enum InteractionMatrix {
         .init(
             .cost, .coalescing,
             [
-                "random driver: .maximumCost/.register(cost:) x .register(key:window:)/.advanceClock/.breakCoalescing (random driver only)"
+                "Acceptance \"maximumCost after a coalescing join drops older steps, keeps the newest\"",
+                "random driver: .maximumCost/.register(cost:) x .register(key:window:)/.advanceClock/.breakCoalescing",
             ]),
         .init(
             .cost, .scopedGroups,
@@ -615,7 +631,8 @@ enum InteractionMatrix {
         .init(
             .cleanState, .metadata,
             [
-                "random driver: .markClean/_stateShape/isClean entries x .name/.discardable/.info + title queries (random driver only)"
+                "Acceptance \"history entries: titles, counts, clean flags, isCleanAtStart\"",
+                "random driver: .markClean/_stateShape/isClean entries x .name/.discardable/.info + title queries",
             ]),
         .init(
             .cleanState, .emptyGroupModes,
@@ -632,6 +649,7 @@ enum InteractionMatrix {
             [
                 "Acceptance \"an observer that calls markClean is published\"",
                 "HistoryAndObservationTests.theCleanStateChangeIsPosted",
+                "Acceptance \"publishing: queued states reach every observer in order, once each\"",
                 "random driver: .markClean/_stateShape/isClean entries x .addObserver/.cancelObserver/.query(.state) + plan on observe",
             ]),
         .init(.cleanState, .stackGroup, ["not covered"]),
@@ -660,12 +678,14 @@ enum InteractionMatrix {
         .init(
             .coalescing, .emptyGroupModes,
             [
-                "random driver: .register(key:window:)/.advanceClock/.breakCoalescing x config dropsEmptyGroups/.dropsEmptyGroups (random driver only)"
+                "Acceptance \"an empty group opened and dropped leaves the candidate (drop mode)\"",
+                "random driver: .register(key:window:)/.advanceClock/.breakCoalescing x config dropsEmptyGroups/.dropsEmptyGroups",
             ]),
         .init(
             .coalescing, .notificationObservers,
             [
-                "random driver: .register(key:window:)/.advanceClock/.breakCoalescing x callback plan on the 9 notifications (random driver only)"
+                "Acceptance \"a refused undoNestedGroup does not end coalescing\"",
+                "random driver: .register(key:window:)/.advanceClock/.breakCoalescing x callback plan on the 9 notifications",
             ]),
         .init(
             .coalescing, .statePublishing,
@@ -719,7 +739,10 @@ enum InteractionMatrix {
             ]),
         .init(
             .setValue, .metadata,
-            ["random driver: .setValue x .name/.discardable/.info + title queries (random driver only)"]),
+            [
+                "Acceptance \"setValue: one named step, undone and redone\"",
+                "random driver: .setValue x .name/.discardable/.info + title queries",
+            ]),
         .init(
             .setValue, .emptyGroupModes,
             ["random driver: .setValue x config dropsEmptyGroups/.dropsEmptyGroups (random driver only)"]),
@@ -787,11 +810,17 @@ enum InteractionMatrix {
             ]),
         .init(
             .emptyGroupModes, .disableEnable,
-            ["random driver: config dropsEmptyGroups/.dropsEmptyGroups x .disable/.enable (random driver only)"]),
+            [
+                "Acceptance \"redo while registration is disabled: Foundation mode keeps the empty step\"",
+                "Acceptance \"redo while registration is disabled: drop mode drops the empty step\"",
+                "random driver: config dropsEmptyGroups/.dropsEmptyGroups x .disable/.enable",
+            ]),
         .init(
             .notificationObservers, .statePublishing,
             [
                 "Acceptance \"an observer that calls markClean is published\"",
+                "Acceptance \"publishing: queued states reach every observer in order, once each\"",
+                "Acceptance \"publishing: an observer cancelled during a delivery gets nothing more\"",
                 "random driver: callback plan on the 9 notifications x .addObserver/.cancelObserver/.query(.state) + plan on observe",
             ]),
         .init(.notificationObservers, .stackGroup, ["not covered"]),

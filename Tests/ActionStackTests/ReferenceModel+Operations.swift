@@ -882,6 +882,10 @@ extension ReferenceModel {
             if !silent { post(.didClose, discardable: index == 0 && frame.metadata.discardable, in: .closingScope) }
         } else if let innermost = side(sideName).frames.last {
             // The body closed it: take it out if it is still the last item of the innermost frame.
+            //
+            // SPEC-QUESTION: "if the body closed the scope's group itself" is read as "if it is no
+            // longer open", whoever closed it: also an observer of the scope's own DidOpen (before
+            // the body ran). The scope's group is followed by identity, not by depth.
             if case .group(let group)? = innermost.items.last, group.id == frameID {
                 withSide(sideName) { _ = $0.frames[$0.frames.count - 1].items.removeLast() }
                 takenOut = group.actions

@@ -537,7 +537,7 @@ struct ReferenceModelTests {
         }
     }
 
-    /// The shrinker on a real divergence: the model with one SPEC-QUESTION answered the other way.
+    /// The shrinker on a real divergence: the model against itself with one rule switched.
     @Test func theShrinkerShortensADivergence() {
         var flipped = ReferenceModel.Decisions()
         flipped.removalRenamesOpenGroups = false
