@@ -1,0 +1,427 @@
+// The random driver against the real stack: the stack's world (the only code here that touches
+// the ActionStack module; kept plain so that API changes are one-line fixes), the mapping of the
+// library's enums to the model's by name, and the tests.
+//
+// How to run:
+//   swift test --filter RandomDriverTests                     (CI: 200,000+ operations)
+//   DRIVER_FIRST_SEED=1234 swift test --filter RandomDriverTests   (other seeds)
+//   DRIVER_TRACE=1 ...                                        (print each operation and the model)
+//   DRIVER_DECISIONS=detachBeforeWillUndo,jumpReclampsTarget ... (the model with other readings)
+//   ACTIONSTACK_SOAK_OPERATIONS=10000000 ACTIONSTACK_SOAK_SEED=7 swift test --filter soak
+// A divergence is reported with its seed and a shrunk, replayable `DriverCase` (Swift source):
+// paste it into `RandomDriverTests.regressions` to replay it in every run.
+
+import ActionStack
+import Foundation
+import Testing
+
+/// A target of the driver's actions: an integer value.
+final class DriverTarget {
+    var value = 0
+}
+
+/// The real stack driven by driver operations.
+final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one thread; notification blocks run synchronously
+    let stack = ActionStack()
+    let plan: CallbackPlanRunner
+    var events: [DriverEvent] = []
+    /// All targets ever made (nil once freed); slot -> index.
+    var targets: [DriverTarget?]
+    var slotTarget: [Int]
+    var observers: [(index: Int, token: ObservationToken)] = []
+    var nextObserverIndex = 0
+    var notificationTokens: [any NSObjectProtocol] = []
+    var clock = 0
+
+    static let notificationNames: [(Notification.Name, ReferenceModel.NotificationName)] = [
+        (ActionStack.checkpointNotification, .checkpoint),
+        (ActionStack.didOpenUndoGroupNotification, .didOpen),
+        (ActionStack.willCloseUndoGroupNotification, .willClose),
+        (ActionStack.didCloseUndoGroupNotification, .didClose),
+        (ActionStack.willUndoChangeNotification, .willUndo),
+        (ActionStack.didUndoChangeNotification, .didUndo),
+        (ActionStack.willRedoChangeNotification, .willRedo),
+        (ActionStack.didRedoChangeNotification, .didRedo),
+        (ActionStack.cleanStateDidChangeNotification, .cleanStateDidChange),
+    ]
+
+    init(_ driverCase: DriverCase) {
+        plan = CallbackPlanRunner(rules: driverCase.plan)
+        targets = (0..<driverCase.config.slots).map { _ in DriverTarget() }
+        slotTarget = Array(0..<driverCase.config.slots)
+        stack.automaticGroupClosing = .manual
+        stack.groupsByEvent = driverCase.config.groupsByEvent
+        stack.dropsEmptyGroups = driverCase.config.dropsEmptyGroups
+        stack.misusePolicy = driverCase.config.logsMisuse ? .log : .report
+        let base = ContinuousClock.now
+        stack.coalescingClock = { [unowned self] in base.advanced(by: .milliseconds(clock)) }
+        stack.onMisuse = { [unowned self] misuse in events.append(.misuse(Self.map(misuse))) }
+        for (name, short) in Self.notificationNames {
+            notificationTokens.append(
+                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) {
+                    [unowned self] note in
+                    let discardable = (note.userInfo?[ActionStack.groupIsDiscardableUserInfoKey] as? Bool) == true
+                    let activities = stack._activities.map(Self.map)
+                    events.append(.posted(.init(name: short, discardable: discardable, activities: activities)))
+                    plan.occurrence(.notification(short)) { perform($0) }
+                })
+        }
+    }
+
+    deinit {
+        for token in notificationTokens { NotificationCenter.default.removeObserver(token) }
+    }
+
+    func result(_ text: String) { events.append(.result(text)) }
+
+    /// `target.value += delta`, then the registration whose handler does the same with `-delta`.
+    func apply(_ target: DriverTarget, _ delta: Int, _ options: DriverOptions) {
+        target.value += delta
+        if options.isPlain {
+            stack.registerUndo(withTarget: target) { [unowned self] target in apply(target, -delta, options) }
+        } else {
+            let registration = ActionStack.RegistrationOptions(
+                cost: options.cost, coalescingKey: options.key,
+                coalescingWindow: options.window.map { .milliseconds($0) })
+            stack.registerUndo(withTarget: target, options: registration) { [unowned self] target in
+                apply(target, -delta, options)
+            }
+        }
+    }
+
+    func target(_ slot: Int) -> DriverTarget? { targets[slotTarget[slot]] }
+
+    func perform(_ op: DriverOp) {
+        let stack = self.stack
+        switch op {
+        case .register(let slot, let delta, let options):
+            guard let target = target(slot) else { return }
+            apply(target, delta, options)
+        case .setValue(let slot, let value, let name):
+            guard let target = target(slot) else { return }
+            stack.setValue(value, for: \DriverTarget.value, on: target, actionName: name)
+        case .begin: stack.beginUndoGrouping()
+        case .end: stack.endUndoGrouping()
+        case .undo: stack.undo()
+        case .undoNested: stack.undoNestedGroup()
+        case .redo: stack.redo()
+        case .jump(let position): stack.jump(to: position)
+        case .endEvent: stack.endEvent()
+        case .removeAll: stack.removeAllActions()
+        case .removeTarget(let slot):
+            guard let target = target(slot) else { return }
+            stack.removeAllActions(withTarget: target)
+        case .removeValue: stack.removeAllActions(withTarget: 42)
+        case .disable: stack.disableUndoRegistration()
+        case .enable: stack.enableUndoRegistration()
+        case .groupsByEvent(let value): stack.groupsByEvent = value
+        case .dropsEmptyGroups(let value): stack.dropsEmptyGroups = value
+        case .name(let name): stack.setActionName(name)
+        case .discardable(let value): stack.setActionIsDiscardable(value)
+        case .info(let key, let value):
+            stack.setActionUserInfoValue(value.map { $0 as Any }, forKey: ActionStack.UserInfoKey(key))
+        case .levels(let value): stack.levelsOfUndo = value
+        case .maximumCost(let value): stack.maximumCost = value
+        case .markClean: stack.markClean()
+        case .breakCoalescing: stack.breakCoalescing()
+        case .advanceClock(let milliseconds): clock += milliseconds
+        case .free(let slot): targets[slotTarget[slot]] = nil
+        case .replace(let slot):
+            targets.append(DriverTarget())
+            slotTarget[slot] = targets.count - 1
+        case .scope(let name, let body, let throwing):
+            do {
+                try stack.group(named: name) {
+                    for inner in body { perform(inner) }
+                    if throwing { throw ReferenceModel.ScopeFailure() }
+                }
+                result("scope returned")
+            } catch {
+                result("scope threw")
+            }
+        case .query(let query): perform(query)
+        case .allQueries: for query in DriverQuery.allCases { perform(query) }
+        case .addObserver:
+            let index = nextObserverIndex
+            nextObserverIndex += 1
+            let token = stack.observe { [unowned self] state in
+                events.append(.heard(observer: index, Self.map(state)))
+                plan.occurrence(.observe) { perform($0) }
+            }
+            observers.append((index, token))
+        case .cancelObserver(let position):
+            guard !observers.isEmpty else { return }
+            observers.remove(at: position % observers.count).token.cancel()
+        }
+    }
+
+    func perform(_ query: DriverQuery) {
+        let stack = self.stack
+        let text: String
+        switch query {
+        case .canUndo: text = "\(stack.canUndo)"
+        case .canRedo: text = "\(stack.canRedo)"
+        case .undoActionName: text = stack.undoActionName
+        case .redoActionName: text = stack.redoActionName
+        case .undoMenuItemTitle: text = stack.undoMenuItemTitle
+        case .redoMenuItemTitle: text = stack.redoMenuItemTitle
+        case .undoActionIsDiscardable: text = "\(stack.undoActionIsDiscardable)"
+        case .redoActionIsDiscardable: text = "\(stack.redoActionIsDiscardable)"
+        case .undoInfo: text = DriverText.optional(stack.undoActionUserInfoValue(forKey: "k1") as? Int)
+        case .redoInfo: text = DriverText.optional(stack.redoActionUserInfoValue(forKey: "k1") as? Int)
+        case .undoCount: text = "\(stack.undoCount)"
+        case .redoCount: text = "\(stack.redoCount)"
+        case .undoEntries: text = DriverText.entries(stack.undoEntries.map(Self.map))
+        case .redoEntries: text = DriverText.entries(stack.redoEntries.map(Self.map))
+        case .historyPosition: text = "\(stack.historyPosition)"
+        case .isCleanAtStart: text = "\(stack.isCleanAtStart)"
+        case .state: text = "\(Self.map(stack.state))"
+        case .isClean: text = "\(stack.isClean)"
+        case .groupingLevel: text = "\(stack.groupingLevel)"
+        case .isUndoRegistrationEnabled: text = "\(stack.isUndoRegistrationEnabled)"
+        }
+        result("\(query.rawValue) = \(text)")
+    }
+
+    func snapshot(readGetters: Bool) -> WorldSnapshot {
+        var getters: [Int]?
+        if readGetters {
+            getters = [
+                stack.groupingLevel, stack.isUndoing ? 1 : 0, stack.isRedoing ? 1 : 0,
+                stack.isUndoRegistrationEnabled ? 1 : 0,
+            ]
+        }
+        return WorldSnapshot(
+            structure: stack._structure, stateShape: stack._stateShape,
+            values: slotTarget.map { targets[$0]?.value }, activities: stack._activities.map(Self.map),
+            invariantViolations: stack._invariantViolations(), getters: getters)
+    }
+
+    // MARK: The library's values as the model's, by name
+
+    static func map(_ state: ActionStack.State) -> ReferenceModel.State {
+        ReferenceModel.State(
+            canUndo: state.canUndo, canRedo: state.canRedo, undoCount: state.undoCount, redoCount: state.redoCount,
+            undoActionName: state.undoActionName, redoActionName: state.redoActionName,
+            undoMenuItemTitle: state.undoMenuItemTitle, redoMenuItemTitle: state.redoMenuItemTitle,
+            isClean: state.isClean, groupingLevel: state.groupingLevel)
+    }
+
+    static func map(_ entry: ActionStack.HistoryEntry) -> ReferenceModel.Entry {
+        var info: [String: Int] = [:]
+        for (key, value) in entry.userInfo { info[key.rawValue] = value as? Int }
+        return ReferenceModel.Entry(
+            actionName: entry.actionName, title: entry.title, actionCount: entry.actionCount,
+            isDiscardable: entry.isDiscardable, userInfo: info, isClean: entry.isClean, isOpen: entry.isOpen)
+    }
+
+    static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
+        switch misuse {
+        case .endWithoutBegin: .endWithoutBegin
+        case .enableWithoutDisable: .enableWithoutDisable
+        case .nestedGroupsOpen(let operation, let level): .nestedGroupsOpen(map(operation), groupingLevel: level)
+        case .undoNestedGroupWithOpenGroup: .undoNestedGroupWithOpenGroup
+        case .redoWhileUndoing: .redoWhileUndoing
+        case .noOpenGroup(let operation): .noOpenGroup(map(operation))
+        case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
+        }
+    }
+
+    static func map(_ operation: ActionStack.Misuse.Operation) -> ReferenceModel.Operation {
+        switch operation {
+        case .registerUndo: .registerUndo
+        case .beginUndoGrouping: .beginUndoGrouping
+        case .endUndoGrouping: .endUndoGrouping
+        case .enableUndoRegistration: .enableUndoRegistration
+        case .endEvent: .endEvent
+        case .undo: .undo
+        case .undoNestedGroup: .undoNestedGroup
+        case .redo: .redo
+        case .removeAllActions: .removeAllActions
+        case .removeAllActionsWithTarget: .removeAllActionsWithTarget
+        case .setActionName: .setActionName
+        case .setActionIsDiscardable: .setActionIsDiscardable
+        case .setActionUserInfoValue: .setActionUserInfoValue
+        case .jump: .jump
+        case .markClean: .markClean
+        case .setValue: .setValue
+        case .group: .group
+        }
+    }
+
+    static func map(_ activity: ActionStack.Misuse.Activity) -> ReferenceModel.Activity {
+        switch activity {
+        case .undoing: .undoing
+        case .redoing: .redoing
+        case .notifyingUndo: .notifyingUndo
+        case .notifyingRedo: .notifyingRedo
+        case .closingGroup: .closingGroup
+        case .openingGroup: .openingGroup
+        case .rollingBack: .rollingBack
+        case .preparingUndo: .preparingUndo
+        case .preparingRedo: .preparingRedo
+        case .jumping: .jumping
+        case .closingScope: .closingScope
+        }
+    }
+
+    static func map(_ operation: ReferenceModel.Operation) -> ActionStack.Misuse.Operation {
+        switch operation {
+        case .registerUndo: .registerUndo
+        case .beginUndoGrouping: .beginUndoGrouping
+        case .endUndoGrouping: .endUndoGrouping
+        case .enableUndoRegistration: .enableUndoRegistration
+        case .endEvent: .endEvent
+        case .undo: .undo
+        case .undoNestedGroup: .undoNestedGroup
+        case .redo: .redo
+        case .removeAllActions: .removeAllActions
+        case .removeAllActionsWithTarget: .removeAllActionsWithTarget
+        case .setActionName: .setActionName
+        case .setActionIsDiscardable: .setActionIsDiscardable
+        case .setActionUserInfoValue: .setActionUserInfoValue
+        case .jump: .jump
+        case .markClean: .markClean
+        case .setValue: .setValue
+        case .group: .group
+        }
+    }
+
+    static func map(_ activity: ReferenceModel.Activity) -> ActionStack.Misuse.Activity {
+        switch activity {
+        case .undoing: .undoing
+        case .redoing: .redoing
+        case .notifyingUndo: .notifyingUndo
+        case .notifyingRedo: .notifyingRedo
+        case .closingGroup: .closingGroup
+        case .openingGroup: .openingGroup
+        case .rollingBack: .rollingBack
+        case .preparingUndo: .preparingUndo
+        case .preparingRedo: .preparingRedo
+        case .jumping: .jumping
+        case .closingScope: .closingScope
+        }
+    }
+}
+
+// MARK: - Tests
+
+struct RandomDriverTests {
+    /// Failing cases found by the driver, pasted from its reports: replayed in every run.
+    static let regressions: [DriverCase] = []
+
+    static let environment = ProcessInfo.processInfo.environment
+
+    /// Runs `sequences` seeded cases of `length` top-level operations from `firstSeed`. Returns the
+    /// number of operations run (scope bodies included) and whether all agreed; stops at the first
+    /// divergence, which it records shrunk.
+    func drive(firstSeed: UInt64, sequences: Int, length: Int) -> (operations: Int, agreed: Bool) {
+        DriverRunner.trace = Self.environment["DRIVER_TRACE"] != nil
+        var operations = 0
+        var tally: [String: Int] = [:]
+        for offset in 0..<UInt64(sequences) {
+            let seed = firstSeed &+ offset
+            let driverCase = DriverGenerator.makeCase(seed: seed, count: length)
+            if DriverRunner.trace { print("seed \(seed) \(driverCase.config)") }
+            operations += driverCase.size
+            var model: ModelWorld?
+            let problem = DriverRunner.run(
+                driverCase,
+                expected: {
+                    model = ModelWorld($0, decisions: Self.decisions)
+                    return model!
+                }, actual: { StackWorld($0) })
+            for (rule, times) in model?.model.tally ?? [:] { tally[rule, default: 0] += times }
+            if let problem {
+                Self.report(driverCase, problem)
+                return (operations, false)
+            }
+        }
+        // What the sequences exercised (the model's count of some rules), for the log.
+        print(
+            "random driver mix: "
+                + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        return (operations, true)
+    }
+
+    /// The model's readings: the spec's, or others named in `DRIVER_DECISIONS` (see
+    /// `ReferenceModel.Decisions.flipping`).
+    static let decisions = ReferenceModel.Decisions.flipping(
+        (environment["DRIVER_DECISIONS"] ?? "").split(separator: ",").map(String.init))
+
+    static func run(_ driverCase: DriverCase) -> String? {
+        DriverRunner.run(
+            driverCase, expected: { ModelWorld($0, decisions: decisions) }, actual: { StackWorld($0) })
+    }
+
+    /// Records a divergence with its seed and the shrunk case, as Swift source to paste.
+    static func report(_ driverCase: DriverCase, _ problem: String) {
+        let wasTracing = DriverRunner.trace
+        DriverRunner.trace = false
+        let short = DriverRunner.shrink(driverCase) { run($0) != nil }
+        DriverRunner.trace = wasTracing
+        let shortProblem = run(short) ?? problem
+        Issue.record(
+            """
+            The stack and the reference model diverge (seed \(driverCase.seed), \(driverCase.size) operations).
+            \(problem)
+
+            Shrunk to \(short.size) operations, which fail with:
+            \(shortProblem)
+
+            Replay (paste into RandomDriverTests.regressions):
+            \(short)
+            """
+        )
+    }
+
+    @Test func stackAgreesWithTheReferenceModelOnRandomSequences() {
+        // 1,000 sequences of 200 top-level operations: 200,000+ operations (scope bodies add more).
+        let first = UInt64(Self.environment["DRIVER_FIRST_SEED"] ?? "") ?? 1
+        let clock = ContinuousClock()
+        var outcome = (operations: 0, agreed: false)
+        let duration = clock.measure { outcome = drive(firstSeed: first, sequences: 1_000, length: 200) }
+        print("random driver: \(outcome.operations) operations from seed \(first) in \(duration)")
+        if outcome.agreed { #expect(outcome.operations >= 200_000) }
+    }
+
+    @Test(arguments: regressions)
+    func replayedRegression(_ driverCase: DriverCase) {
+        if let problem = Self.run(driverCase) { Issue.record("seed \(driverCase.seed): \(problem)") }
+    }
+
+    /// A long soak: ACTIONSTACK_SOAK_OPERATIONS=10000000 swift test --filter soak
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil))
+    func soak() {
+        let wanted = Int(Self.environment["ACTIONSTACK_SOAK_OPERATIONS"] ?? "") ?? 10_000_000
+        let seed = UInt64(Self.environment["ACTIONSTACK_SOAK_SEED"] ?? "") ?? 1_000_000
+        var operations = 0
+        var next = seed
+        while operations < wanted {
+            let outcome = drive(firstSeed: next, sequences: 100, length: 1_000)
+            operations += outcome.operations
+            next &+= 100
+            if !outcome.agreed { return }  // the divergence is recorded
+            print("soak: \(operations) operations so far (seeds \(seed)..<\(next))")
+        }
+        print("soak: \(operations) operations from seed \(seed)")
+    }
+
+    /// The hand-worked examples of `ReferenceModelTests`, on the real stack.
+    @Test(arguments: Acceptance.all)
+    func stackFollowsTheHandWorkedExample(_ example: AcceptanceExample) {
+        example.run { StackWorld($0) }
+    }
+
+    /// `ActionStack._allows` is the table of section 9, as the model has it.
+    @Test func theReentrancyTableMatchesTheModel() {
+        for operation in ReferenceModel.Operation.allCases {
+            for activity in ReferenceModel.Activity.allCases {
+                let stackAllows = ActionStack._allows(StackWorld.map(operation), during: StackWorld.map(activity))
+                #expect(
+                    stackAllows == ReferenceModel.allows(operation, during: activity),
+                    "\(operation) during \(activity)")
+            }
+        }
+    }
+}
