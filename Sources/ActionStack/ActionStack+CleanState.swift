@@ -42,5 +42,5 @@ extension ActionStack {
     /// Whether the document is in the state last marked with ``markClean()`` (the saved state).
     ///
     /// - Complexity: O(1).
-    public var isClean: Bool { states.isClean }
+    public var isClean: Bool { asCall { states.isClean } }
 }

@@ -40,18 +40,26 @@ extension ActionStack {
     var currentSide: Side { performing == .undo ? redoSide : undoSide }
 
     func _beginUndoGrouping() {
-        guard disableCount == 0 else { return }
+        _ = beginGroup()
+    }
+
+    /// `beginUndoGrouping()`; returns the frame it opened for the caller (nil when it opened none:
+    /// registration disabled, or refused). For a scoped group (`forScope`), the frame is known as the
+    /// scope's before anything is posted about it.
+    @discardableResult
+    func beginGroup(forScope: Bool = false) -> Frame? {
         enterCall()
         defer { leaveCall() }
+        guard disableCount == 0 else { return nil }
         if let activity = activities.refusing(.beginUndoGrouping) {
             report(.reentrantCall(.beginUndoGrouping, during: activity))
-            return
+            return nil
         }
         let side = currentSide
         if !(side.frames.isEmpty && groupsByEvent) {
             // Observers of the checkpoint run before the decision; read the state again after it.
             postCheckpoint()
-            guard disableCount == 0 else { return }
+            guard disableCount == 0 else { return nil }
         }
         if side.frames.isEmpty && groupsByEvent {
             // The automatic group opens without a checkpoint; the explicit group nested in it
@@ -65,14 +73,16 @@ extension ActionStack {
                 activities.pop()
             }
         }
-        openFrame(on: side)
+        let frame = openFrame(on: side)
+        if forScope { scopeSteps[frame.id] = .some(nil) }
         if performing == nil { post(ActionStack.didOpenUndoGroupNotification) }
+        return frame
     }
 
     func _endUndoGrouping() {
-        guard disableCount == 0 else { return }
         enterCall()
         defer { leaveCall() }
+        guard disableCount == 0 else { return }
         if let activity = activities.refusing(.endUndoGrouping) {
             report(.reentrantCall(.endUndoGrouping, during: activity))
             return
@@ -188,6 +198,13 @@ extension ActionStack {
         )
     }
 
+    /// A new step, with a serial of its own.
+    @inline(__always)
+    func makeStep(count: Int, metadata: StepMetadata?, low: StateID, high: StateID) -> Step {
+        nextStepSerial &+= 1
+        return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high)
+    }
+
     /// Closes frame 0 of the undo stack (the only frame open) into a step, by the program's or the
     /// event's close; returns whether the step is discardable.
     ///
@@ -201,16 +218,19 @@ extension ActionStack {
         side.frameMetadata = nil
         let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
-        side.newestStepFrameID = nil
+        var step: Step?
         if count == 0 {
             if !dropsEmptyGroups {
-                side.steps.append(Step(count: 0, metadata: metadata, low: states.current, high: states.current))
-                side.newestStepFrameID = frame.id
+                step = makeStep(count: 0, metadata: metadata, low: states.current, high: states.current)
                 if side === undoSide && performing == nil { clearRedoSide() }
             }
         } else {
-            side.steps.append(Step(count: Int32(count), metadata: metadata, low: frame.low, high: states.current))
-            side.newestStepFrameID = frame.id
+            step = makeStep(count: count, metadata: metadata, low: frame.low, high: states.current)
+        }
+        if let step {
+            // A scoped group whose body closes the scope's own group finds the step by this.
+            if !scopeSteps.isEmpty, scopeSteps.keys.contains(frame.id) { scopeSteps[frame.id] = step.serial }
+            side.steps.append(step)
         }
         if side === undoSide { trimOrDefer() }
         return metadata?.isDiscardable ?? false

@@ -125,9 +125,9 @@ extension ActionStack {
     /// Applies `change` to the metadata of the step being recorded: the open top-level group of
     /// the current stack, the step a coalescing registration continued, or a new automatic group.
     func updateMetadata(_ operation: Misuse.Operation, _ change: (StepMetadata) -> Void) {
-        guard disableCount == 0 else { return }
         enterCall()
         defer { leaveCall() }
+        guard disableCount == 0 else { return }
         if let activity = activities.refusing(operation) {
             report(.reentrantCall(operation, during: activity))
             return

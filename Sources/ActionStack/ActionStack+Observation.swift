@@ -60,6 +60,8 @@ extension ActionStack {
     /// - Complexity: O(1) amortized; each change then costs one ``state`` snapshot (O(1)
     ///   amortized) and one call per observer.
     public func observe(_ body: @escaping (State) -> Void) -> ObservationToken {
+        enterCall()
+        defer { leaveCall() }
         startObserving()
         let id = publisher.observers.add(body)
         return ObservationToken(list: publisher.observers, id: id)
@@ -82,8 +84,10 @@ extension ActionStack {
     /// - Complexity: O(1) amortized.
     public func stateUpdates() -> AsyncStream<State> {
         let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(64))
+        enterCall()
+        defer { leaveCall() }
         startObserving()
-        continuation.yield(readOnlySnapshot())
+        continuation.yield(publisher.lastState ?? readOnlySnapshot())
         let observers = publisher.observers
         let id = observers.add({ state in continuation.yield(state) }, onListEnd: { continuation.finish() })
         continuation.onTermination = { [weak observers] _ in observers?.removeObserver(id) }
@@ -91,6 +95,23 @@ extension ActionStack {
     }
 
     // MARK: Internals: calls and publishing
+
+    /// A setting that the state depends on changed: a call with nothing else to do, so that
+    /// observers hear the new state.
+    func settingChanged() {
+        enterCall()
+        leaveCall()
+    }
+
+    /// Runs `body` as a call: every public entry point is one, so that observers hear a change
+    /// nobody has told them yet (a target freed since the last call) at the end of the next call,
+    /// whatever it is.
+    @inline(__always)
+    func asCall<T>(_ body: () -> T) -> T {
+        enterCall()
+        defer { leaveCall() }
+        return body()
+    }
 
     /// Marks the start of a public call.
     @inline(__always)
@@ -137,7 +158,7 @@ extension ActionStack {
     /// what it changes.
     private func startObserving() {
         if !publisher.mayHaveObservers || publisher.observers.isEmpty {
-            publisher.lastState = readOnlySnapshot()
+            publisher.lastState = isIdle ? snapshot() : readOnlySnapshot()
         }
         publisher.mayHaveObservers = true
     }

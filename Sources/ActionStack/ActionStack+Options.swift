@@ -88,6 +88,8 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public func breakCoalescing() {
+        enterCall()
+        defer { leaveCall() }
         coalescer.clear()
     }
 }

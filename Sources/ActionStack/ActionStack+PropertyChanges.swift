@@ -45,7 +45,7 @@ extension ActionStack {
         let handler: (Target) -> Void = { [unowned self] target in
             self.setValue(old, for: keyPath, on: target, actionName: actionName)
         }
-        register(
+        let opened = register(
             target,
             HandlerBox(handler).erased(),
             cost: 0,
@@ -55,5 +55,6 @@ extension ActionStack {
         )
         if let actionName { _setActionName(actionName) }
         target[keyPath: keyPath] = value
+        if opened { post(ActionStack.didOpenUndoGroupNotification) }
     }
 }

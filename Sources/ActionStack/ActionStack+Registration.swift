@@ -45,6 +45,8 @@ extension ActionStack {
     var registrationEnabled: Bool { disableCount == 0 }
 
     func _disableUndoRegistration() {
+        enterCall()
+        defer { leaveCall() }
         disableCount += 1
     }
 
@@ -69,19 +71,24 @@ extension ActionStack {
         key: String?,
         window: Duration?
     ) {
-        guard disableCount == 0 else { return }
         enterCall()
         defer { leaveCall() }
+        guard disableCount == 0 else { return }
         if let activity = activities.refusing(.registerUndo) {
             report(.reentrantCall(.registerUndo, during: activity))
             return
         }
-        register(target, handler, cost: cost, key: key, window: window, misuseOperation: .registerUndo)
+        if register(target, handler, cost: cost, key: key, window: window, misuseOperation: .registerUndo) {
+            post(ActionStack.didOpenUndoGroupNotification)
+        }
     }
 
     /// Registers an action; registration is enabled and the call is allowed now. Reports
-    /// `noOpenGroup(misuseOperation)` when there is no group to receive it.
+    /// `noOpenGroup(misuseOperation)` when there is no group to receive it. Returns whether it
+    /// opened the event's automatic group: the caller posts the did-open notification at the end of
+    /// its call (change first, then tell).
     @inline(__always)
+    @discardableResult
     func register(
         _ target: AnyObject,
         _ handler: consuming @escaping (AnyObject) -> Void,
@@ -89,18 +96,18 @@ extension ActionStack {
         key: String?,
         window: Duration?,
         misuseOperation: Misuse.Operation
-    ) {
+    ) -> Bool {
         let outside = performing == nil
         let side = outside ? undoSide : currentSide
         if let key, outside, side.frames.isEmpty,
             coalescer.canJoin(key: key, box: registry.box(for: target), window: window, now: coalescingClock)
         {
             joinCoalescedStep(target, handler, cost: cost)
-            return
+            return false
         }
         if side.frames.isEmpty && !groupsByEvent {
             report(.noOpenGroup(misuseOperation))
-            return
+            return false
         }
         if outside { clearRedoSide() }
         let opened = side.frames.isEmpty
@@ -113,7 +120,7 @@ extension ActionStack {
             _ = states.change()
             coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
         }
-        if opened { post(ActionStack.didOpenUndoGroupNotification) }
+        return opened
     }
 
     /// Continues the newest closed undo step with a coalescing registration.
@@ -123,8 +130,6 @@ extension ActionStack {
         undoSide.append(Action(box: box, handler: handler), cost: cost)
         let last = undoSide.steps.count - 1
         undoSide.steps[last].count += 1
-        // The hint assumes that actions after it are dead; this one is not.
-        undoSide.steps[last].liveHint = -1
         undoSide.steps[last].high = states.change()
         coalescer.joined(at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined

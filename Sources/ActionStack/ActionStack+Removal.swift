@@ -78,20 +78,27 @@ extension ActionStack {
         compact(redoSide) { $0.isMarkedDead }
     }
 
-    /// Drops the newest closed steps of `side` while every action in them has a freed target (a
-    /// do-nothing step is not dropped). Only when no frame is open on top of them.
+    /// Removes the freed actions at the end of the newest closed step of `side`, as
+    /// `removeAllActions(withTarget:)` would remove them: a step that loses every action goes (and
+    /// the next one is looked at), one that loses some no longer leads back to where it began (its
+    /// far end becomes a new state). Afterwards the top step is a do-nothing step or ends with a
+    /// live action, so asking whether it is live is O(1). Only when no frame is open on top.
     ///
-    /// - Complexity: O(1) amortized: each dropped action is released once, and a live step answers
-    ///   in O(1) by its live hint.
+    /// - Complexity: O(1) amortized: each removed action is released once.
     func dropDeadSteps(atTopOf side: Side) {
         guard side.frames.isEmpty, side.inFlight == 0 else { return }
-        while let step = side.steps.last, step.count > 0,
-            !side.stepIsLive(at: side.steps.count - 1, start: side.end - step.actionCount)
-        {
-            _ = side.steps.removeLast()
-            side.newestStepFrameID = nil
-            for _ in 0..<step.actionCount { releaseAction(side.removeLastAction()) }
-            if side === undoSide { coalescer.clear() }
+        let isUndoSide = side === undoSide
+        while let step = side.steps.last, step.count > 0 {
+            if side.action(at: side.end - 1).isTargetAlive { return }
+            releaseAction(side.removeLastAction())
+            let last = side.steps.count - 1
+            if step.count == 1 {
+                _ = side.steps.removeLast()
+            } else {
+                side.steps[last].count -= 1
+                if isUndoSide { side.steps[last].low = states.fresh() } else { side.steps[last].high = states.fresh() }
+            }
+            if isUndoSide { coalescer.clear() }
         }
     }
 
@@ -116,8 +123,10 @@ extension ActionStack {
             }
         }
         if removedAny {
-            // The open groups lost actions: undoing them no longer leads back to where they began.
+            // The open groups lost actions: undoing them no longer leads back to where they began,
+            // and the step being recorded is no longer what coalescing would continue.
             for index in side.frames.indices { side.frames[index].low = states.fresh() }
+            if side === undoSide { coalescer.clear() }
         }
     }
 
@@ -171,14 +180,12 @@ extension ActionStack {
             if kept == 0 && step.count > 0 { continue }
             if kept < step.actionCount {
                 step.count = Int32(kept)
-                step.liveHint = -1
                 if isUndoSide { step.low = states.fresh() } else { step.high = states.fresh() }
             }
             side.steps[stepWrite] = step
             stepWrite += 1
         }
         for _ in stepWrite..<stepCount { _ = side.steps.removeLast() }
-        if stepWrite < stepCount { side.newestStepFrameID = nil }
 
         // The open frames' region: remember where each kept action lands, to move the frames and
         // the nested groups' boundaries.
@@ -263,9 +270,6 @@ extension ActionStack {
     private func dropOldestUndoStep() {
         let step = undoSide.steps.removeFirst()
         for _ in 0..<step.actionCount { releaseAction(undoSide.removeFirstAction()) }
-        if undoSide.steps.isEmpty {
-            undoSide.newestStepFrameID = nil
-            if undoSide.frames.isEmpty { coalescer.clear() }
-        }
+        if undoSide.steps.isEmpty && undoSide.frames.isEmpty { coalescer.clear() }
     }
 }

@@ -31,20 +31,22 @@ extension ActionStack {
     /// - Complexity: O(1) amortized beyond `body`; on a throw, O(n) for the n actions rolled back.
     @discardableResult
     public func group<Result>(named name: String? = nil, _ body: () throws -> Result) rethrows -> Result {
-        guard registrationEnabled else { return try body() }
+        // One call, whatever happens: the body's calls are nested in it, and observers hear the
+        // scope once, at its end.
         enterCall()
         defer { leaveCall() }
+        guard registrationEnabled else { return try body() }
         if let activity = activities.refusing(.group) {
             report(.reentrantCall(.group, during: activity))
             return try body()
         }
         let side = currentSide
-        let depthBefore = side.frames.count
-        _beginUndoGrouping()
-        guard side.frames.count > depthBefore else { return try body() }
-        let scope = side.frames[side.frames.count - 1]
+        // The scope's own frame, found by its id from now on (an observer of the notifications
+        // below may open or close other groups).
+        guard let scope = beginGroup(forScope: true) else { return try body() }
         let stateBefore = states.current
         scopeDepth += 1
+        defer { scopeSteps[scope.id] = nil }
         do {
             let result = try body()
             scopeDepth -= 1
@@ -114,16 +116,20 @@ extension ActionStack {
             let frame = side.frames.removeLast()
             while let last = side.nested.last, last.parent >= side.frames.count { side.nested.removeLast() }
             count = side.end - frame.start
+            var metadata: StepMetadata?
             if side.frames.isEmpty {
-                side.frameMetadata = nil
+                metadata = side.frameMetadata.take()
                 if side === undoSide { eventClose.cancel() }
             }
-            if notify { post(ActionStack.didCloseUndoGroupNotification) }
+            if notify {
+                post(ActionStack.didCloseUndoGroupNotification, discardable: metadata?.isDiscardable ?? false)
+            }
             activities.pop()
-        } else if side.frames.isEmpty, side.newestStepFrameID == scope.id, let step = side.steps.last {
+        } else if side.frames.isEmpty, let serial = scopeSteps[scope.id] ?? nil, let step = side.steps.last,
+            step.serial == serial
+        {
             // The body closed the scope's group itself (a step), and it is still the newest.
             _ = side.steps.removeLast()
-            side.newestStepFrameID = nil
             count = step.actionCount
         } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
             last.end == side.end
@@ -134,7 +140,9 @@ extension ActionStack {
         } else {
             return  // the scope is no longer the newest item: leave the history alone
         }
-        if side === undoSide { coalescer.clear() }
+        // Taking actions out of the undo stack changes the step being recorded: coalescing may no
+        // longer continue it.
+        if side === undoSide && count > 0 { coalescer.clear() }
         // Run the scope's actions, which are the last `count` the side holds, with registration
         // disabled; a handler cannot take that away.
         disableCount += 1
@@ -151,6 +159,6 @@ extension ActionStack {
         activities.pop()
         protectedDisableCount -= 1
         disableCount -= 1
-        if performing == nil { states.move(to: everyActionRan ? stateBefore : states.fresh()) }
+        states.move(to: everyActionRan ? stateBefore : states.fresh())
     }
 }

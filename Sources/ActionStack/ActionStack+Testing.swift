@@ -27,7 +27,6 @@ extension ActionStack {
                 let step = side.steps[position]
                 if step.count < 0 { problems.append("\(name): negative step count") }
                 if step.count == 0 && step.low != step.high { problems.append("\(name): empty step moves the state") }
-                if step.liveHint >= step.count && step.count > 0 { problems.append("\(name): live hint out of range") }
                 if let metadata = step.metadata, metadata.isEmpty { problems.append("\(name): empty metadata kept") }
                 held += step.actionCount
             }
@@ -75,9 +74,6 @@ extension ActionStack {
             }
             if cost != side.totalCost {
                 problems.append("\(name): total cost \(side.totalCost), actions sum to \(cost)")
-            }
-            if side.newestStepFrameID != nil && side.steps.isEmpty {
-                problems.append("\(name): the newest step's frame is known but there is no step")
             }
         }
         if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
@@ -198,6 +194,12 @@ extension ActionStack {
     /// Whether `operation` is allowed while the stack is doing `activity` (the re-entrancy table).
     package static func _allows(_ operation: Misuse.Operation, during activity: Misuse.Activity) -> Bool {
         Activities.allows(operation, during: activity)
+    }
+
+    /// `groupingLevel`, `isUndoing`, `isRedoing`, `isUndoRegistrationEnabled`, read without making
+    /// a call (a call ends with publishing, which may drop freed steps).
+    package var _flags: (groupingLevel: Int, isUndoing: Bool, isRedoing: Bool, isUndoRegistrationEnabled: Bool) {
+        (currentSide.frames.count, performing == .undo, performing == .redo, disableCount == 0)
     }
 
     /// The activities in progress, outermost first.

@@ -75,8 +75,7 @@ extension ActionStack {
                 return false
             }
             coalescer.clear()
-            undoSide.nested.removeLast()
-            _ = perform(.undo, from: undoSide, count: nested.count, metadata: nil, low: nested.low, high: nested.high)
+            _ = perform(.undo, from: undoSide, group: .newestNested)
             return true
         }
         coalescer.clear()
@@ -103,48 +102,60 @@ extension ActionStack {
     private func performNewestStep(of side: Side, _ direction: Direction) -> Bool {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
-            var step = side.steps.removeLast()
-            side.newestStepFrameID = nil
-            // The step's metadata moves to the step being built (no retain and release of it).
-            let metadata = step.metadata.take()
-            if perform(
-                direction, from: side, count: step.actionCount, metadata: metadata, low: step.low, high: step.high)
-            {
-                return true
-            }
+            if perform(direction, from: side, group: .newestStep) { return true }
             if direction == .undo { coalescer.clear() }
         }
         return false
     }
 
-    /// Undoes or redoes a group just detached from `source`, whose `count` actions are the last
-    /// ones `source` holds. Returns false when the group turned out to have no live action (it is
-    /// then gone, and nothing else changed); only possible with notifications off.
+    /// Which group of a side ``perform(_:from:group:)`` performs.
+    enum NewestGroup {
+        /// The newest closed step.
+        case newestStep
+        /// The closed group nested last in the innermost open frame (`undoNestedGroup()`).
+        case newestNested
+    }
+
+    /// Undoes or redoes the newest `group` of `source`, whose actions are the last ones `source`
+    /// holds. Returns false when the group turned out to have no live action (it is then gone, and
+    /// nothing else changed); only possible with notifications off.
     ///
     /// Decide, then act: the group to perform is chosen before anything is posted, and the
     /// activities on the stack keep observers and handlers from restructuring the history while it
-    /// runs. Each action is removed from the end of the buffer just before it runs, so an undo
-    /// costs O(1) per action whatever else the stack holds.
-    func perform(
-        _ direction: Direction,
-        from source: Side,
-        count: Int,
-        metadata: consuming StepMetadata?,
-        low: StateID,
-        high: StateID
-    ) -> Bool {
+    /// runs. As in Foundation, the will-notification is posted before the group leaves the history.
+    /// Each action is then removed from the end of the buffer just before it runs, so an undo costs
+    /// O(1) per action whatever else the stack holds.
+    func perform(_ direction: Direction, from source: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
         let destination = undoing ? redoSide : undoSide
         let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = states.current
         performing = direction
-        source.inFlight = count
 
         if postsNotifications {
             activities.push(notifying)
             post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
             activities.pop()
         }
+
+        // Detach the group: its actions stay at the end of the buffer, in flight, until they run.
+        // Observers of the will-notification could not restructure the history: it is still the
+        // newest group. Its metadata moves to the step being built (no retain and release of it).
+        let count: Int
+        let metadata: StepMetadata?
+        let low: StateID
+        let high: StateID
+        switch group {
+        case .newestStep:
+            var step = source.steps.removeLast()
+            (count, low, high) = (step.actionCount, step.low, step.high)
+            metadata = step.metadata.take()
+        case .newestNested:
+            let nested = source.nested.removeLast()
+            (count, low, high) = (nested.count, nested.low, nested.high)
+            metadata = nil
+        }
+        source.inFlight = count
 
         // Build the opposite step on the other side; it carries the group's metadata.
         let builtStart = destination.end
@@ -184,11 +195,10 @@ extension ActionStack {
             : states.destination(from: low, to: high, everyActionRan: everyActionRan)
         states.move(to: stateAfter)
 
-        destination.newestStepFrameID = nil
         if builtCount > 0 {
             destination.steps.append(
-                Step(
-                    count: Int32(builtCount),
+                makeStep(
+                    count: builtCount,
                     metadata: builtMetadata,
                     low: undoing ? stateAfter : stateBefore,
                     high: undoing ? stateBefore : stateAfter
@@ -196,7 +206,7 @@ extension ActionStack {
             )
         } else if !undoing && !dropsEmptyGroups {
             // Foundation keeps the step a redo builds even when its handlers registered nothing.
-            destination.steps.append(Step(count: 0, metadata: builtMetadata, low: stateAfter, high: stateAfter))
+            destination.steps.append(makeStep(count: 0, metadata: builtMetadata, low: stateAfter, high: stateAfter))
         }
         if !undoing { trimOrDefer() }
 

@@ -119,6 +119,11 @@ open class ActionStack {
     @exclusivity(unchecked) var callDepth = 0
     /// Scoped groups whose body is running; trimming waits until the outermost ends.
     @exclusivity(unchecked) var scopeDepth = 0
+    /// The frames of the scoped groups in progress, with the serial of the step each became if its
+    /// body closed it itself.
+    @exclusivity(unchecked) var scopeSteps: [UInt64: UInt32?] = [:]
+    /// The serial of the last step made.
+    @exclusivity(unchecked) var nextStepSerial: UInt32 = 0
     /// Trimming was put off (by a scope, or by a limit set during an activity).
     @exclusivity(unchecked) var needsTrim = false
     /// The id of the next frame opened.
@@ -143,8 +148,13 @@ open class ActionStack {
     /// group that holds no action, and names and titles never come from a group that will be
     /// dropped.
     ///
+    /// Setting it is a call like any other: observers hear the state it changes (``canUndo`` and the
+    /// titles may change when an empty group is open).
+    ///
     /// - Complexity: O(1).
-    @exclusivity(unchecked) public var dropsEmptyGroups = false
+    @exclusivity(unchecked) public var dropsEmptyGroups = false {
+        didSet { settingChanged() }
+    }
 
     /// How the automatic group of an event is closed: by the run loop (default) or by the program
     /// calling ``endEvent()``.
@@ -171,8 +181,10 @@ open class ActionStack {
     /// sleep.
     @exclusivity(unchecked) public var coalescingClock: () -> ContinuousClock.Instant = { ContinuousClock.now }
 
-    /// The wording of the menu titles; English by default.
-    @exclusivity(unchecked) public var titleTemplates = TitleTemplates.english
+    /// The wording of the menu titles; English by default. Observers hear the new titles.
+    @exclusivity(unchecked) public var titleTemplates = TitleTemplates.english {
+        didSet { settingChanged() }
+    }
 
     /// The largest total cost of the undo stack, counted from the costs that registrations state
     /// with ``RegistrationOptions/cost``; 0 (the default) means no limit.
@@ -199,7 +211,9 @@ open class ActionStack {
     /// the group itself.
     ///
     /// - Complexity: O(1).
-    @exclusivity(unchecked) open var groupsByEvent = true
+    @exclusivity(unchecked) open var groupsByEvent = true {
+        didSet { settingChanged() }
+    }
 
     /// The run-loop modes in which the automatic close of ``groupsByEvent`` is scheduled.
     ///
@@ -229,20 +243,20 @@ open class ActionStack {
     /// ``didUndoChangeNotification``, handlers included.
     ///
     /// - Complexity: O(1).
-    open var isUndoing: Bool { performing == .undo }
+    open var isUndoing: Bool { asCall { performing == .undo } }
 
     /// Whether a redo is in progress: from its ``willRedoChangeNotification`` to its
     /// ``didRedoChangeNotification``, handlers included.
     ///
     /// - Complexity: O(1).
-    open var isRedoing: Bool { performing == .redo }
+    open var isRedoing: Bool { asCall { performing == .redo } }
 
     // MARK: Registration control
 
     /// Whether registration is enabled (the disable counter is zero).
     ///
     /// - Complexity: O(1).
-    open var isUndoRegistrationEnabled: Bool { disableCount == 0 }
+    open var isUndoRegistrationEnabled: Bool { asCall { disableCount == 0 } }
 
     /// Disables registration, grouping and the metadata setters until a matching
     /// ``enableUndoRegistration()``. Calls nest: each disable needs its own enable.
@@ -266,7 +280,7 @@ open class ActionStack {
     /// the will/did observers of undo and redo it is 0.
     ///
     /// - Complexity: O(1).
-    open var groupingLevel: Int { currentSide.frames.count }
+    open var groupingLevel: Int { asCall { currentSide.frames.count } }
 
     /// Opens a group; everything registered until the matching ``endUndoGrouping()`` is undone in
     /// one step. Groups nest.

@@ -311,7 +311,7 @@ enum InteractionMatrix {
             .undoRedo, .misusePolicies,
             [
                 "MisuseTests.undoWithNestedGroupsTraps", "MisuseTests.redoWhileUndoingTraps",
-                "Acceptance \"a WillClose observer of undo()'s close cannot register (preparingUndo)\"",
+                "Acceptance \"a WillClose observer of undo()'s close adds to the closing group, as at any close\"",
                 "random driver: .undo/.redo x config .report/.log; every refused op",
             ]),
         .init(
@@ -678,7 +678,7 @@ enum InteractionMatrix {
         .init(
             .coalescing, .emptyGroupModes,
             [
-                "Acceptance \"an empty group opened and dropped leaves the candidate (drop mode)\"",
+                "Acceptance \"a new top-level group ends coalescing, even one dropped empty (drop mode)\"",
                 "random driver: .register(key:window:)/.advanceClock/.breakCoalescing x config dropsEmptyGroups/.dropsEmptyGroups",
             ]),
         .init(

@@ -52,7 +52,8 @@ extension ReferenceModel {
     func openAutomaticGroup() {
         undoSide.frames.append(Frame(id: newObjectID(), low: current))
         pendingClose = true
-        continuationStepID = nil
+        // A new step on top (section 7, decided): nothing older can be continued.
+        endCoalescing()
     }
 
     /// `setValue(_:for:on:actionName:)` on the target's integer value (section 2, last paragraph).
@@ -196,8 +197,10 @@ extension ReferenceModel {
         if currentFrames.isEmpty && groupsByEvent { return beginWithAutomaticGroup() }
         let sideName = currentSideName
         let id = newObjectID()
-        // A group opening on the undo side ends the continuation (section 7).
+        // A group opening on the undo side ends the continuation (section 7); a new top-level group
+        // there (outside undo and redo) is a new step on top, so nothing older can be continued.
         if sideName == .undo { continuationStepID = nil }
+        if sideName == .undo && undoSide.frames.isEmpty && !isUndoing && !isRedoing { candidate = nil }
         withSide(sideName) { side in side.frames.append(Frame(id: id, low: current)) }
         if !isUndoing && !isRedoing { post(.didOpen) }
         return (sideName, id)
@@ -563,7 +566,7 @@ extension ReferenceModel {
             // 2. Sweep; clamp; equal: nothing.
             sweep()
             let total = undoEntryCount + redoSide.closed.count
-            var target = min(max(position, 0), total)
+            let target = min(max(position, 0), total)
             if target == undoEntryCount { return }
             // 3. Two or more frames.
             let level = undoSide.frames.count
@@ -571,29 +574,27 @@ extension ReferenceModel {
             // 4. Activity jumping for the rest; the one open frame closed as undo() does.
             withActivity(.jumping) {
                 if level == 1 { closeInnermostAsEnd() }
-                // 5. One step at a time until the target or no progress (each step's activities
-                // stack on jumping).
-                var previous: Int?
-                var performedBefore = stepsPerformed
-                while true {
-                    sweep()
-                    let now = undoEntryCount
-                    if decisions.jumpReclampsTarget {
-                        target = min(max(position, 0), undoEntryCount + redoSide.closed.count)
+                // 5. (Decided) Backward: undo while more than `target` steps are left to undo.
+                // Forward: redo while more redo steps are left than lie beyond the target (so that
+                // trimming, which keeps the position where it is, cannot stop the jump early). A
+                // step that performed nothing ends the jump. Each step posts its checkpoint, and its
+                // activities stack on jumping.
+                if target < undoEntryCount {
+                    while true {
+                        sweep()
+                        guard undoEntryCount > target else { break }
+                        post(.checkpoint)
+                        guard undoNestedFromStep3() else { break }
                     }
-                    if now == target { break }
-                    if decisions.jumpProgressIsPosition {
-                        if now == previous { break }
-                    } else if previous != nil && stepsPerformed == performedBefore {
-                        break
-                    }
-                    previous = now
-                    performedBefore = stepsPerformed
-                    post(.checkpoint)
-                    if now > target {
-                        _ = undoNestedFromStep3()
-                    } else {
+                } else {
+                    let remaining = total - target
+                    while true {
+                        sweep()
+                        guard redoSide.closed.count > remaining else { break }
+                        post(.checkpoint)
+                        let before = stepsPerformed
                         redoFromStep7()
+                        guard stepsPerformed != before else { break }
                     }
                 }
             }
@@ -707,11 +708,25 @@ extension ReferenceModel {
     /// their own activity is pushed by the time they look.
     func topDrop(_ sideName: SideName, performing: Bool = false) {
         guard performing || activities.isEmpty, side(sideName).frames.isEmpty else { return }
-        while let last = side(sideName).closed.last, isDeadStep(last) {
-            withSide(sideName) { _ = $0.closed.removeLast() }
-            count("dead step dropped by Top")
-            if candidate?.stepID == last.id { candidate = nil }
-            if continuationStepID == last.id { continuationStepID = nil }
+        // (Decided) The freed actions at the end of the top step are removed one by one, as a
+        // removal would remove them: a step that loses every action goes and the next one is looked
+        // at; one that loses some gets a new far end (undo side: low; redo side: high). Afterwards
+        // the top step is empty (a do-nothing step) or ends with a live action. Any removal from the
+        // undo side's top step ends coalescing.
+        while let last = side(sideName).closed.last, let newest = last.actions.last, isDead(newest) {
+            if last.actions.count == 1 {
+                withSide(sideName) { _ = $0.closed.removeLast() }
+                count("dead step dropped by Top")
+            } else {
+                let far = newStateID()
+                withSide(sideName) { side in
+                    let index = side.closed.count - 1
+                    side.closed[index].actions.removeLast()
+                    if sideName == .undo { side.closed[index].low = far } else { side.closed[index].high = far }
+                }
+                count("dead action dropped by Top")
+            }
+            if sideName == .undo { endCoalescing() }
         }
     }
 
@@ -897,6 +912,9 @@ extension ReferenceModel {
         }
         guard let actions = takenOut else { return }
         count("scope rolled back")
+        // (Decided) Taking actions out of the undo side changes the step being recorded, which
+        // coalescing may no longer continue; a rollback that takes nothing out changes nothing.
+        if sideName == .undo && !actions.isEmpty { endCoalescing() }
         // Roll back: newest first, registration disabled, activity rollingBack.
         disableCount += 1
         rollbackFloors.append(disableCount)

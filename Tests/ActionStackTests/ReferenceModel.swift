@@ -135,7 +135,10 @@ final class ReferenceModel {
         /// SPEC-QUESTION (see `withActivity`): false: the close that undo()/redo()/jump/a scope
         /// make posts WillClose in the call's own activity; true: `closingGroup` is pushed on top
         /// of it for WillClose, as `endUndoGrouping()` does.
-        var closeInsideCallPushesClosingGroup = false
+        ///
+        /// Decided: true. Will-close observers may add to the closing group whatever closes it (a
+        /// registration then empties the redo stack, so a redo or a forward jump finds less to do).
+        var closeInsideCallPushesClosingGroup = true
         /// Section 5.2 step 4 orders "post WillUndo, then detach the step" (and 5.3 mirrors it):
         /// false follows that order (WillUndo observers still see the step); true detaches first.
         var detachBeforeWillUndo = false
@@ -152,14 +155,6 @@ final class ReferenceModel {
         /// a keystroke still joins the candidate. true: closing a top-level group on the undo side
         /// that is not the candidate (kept or dropped) clears the candidate.
         var otherTopLevelCloseClearsCandidate = false
-        /// SPEC-QUESTION: 5.4 stops a jump "when a step made no progress". true: progress is a
-        /// change of position (a redo whose built group is dropped, registration being disabled in
-        /// drop mode, stops the jump). false: progress is a step performed (the jump goes on while
-        /// the side it moves from has steps).
-        var jumpProgressIsPosition = true
-        /// SPEC-QUESTION: 5.4 clamps the target once (step 2). true: the target is clamped again
-        /// to the total before each step (the total shrinks when a step's built group is dropped).
-        var jumpReclampsTarget = false
         /// Section 14: `group(named:_:)` is a call, so the calls its body makes are nested calls and
         /// publish nothing; observers hear the scope once, at its end. true: the body's calls
         /// publish as outermost calls.
@@ -182,8 +177,6 @@ final class ReferenceModel {
                 case "modeSettersPublish": decisions.modeSettersPublish.toggle()
                 case "queriesPublish": decisions.queriesPublish.toggle()
                 case "otherTopLevelCloseClearsCandidate": decisions.otherTopLevelCloseClearsCandidate.toggle()
-                case "jumpProgressIsPosition": decisions.jumpProgressIsPosition.toggle()
-                case "jumpReclampsTarget": decisions.jumpReclampsTarget.toggle()
                 case "scopeBodyCallsPublish": decisions.scopeBodyCallsPublish.toggle()
                 case "setValueDidOpenAtTheEnd": decisions.setValueDidOpenAtTheEnd.toggle()
                 case "": break
@@ -321,7 +314,7 @@ final class ReferenceModel {
 
     /// The activity stack, outermost first (section 9).
     var activities: [Activity] = []
-    /// Undo and redo steps performed so far (for `Decisions.jumpProgressIsPosition`).
+    /// Undo and redo steps performed so far (a forward jump stops when a step performed nothing).
     var stepsPerformed = 0
     /// Observers of a checkpoint are running (section 10b).
     var checkpointObserversRunning = 0

@@ -32,9 +32,9 @@ final class StepMetadata {
 struct Step {
     /// The actions the step holds (live or dead).
     var count: Int32
-    /// The offset (from the step's start) of an action whose target was alive when last checked, or
-    /// -1: a cache that makes "does this step still have a live action?" O(1) amortized.
-    var liveHint: Int32 = -1
+    /// Identifies the step while it stays on its side (a scoped group finds the step its own group
+    /// became by it). A new number for every step made, wrapping after 2^32.
+    var serial: UInt32
     /// Name, discardable flag, user info; nil when none was ever set.
     var metadata: StepMetadata?
     /// The document state with the step not applied.
@@ -105,9 +105,6 @@ final class Side {
     /// Actions at the end of the buffer that belong to a step being performed: detached from the
     /// history, not yet run.
     @exclusivity(unchecked) var inFlight = 0
-    /// The id of the frame that the newest closed step was, while that step is unchanged since the
-    /// frame closed into it: a scoped group whose body closed the group itself finds it by this.
-    @exclusivity(unchecked) var newestStepFrameID: UInt64?
 
     /// Absolute index just past the last held action.
     @inline(__always)
@@ -172,7 +169,6 @@ final class Side {
         nested.removeAll()
         frameMetadata = nil
         totalCost = 0
-        newestStepFrameID = nil
         base = 0
     }
 
@@ -187,26 +183,15 @@ final class Side {
     }
 
     /// Whether the step at `position` (0 = oldest), whose actions start at `start`, holds an action
-    /// whose target is alive. Updates the step's live hint, so that asking again is O(1) while the
-    /// hinted target lives.
+    /// whose target is alive, or holds none (a do-nothing step). Looks newest first.
     ///
-    /// - Complexity: O(1) amortized: each action is checked at most once per death of the one
-    ///   after it.
+    /// - Complexity: O(1) when the step's newest action has a live target (the top step always has,
+    ///   once the stack has looked at it: see `ActionStack.dropDeadSteps(atTopOf:)`); O(k) for k
+    ///   freed actions before the first live one otherwise.
     func stepIsLive(at position: Int, start: Int) -> Bool {
         let step = steps[position]
         if step.count == 0 { return true }
-        var offset = step.liveHint >= 0 ? Int(step.liveHint) : step.actionCount - 1
-        if step.liveHint >= 0 && action(at: start + offset).isTargetAlive { return true }
-        if step.liveHint >= 0 { offset -= 1 }
-        while offset >= 0 {
-            if action(at: start + offset).isTargetAlive {
-                steps[position].liveHint = Int32(offset)
-                return true
-            }
-            offset -= 1
-        }
-        steps[position].liveHint = 0
-        return false
+        return hasLiveAction(from: start, to: start + step.actionCount)
     }
 
     /// Whether any action from `start` to `end` has a live target; newest first.
