@@ -17,6 +17,16 @@ and line (each sample starts with a `#sourceLocation` directive). A line of the 
 `print(...)   // expected output` is also checked: the sample's printed lines must match those
 comments, in order. Samples that are not meant to run use another fence (```text, ```sh).
 
+Two kinds of sample are checked differently:
+- A sample that imports XCTest (Apple-style test code, as in the migration article) is run as a
+  test suite: the checker appends an `XCTMain` call (swift-corelibs-xctest, so Linux only) that
+  runs every `func test...() async` method of its `XCTestCase` subclasses, and the sample fails if
+  a test fails. Test methods must be `async` (see the migration article for why).
+- A sample whose first line is `// swift-tools-version: ...` is a package manifest. It is loaded
+  with `swift package describe` as the manifest of a package `App` whose sibling folder
+  `../ActionStack` is this checkout, so a dependency line such as `.package(path: "../ActionStack")`
+  and the product it names must resolve.
+
 Usage: Scripts/check-snippets.py
 """
 import pathlib
@@ -60,6 +70,25 @@ def samples_in(lines, first_line_number):
     return found
 
 
+def xctest_driver(where, code):
+    """An `XCTMain` call that runs every async test method of the sample's XCTestCase subclasses."""
+    entries = []
+    for match in re.finditer(r"class\s+(\w+)\s*:\s*XCTestCase\s*\{", code):
+        rest = code[match.end() :]
+        following = re.search(r"^(?:@\w+\s+)*(?:final\s+)?class\s", rest, re.M)
+        body = rest[: following.start()] if following else rest
+        if re.search(r"func\s+test\w*\(\)\s*(?:throws\s*)?\{", body):
+            sys.exit(f"{where}: a test method is not async; Linux XCTest needs async test methods here")
+        tests = re.findall(r"func\s+(test\w*)\(\)\s*async", body)
+        calls = ", ".join(
+            f'("{test}", asyncTest {{ (test: {match.group(1)}) in {{ try await test.{test}() }} }})' for test in tests
+        )
+        entries.append(f"testCase([{calls}])")
+    if not entries:
+        sys.exit(f"{where}: imports XCTest but has no XCTestCase subclass with async test methods")
+    return "\n// Appended by Scripts/check-snippets.py: run the tests above.\nXCTMain([" + ", ".join(entries) + "])\n"
+
+
 snippets = []  # (where, file relative to root, first code line, code, uses the prelude)
 for source in articles:
     relative = source.relative_to(root)
@@ -86,6 +115,32 @@ for source in swift_sources:
 if not snippets:
     sys.exit("no swift samples found")
 
+failures = 0
+
+# Package manifests: loaded, not built.
+manifests = [snippet for snippet in snippets if snippet[3].lstrip().startswith("// swift-tools-version")]
+snippets = [snippet for snippet in snippets if snippet not in manifests]
+for index, (where, relative, line, code, _) in enumerate(manifests):
+    folder = work / "manifests" / f"manifest{index:02d}"
+    app = folder / "App"
+    if folder.exists():
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+    app.mkdir(parents=True)
+    (folder / "ActionStack").symlink_to(root)
+    (app / "Package.swift").write_text(code)
+    for kind, name in re.findall(r'\.(executableTarget|target|testTarget)\(\s*name:\s*"([^"]+)"', code):
+        sources = app / ("Tests" if kind == "testTarget" else "Sources") / name
+        sources.mkdir(parents=True, exist_ok=True)
+        (sources / "main.swift").write_text("import ActionStack\n")
+    describe = subprocess.run(
+        ["swift", "package", "--package-path", str(app), "describe"], capture_output=True, text=True
+    )
+    if describe.returncode != 0:
+        failures += 1
+        print(f"FAIL {where}: the manifest does not load\n{describe.stdout[-2000:]}{describe.stderr[-2000:]}")
+    else:
+        print(f"ok   {where} (package manifest)")
+
 (package / "Sources").mkdir(parents=True, exist_ok=True)
 for stale in (package / "Sources").iterdir():
     for file in stale.iterdir():
@@ -101,9 +156,11 @@ for index, (where, relative, line, code, uses_prelude) in enumerate(snippets):
     if uses_prelude:
         text += f'#sourceLocation(file: "{prelude_path.relative_to(root)}", line: 1)\n' + prelude
     text += f'#sourceLocation(file: "{relative}", line: {line})\n' + code
+    if re.search(r"^import XCTest$", code, re.M):
+        text += "#sourceLocation()\n" + xctest_driver(where, code)
     (target / "main.swift").write_text(text)
     expected = [m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s*//\s*(.+)$", code, re.M)]
-    expectations[name] = (where, expected)
+    expectations[name] = (where, expected, "XCTMain(" in text)
     targets.append(
         f'        .executableTarget(\n            name: "{name}",\n'
         '            dependencies: [.product(name: "ActionStack", package: "ActionStack")],\n'
@@ -133,8 +190,7 @@ if build.returncode != 0:
 bin_path = subprocess.run(
     ["swift", "build", "--package-path", str(package), "--show-bin-path"], capture_output=True, text=True
 ).stdout.strip()
-failures = 0
-for name, (where, expected) in expectations.items():
+for name, (where, expected, is_test_suite) in expectations.items():
     run = subprocess.run(
         [f"{bin_path}/{name}"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
     )
@@ -145,8 +201,15 @@ for name, (where, expected) in expectations.items():
     elif expected and lines[: len(expected)] != expected:
         failures += 1
         print(f"FAIL {where}: printed {lines}, the comments say {expected}")
+    elif is_test_suite:
+        summary = re.findall(r"Executed (\d+) tests?, with 0 failures", run.stdout + run.stderr)
+        if not summary or summary[-1] == "0":
+            failures += 1
+            print(f"FAIL {where}: no test ran\n{run.stdout}{run.stderr}")
+        else:
+            print(f"ok   {where} ({summary[-1]} XCTest tests passed)")
     else:
         print(f"ok   {where} ({len(expected)} outputs checked)")
 if failures:
     sys.exit(f"{failures} sample(s) failed")
-print(f"all {len(snippets)} samples compile and run")
+print(f"all {len(snippets)} samples compile and run; {len(manifests)} package manifest(s) load")
