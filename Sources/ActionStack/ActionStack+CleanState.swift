@@ -15,7 +15,7 @@ extension ActionStack {
     /// a step, a change that was removed from the history but is still applied) leads to a new
     /// state, which is never clean. Trimming, dropping empty groups and closing groups never change
     /// whether the stack is clean; ``removeAllActions()`` makes the current state clean, like a
-    /// freshly opened document. A new stack is clean.
+    /// freshly opened document. A new stack is clean. See <doc:CleanStateAndHistory>.
     ///
     /// Marking also ends coalescing, so a later keystroke cannot join the saved step. From a
     /// handler (while the document is half undone) it is the misuse
@@ -24,7 +24,8 @@ extension ActionStack {
     /// ```swift
     /// try document.save()
     /// stack.markClean()
-    /// stack.isClean   // true; false after the next change, true again after undoing it
+    /// print(stack.isClean)   // true
+    /// // false after the next change; true again after undoing that change
     /// ```
     ///
     /// - Complexity: O(1).

@@ -7,10 +7,12 @@ extension ActionStack {
     /// Programs with no turning run loop call it once per user event (after handling a line read
     /// with `readLine`, after each message of an async loop). It is safe to call at any time: with
     /// no automatic close pending it does nothing, and the run loop's close, if it comes later,
-    /// finds nothing to close, so a group is never closed twice. It closes the group even while
-    /// registration is disabled (Foundation would leave it open, merging every later event into
-    /// it). From a handler or an observer of an operation in progress it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)``.
+    /// finds nothing to close, so a group is never closed twice. Like the run loop's close, it
+    /// closes one group, the innermost (an explicit group the program left open inside the
+    /// automatic one is closed instead), and only while ``groupsByEvent`` is on. It closes the group
+    /// even while registration is disabled (Foundation would leave it open, merging every later
+    /// event into it). It also ends the continuation of a coalesced step. From a handler or an
+    /// observer of an operation in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
     ///
     /// ```swift
     /// stack.automaticGroupClosing = .manual

@@ -22,7 +22,7 @@ extension ActionStack {
         /// A registration or a metadata setter with no group open and `groupsByEvent` off.
         case noOpenGroup(Operation)
         /// A call that the stack cannot take while it is in the middle of `activity` (see the
-        /// table in the Reentrancy article).
+        /// table in <doc:Reentrancy>).
         case reentrantCall(Operation, during: Activity)
 
         /// The public call that was misused.

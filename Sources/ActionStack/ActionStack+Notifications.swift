@@ -3,25 +3,32 @@ public import Foundation
 extension ActionStack {
     /// Posted whenever the stack reaches a checkpoint: before a group opens (except the automatic
     /// group), before a group closes, at the start of undo, redo and ``undoNestedGroup()``, after
-    /// the handlers of an undo or redo, and when ``canRedo`` is read. Never while observers of a
-    /// checkpoint are running (a call they make posts none), so that an observer that refreshes a
-    /// Redo button from ``canRedo`` does not hear its own checkpoint forever.
+    /// the handlers of an undo or redo, and when ``canRedo`` is read. A call that starts with a
+    /// checkpoint decides what to do only after its observers have run.
+    ///
+    /// Never posted while observers of a checkpoint are running: a call they make, directly or
+    /// deeper, posts no checkpoint of its own and otherwise does what it always does. So an
+    /// observer that refreshes a Redo button from ``canRedo`` (which posts a checkpoint, as in
+    /// Foundation) does not hear its own checkpoint again and again.
     public static let checkpointNotification = Notification.Name("NSUndoManagerCheckpointNotification")
 
-    /// Posted after a group opens, except the group that an undo or redo builds.
+    /// Posted after a group opens; never while an undo or redo is in progress (neither for the step
+    /// it builds nor for groups its handlers open). When a registration or a setter opens the
+    /// automatic group, it is posted at the end of that call.
     public static let didOpenUndoGroupNotification = Notification.Name(
         "NSUndoManagerDidOpenUndoGroupNotification"
     )
 
-    /// Posted before a group closes, except the group that an undo or redo builds. Its `userInfo`
-    /// is always `nil`.
+    /// Posted before a group closes; never while an undo or redo is in progress. Its `userInfo` is
+    /// always `nil`. Its observers may still register into the closing group and name it.
     public static let willCloseUndoGroupNotification = Notification.Name(
         "NSUndoManagerWillCloseUndoGroupNotification"
     )
 
-    /// Posted after a group closes, except the group that an undo or redo builds. Its `userInfo`
-    /// is `[groupIsDiscardableUserInfoKey: true]` when the closed top-level group is discardable,
-    /// `nil` otherwise.
+    /// Posted after a group closes; never while an undo or redo is in progress. Its `userInfo` is
+    /// `[groupIsDiscardableUserInfoKey: true]` when the closed top-level group is discardable
+    /// (also when it is dropped as empty), `nil` otherwise. A will-close/did-close pair is posted
+    /// whether the group is kept or dropped.
     public static let didCloseUndoGroupNotification = Notification.Name(
         "NSUndoManagerDidCloseUndoGroupNotification"
     )

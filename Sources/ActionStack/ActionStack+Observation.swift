@@ -50,10 +50,11 @@ extension ActionStack {
     /// }
     /// ```
     ///
-    /// `body` runs synchronously on the thread that changed the stack, after the call has finished,
-    /// and may call the stack (an autosave observer may call ``markClean()``). What such a call
-    /// changes is told to every observer after the state being delivered: observers hear the states
-    /// in the order the calls made them.
+    /// `body` runs synchronously on the thread that changed the stack, after the outermost call has
+    /// finished, and may call anything on the stack (an autosave observer may call ``markClean()``).
+    /// What such a call changes is told to every observer after the state being delivered:
+    /// observers hear the states in the order the calls made them. An observer added during a
+    /// delivery does not get that delivery; a cancelled one gets nothing more.
     ///
     /// - Parameter body: Called with each new state.
     /// - Returns: The token that keeps the observation alive.
@@ -71,8 +72,12 @@ extension ActionStack {
     /// after each call that changes it.
     ///
     /// ```swift
-    /// for await state in stack.stateUpdates() {
-    ///     print(state.undoMenuItemTitle)
+    /// let updates = stack.stateUpdates()
+    /// Task { @MainActor in
+    ///     for await state in updates {
+    ///         undoButton.title = state.undoMenuItemTitle
+    ///         undoButton.isEnabled = state.canUndo
+    ///     }
     /// }
     /// ```
     ///

@@ -4,6 +4,7 @@ extension ActionStack {
     ///
     /// ```swift
     /// // Typing: keystrokes within a second of each other are one step.
+    /// field.text.append("a")
     /// stack.registerUndo(withTarget: field, options: .coalescing("typing", within: .seconds(1))) { field in
     ///     field.deleteLastCharacter()
     /// }
@@ -51,15 +52,19 @@ extension ActionStack {
     /// Registers an undo action with options: a cost, and coalescing with the previous step.
     ///
     /// Everything ``registerUndo(withTarget:handler:)`` does, plus:
-    /// - **Coalescing.** With a ``RegistrationOptions/coalescingKey``, when no group is open and the
-    ///   newest undo step holds only registrations made with the same key on the same target (and,
-    ///   with a window, the last of them was at most the window ago by ``coalescingClock``), the
-    ///   action joins that step instead of starting a new one: typing a word, or dragging a figure
-    ///   through a hundred positions, is one step. Until the event ends, ``setActionName(_:)`` and the
-    ///   other setters then act on that step, so "register, then name" per keystroke keeps one named
-    ///   step. A registration of another kind, ``undo()``, ``redo()``, ``jump(to:)``,
-    ///   ``breakCoalescing()``, ``markClean()`` and ``removeAllActions()`` end coalescing; a call that
-    ///   is refused as a misuse does not.
+    /// - **Coalescing.** With a ``RegistrationOptions/coalescingKey``, when no group is open, no undo
+    ///   or redo is in progress, and the newest closed undo step holds only registrations made with
+    ///   the same key on the same target (and, with a window, the last of them was at most the
+    ///   window ago by ``coalescingClock``), the action joins that step instead of starting a new
+    ///   one: typing a word, or dragging a figure through a hundred positions, is one step. A join
+    ///   opens no group and posts nothing; it empties the redo stack like any change. Until the event
+    ///   ends (``endEvent()`` or the run loop's close; with ``groupsByEvent`` off, until anything else
+    ///   happens to the undo stack), ``setActionName(_:)`` and the other setters act on that step, so
+    ///   "register, then name" per keystroke keeps one named step. A registration of another kind
+    ///   or on another target, a new group, ``undo()``, ``undoNestedGroup()``, ``redo()``,
+    ///   ``jump(to:)``, ``breakCoalescing()``, ``markClean()``, ``removeAllActions()``, removing the
+    ///   step's target, and trimming that drops the step end coalescing; a call that is refused as a
+    ///   misuse does not.
     /// - **Cost.** The ``RegistrationOptions/cost`` counts against ``maximumCost``.
     ///
     /// - Parameters:

@@ -4,7 +4,9 @@ extension ActionStack {
     ///
     /// ```swift
     /// stack.setValue(.red, for: \.color, on: figure, actionName: "Change Color")
-    /// stack.undo()   // figure.color is back to what it was; "Redo Change Color" is offered
+    /// stack.undo()
+    /// print(figure.color)               // black
+    /// print(stack.redoMenuItemTitle)    // Redo Change Color
     /// ```
     ///
     /// One call: observers hear one state, after the value is set. While registration is disabled

@@ -7,17 +7,28 @@ extension ActionStack {
     /// the target from the handler's argument rather than capturing it strongly.
     ///
     /// ```swift
-    /// func move(_ figure: Figure, to point: Point) {
+    /// func move(_ figure: Figure, to point: Point, on stack: ActionStack) {
     ///     let old = figure.position
-    ///     stack.registerUndo(withTarget: figure) { figure in move(figure, to: old) }
+    ///     stack.registerUndo(withTarget: figure) { figure in move(figure, to: old, on: stack) }
     ///     figure.position = point
     /// }
+    ///
+    /// move(figure, to: Point(x: 3, y: 4), on: stack)
+    /// stack.undo()
+    /// print(figure.position)   // (0.0, 0.0)
+    /// stack.redo()
+    /// print(figure.position)   // (3.0, 4.0)
     /// ```
     ///
     /// While registration is disabled, the call does nothing. Otherwise a registration outside an
     /// undo or redo empties the redo stack at once; with ``groupsByEvent`` on and no group open, it
     /// opens the event's automatic group. With no group open and ``groupsByEvent`` off, it is the
     /// misuse ``Misuse/noOpenGroup(_:)`` and nothing changes.
+    ///
+    /// Inside an undo (or redo) handler, the action goes into the step being built on the other
+    /// stack and the redo stack is left alone. From an observer of an operation in progress that
+    /// has no group to receive it, it is the misuse ``Misuse/reentrantCall(_:during:)`` (see
+    /// <doc:Reentrancy>).
     ///
     /// This is the replacement for `registerUndo(withTarget:selector:object:)` and
     /// `prepare(withInvocationTarget:)`, which need the Objective-C runtime.

@@ -5,7 +5,7 @@
 ///     undo: "Annuler « {name} »", redo: "Rétablir « {name} »",
 ///     undoWithoutName: "Annuler", redoWithoutName: "Rétablir"
 /// )
-/// stack.undoMenuTitle(forUndoActionName: "Déplacer")  // "Annuler « Déplacer »"
+/// print(stack.undoMenuTitle(forUndoActionName: "Déplacer"))   // Annuler « Déplacer »
 /// ```
 public struct TitleTemplates: Hashable, Sendable {
     /// The placeholder that the action name replaces: `{name}`.

@@ -7,17 +7,20 @@ public import Foundation
 /// the newest group of inverses, and what they register while undoing becomes the redo step.
 ///
 /// ```swift
+/// import ActionStack
+///
 /// final class Document { var text = "" }
 ///
-/// let stack = ActionStack()
-/// stack.groupsByEvent = false
-/// let document = Document()
-///
+/// // The inverse calls the same function, so undoing registers the redo.
 /// func setText(_ new: String, on document: Document, stack: ActionStack) {
 ///     let old = document.text
 ///     stack.registerUndo(withTarget: document) { document in setText(old, on: document, stack: stack) }
 ///     document.text = new
 /// }
+///
+/// let stack = ActionStack()
+/// stack.groupsByEvent = false   // this program opens and closes its groups itself
+/// let document = Document()
 ///
 /// stack.beginUndoGrouping()
 /// setText("Hello", on: document, stack: stack)
@@ -26,23 +29,26 @@ public import Foundation
 /// print(stack.undoMenuItemTitle)   // Undo Typing
 /// stack.undo()
 /// print(document.text.isEmpty)     // true
+/// print(stack.redoMenuItemTitle)   // Redo Typing
 /// ```
 ///
 /// Code written for Apple's `UndoManager` compiles against this type with
-/// `typealias UndoManager = ActionStack` and behaves the same, with two deliberate improvements:
-/// targets are held weakly (an action whose target is freed never runs), and misuse that would
-/// raise an exception on Apple platforms is reported and changes nothing (see
-/// <doc:ComingFromUndoManager>).
+/// `typealias UndoManager = ActionStack` and behaves the same, except where Foundation would crash
+/// or cannot work without a run loop: targets are held weakly (an action whose target is freed
+/// never runs), misuse that raises an exception on Apple platforms is reported and changes
+/// nothing, programs with no run loop end each event with ``endEvent()``, and ``redo()`` and
+/// ``jump(to:)`` close an open group first, as ``undo()`` does. <doc:ComingFromUndoManager> lists
+/// every difference.
 ///
 /// ## Grouping
 ///
 /// Every undo step is a top-level *group*; groups nest. With ``groupsByEvent`` on (the default),
 /// the first registration of an event opens a group automatically and the end of the current
 /// `RunLoop` pass closes it. Programs with no run loop that turns (a terminal loop on `readLine`, an
-/// async `main`, Swift concurrency on Linux) end each event with ``endEvent()``, which cannot close
-/// the group twice, and set ``automaticGroupClosing`` to ``AutomaticGroupClosing/manual``. A group
-/// that closes with nothing in it is kept as a do-nothing step, as Foundation keeps it; set
-/// ``dropsEmptyGroups`` to drop it instead.
+/// async `main`, Swift concurrency on Linux) set ``automaticGroupClosing`` to
+/// ``AutomaticGroupClosing/manual`` and end each event with ``endEvent()``, which cannot close a
+/// group twice. A group that closes with nothing in it is kept as a do-nothing step, as Foundation
+/// keeps it; set ``dropsEmptyGroups`` to drop it instead. See <doc:GroupingUndoSteps>.
 ///
 /// ## Notifications
 ///
@@ -53,36 +59,42 @@ public import Foundation
 /// are posted synchronously on `NotificationCenter.default` with the stack as `object`, in
 /// Foundation's order; where Foundation has no `UndoManager`, its `NSUndoManager…` names are
 /// provided too. ``observe(_:)``, ``stateUpdates()`` and ``ActionStackModel`` tell the state of
-/// the stack once per call, without notification plumbing. What observers may call back is one
-/// table (<doc:Reentrancy>).
+/// the stack once per call, without notification plumbing. What handlers and observers may call
+/// back is one table (<doc:Reentrancy>).
 ///
 /// ## Misuse
 ///
 /// Calls that Foundation answers with an uncatchable exception (ending a group that was never
-/// begun, undoing from inside an undo, ...) are a ``Misuse`` value, change nothing, and by default
-/// are logged to standard error as well as stored in ``lastMisuse`` and passed to ``onMisuse``
-/// (``misusePolicy``).
+/// begun, undoing from inside an undo, ...) are a ``Misuse`` value and change nothing. By default
+/// each is written to standard error as one line, stored in ``lastMisuse`` and passed to
+/// ``onMisuse`` (``misusePolicy``). See <doc:Misuse>.
 ///
 /// ## Subclassing
 ///
 /// `ActionStack` is an `open` class, as `UndoManager` is: the members that are `open` on Apple
-/// platforms are `open` here. An override that calls `super` keeps every rule; the stack's own code
-/// never calls the overridable members, so an override changes what callers see, not how the stack
-/// works inside.
+/// platforms are `open` here, and the additions are `public`. An override that calls `super` keeps
+/// every rule. The stack's own work does not go through the overridable operations: ``undo()``
+/// closes the open group and undoes without calling an override of ``endUndoGrouping()`` or
+/// ``undoNestedGroup()``, for example. As Apple's does, it forms every title (the menu item titles,
+/// ``state``, the history entries) by calling ``undoMenuTitle(forUndoActionName:)`` and
+/// ``redoMenuTitle(forUndoActionName:)``, and it reads ``groupsByEvent``, ``levelsOfUndo`` and
+/// ``runLoopModes`` through their getters, so overrides of these take effect inside the stack too.
 ///
 /// ## Concurrency
 ///
-/// `ActionStack` is not `Sendable`: use each stack from one isolation domain at a time (the main
-/// actor, one actor, one thread). Handlers and notification observers run synchronously on the
-/// caller's thread. The automatic close of ``groupsByEvent`` is scheduled on `RunLoop.current` of
-/// the thread that opened the group and runs there; where no run loop turns, use ``endEvent()``.
+/// `ActionStack` is not `Sendable` and, unlike Apple's `UndoManager`, not `@MainActor`: use each
+/// stack from one isolation domain at a time (the main actor, one actor, one thread). Handlers and
+/// notification observers run synchronously on the caller's thread. The automatic close of
+/// ``groupsByEvent`` is scheduled on `RunLoop.current` of the thread that opened the group and runs
+/// there; where no run loop turns, use ``endEvent()``. See <doc:Concurrency>.
 ///
 /// ## Performance
 ///
 /// Registration, undo, redo and trimming to ``levelsOfUndo`` cost O(1) amortized per action, with
 /// no allocation per step or per action beyond the handler's own closure. ``canUndo``, ``canRedo``,
 /// names and titles are O(1) amortized; the counts and the history entries check every distinct
-/// target for a freed one, O(targets). Each member's documentation states its cost.
+/// target for a freed one, O(targets). Each member's documentation states its cost; see
+/// <doc:Performance>.
 open class ActionStack {
     // MARK: Stored state: the composition of the concerns
     //
@@ -162,8 +174,9 @@ open class ActionStack {
 
     /// Whether the stack posts its notifications on `NotificationCenter.default`.
     ///
-    /// Default `true`, as Foundation. Posting costs about a microsecond per notification on Linux,
-    /// more than a registration; turn it off when nothing observes them.
+    /// Default `true`, as Foundation. Each notification is a post on `NotificationCenter.default`,
+    /// which costs more than the stack's own work for a registration; turn posting off when nothing
+    /// observes them. ``cleanStateDidChangeNotification`` is not posted either while it is off.
     @exclusivity(unchecked) public var postsNotifications = true
 
     /// What the stack does when it is misused: log and report (default), report silently, or trap.
@@ -242,6 +255,9 @@ open class ActionStack {
     /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
     /// ``didUndoChangeNotification``, handlers included.
     ///
+    /// A method that both makes a change and serves as the inverse of another reads it to name its
+    /// step only when the user acts (see <doc:NamingUndoSteps>).
+    ///
     /// - Complexity: O(1).
     open var isUndoing: Bool { asCall { performing == .undo } }
 
@@ -286,11 +302,15 @@ open class ActionStack {
     /// one step. Groups nest.
     ///
     /// With ``groupsByEvent`` on and nothing open, this first opens the event's automatic group, so
-    /// ``groupingLevel`` becomes 2. While registration is disabled, the call does nothing.
+    /// ``groupingLevel`` becomes 2. While registration is disabled, the call does nothing. Inside an
+    /// undo or redo handler it opens a group nested in the step being built; from other handlers
+    /// and observers of an operation in progress it is the misuse
+    /// ``Misuse/reentrantCall(_:during:)`` (see <doc:Reentrancy>).
     ///
-    /// Posts ``checkpointNotification`` (except when it opens the automatic group), then
-    /// ``didOpenUndoGroupNotification`` (for the automatic group too; never while undoing or
-    /// redoing).
+    /// Posts ``checkpointNotification``, then ``didOpenUndoGroupNotification``. When it opens the
+    /// automatic group first, the order is ``didOpenUndoGroupNotification`` (the automatic group),
+    /// ``checkpointNotification``, ``didOpenUndoGroupNotification`` (the explicit group). While an
+    /// undo or redo is in progress no did-open notification is posted.
     ///
     /// - Complexity: O(1) amortized.
     open func beginUndoGrouping() { _beginUndoGrouping() }
@@ -299,12 +319,13 @@ open class ActionStack {
     ///
     /// A top-level group that closes with no action in it becomes a do-nothing step and empties the
     /// redo stack, as in Foundation, or is dropped with ``dropsEmptyGroups`` on; closing a top-level
-    /// group trims the history to ``levelsOfUndo`` and ``maximumCost``. With nothing open it is the
-    /// misuse ``Misuse/endWithoutBegin`` and nothing changes. While registration is disabled, the
-    /// call does nothing.
+    /// group trims the history to ``levelsOfUndo`` and ``maximumCost``. With nothing open (inside a
+    /// handler: nothing but the step being built) it is the misuse ``Misuse/endWithoutBegin`` and
+    /// nothing changes. While registration is disabled, the call does nothing.
     ///
-    /// Posts ``checkpointNotification``, then (except while undoing or redoing)
-    /// ``willCloseUndoGroupNotification`` and ``didCloseUndoGroupNotification``.
+    /// Posts ``checkpointNotification``, then (except while an undo or redo is in progress)
+    /// ``willCloseUndoGroupNotification`` and ``didCloseUndoGroupNotification``. Observers of the
+    /// will-close notification may still register into the closing group and name it.
     ///
     /// - Complexity: O(1) amortized, plus O(k) for k actions trimmed.
     open func endUndoGrouping() { _endUndoGrouping() }
@@ -392,13 +413,16 @@ open class ActionStack {
     /// - Complexity: O(n) for the n stored actions (they are released).
     open func removeAllActions() { _removeAllActions() }
 
-    /// Removes every action whose target is `target` (by identity) from both stacks.
+    /// Removes every action whose target is `target` (by identity) from both stacks, open groups
+    /// included.
     ///
-    /// A closed group that this leaves empty is removed too, cascading outwards (an emptied nested
-    /// group, then its emptied parent); groups that were already empty, and open groups, stay.
-    /// Posts nothing and does not touch the disable counter. Whether the document is clean does not
-    /// change (the document did not change), but a step that loses some of its actions no longer
-    /// leads back to the state before it.
+    /// A closed step, or a closed group nested in an open one, that this leaves empty is removed
+    /// too; groups that were already empty, and open groups, stay. Posts nothing and does not
+    /// touch the disable counter. Whether the document is clean does not change (the document did
+    /// not change), but a step that loses some of its actions no longer leads back to the state
+    /// before it (see <doc:CleanStateAndHistory>). Every accepted call ends the continuation of a
+    /// coalesced step, and removing the target of the step being coalesced ends coalescing (see
+    /// <doc:RecordingTheRightSteps>).
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.
@@ -415,7 +439,9 @@ open class ActionStack {
     /// Names the current undo step (the open top-level group of the current stack), for titles such
     /// as "Undo Typing". An empty name clears it; the last call wins.
     ///
-    /// Inside an undo handler it names the redo step being built. With no group open and
+    /// Inside an undo handler it names the redo step being built, which already carries the name of
+    /// the step being undone: name a step where the user acts, not in a method that also runs as an
+    /// inverse (see <doc:NamingUndoSteps>). With no group open and
     /// ``groupsByEvent`` on, it opens the event's automatic group and names that (right after a
     /// registration that continued a coalesced step, it names that step instead); with
     /// ``groupsByEvent`` off it is the misuse ``Misuse/noOpenGroup(_:)``. Ignored while registration

@@ -11,8 +11,8 @@
 /// edit.add(documentA.undoStack)
 /// edit.add(documentB.undoStack)
 /// edit.activeStack = documentB.undoStack   // the window that has focus
-/// edit.undoMenuItemTitle                    // documentB's title
-/// edit.undo()
+/// let title = edit.undoMenuItemTitle        // documentB's title
+/// edit.undo()                               // undoes in documentB
 /// ```
 ///
 /// Use a group, like its stacks, from one isolation domain at a time.

@@ -39,9 +39,11 @@ public final class ActionStackModel {
     public var redoMenuItemTitle: String { state.redoMenuItemTitle }
     /// Whether the stack is at its clean point.
     public var isClean: Bool { state.isClean }
-    /// The number of steps to undo.
+    /// The number of closed steps held on the undo stack, as ``ActionStack/ActionStack/State/undoCount``
+    /// counts them.
     public var undoCount: Int { state.undoCount }
-    /// The number of steps to redo.
+    /// The number of closed steps held on the redo stack, as ``ActionStack/ActionStack/State/redoCount``
+    /// counts them.
     public var redoCount: Int { state.redoCount }
     /// The number of open groups.
     public var groupingLevel: Int { state.groupingLevel }

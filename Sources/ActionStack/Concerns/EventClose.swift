@@ -4,7 +4,8 @@
 /// opens the automatic group and schedules the event's close; a registration that continues a
 /// coalesced step schedules it too. The close happens once: when the run loop's scheduled perform
 /// fires or the program calls `endEvent()`, whichever comes first, and only if it is still pending
-/// (closing the group by hand, `undo()` and `removeAllActions()` cancel it). Each schedule has a new
+/// (closing the top-level group by hand, `undo()`, `redo()` and `jump(to:)` closing it first, a
+/// scope's rollback taking it out, and `removeAllActions()` cancel it). Each schedule has a new
 /// token, so a perform left over from an earlier event finds nothing to do.
 struct EventClose {
     /// The token of the pending close, if one is pending.
