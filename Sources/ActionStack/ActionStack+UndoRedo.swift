@@ -95,7 +95,7 @@ extension ActionStack {
     ///
     /// With notifications posted, freed steps are dropped from the top first, so that the will and
     /// did notifications are never posted for a step that turns out to have nothing to run (one
-    /// weak load per step, answered from its live hint). With notifications off nobody can tell, so
+    /// weak load per step: its newest action). With notifications off nobody can tell, so
     /// the step is simply performed: one whose every action has a freed target runs nothing, builds
     /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
     /// way the only weak load per action is the one that runs its handler.
