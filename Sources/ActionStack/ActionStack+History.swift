@@ -23,8 +23,13 @@ extension ActionStack {
     /// group is the first entry when ``undo()`` would close and undo it (always as Foundation
     /// counts it; with ``dropsEmptyGroups`` on, when it holds an action).
     ///
+    /// Read from a handler or an observer of an operation in progress, the entries are what they
+    /// would be once freed targets are swept (nothing is removed while an operation runs): a step
+    /// counts only the actions it would keep, and one left with none is not listed.
+    ///
     /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets to find freed ones (and
-    ///   O(n) for the n stored actions when one was freed).
+    ///   O(n) for the n stored actions when one was freed, or when read during an operation in
+    ///   progress).
     public var undoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
@@ -34,42 +39,30 @@ extension ActionStack {
         // it is no longer a known state.
         var state: StateID? = states.current
         if openStepIsListed {
-            let metadata = undoSide.frameMetadata
-            result.append(entry(metadata, count: undoSide.openCount, undoSide: true, state: state, isOpen: true))
-            state = undoSide.frames[0].low
+            let open = sweptOpenRegion()
+            result.append(entry(undoSide.frameMetadata, count: open.kept, undoSide: true, state: state, isOpen: true))
+            state = open.lostSome ? nil : undoSide.frames[0].low
         }
-        var end = undoSide.openStart
-        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
-            let step = undoSide.steps[position]
-            let start = end - step.actionCount
-            end = start
-            guard isIdle || step.count == 0 || undoSide.hasLiveAction(from: start, to: start + step.actionCount)
-            else { continue }
-            result.append(entry(step.metadata, count: step.actionCount, undoSide: true, state: state, isOpen: false))
-            state = state == step.high ? step.low : nil
+        forEachSweptStep(of: undoSide) { step, kept, lostSome in
+            result.append(entry(step.metadata, count: kept, undoSide: true, state: state, isOpen: false))
+            state = !lostSome && state == step.high ? step.low : nil
         }
         return result
     }
 
     /// The steps that ``redo()`` would redo, next to redo first.
     ///
-    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets (and O(n) when one was
-    ///   freed).
+    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets (and O(n) for the n stored
+    ///   actions when one was freed, or when read during an operation in progress).
     public var redoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
         if isIdle { sweepFreedTargets() }
         var result: [HistoryEntry] = []
         var state: StateID? = states.current
-        var end = redoSide.openStart
-        for position in stride(from: redoSide.steps.count - 1, through: 0, by: -1) {
-            let step = redoSide.steps[position]
-            let start = end - step.actionCount
-            end = start
-            guard isIdle || step.count == 0 || redoSide.hasLiveAction(from: start, to: start + step.actionCount)
-            else { continue }
-            state = state == step.low ? step.high : nil
-            result.append(entry(step.metadata, count: step.actionCount, undoSide: false, state: state, isOpen: false))
+        forEachSweptStep(of: redoSide) { step, kept, lostSome in
+            state = !lostSome && state == step.low ? step.high : nil
+            result.append(entry(step.metadata, count: kept, undoSide: false, state: state, isOpen: false))
         }
         return result
     }
@@ -78,26 +71,26 @@ extension ActionStack {
     /// number of ``undoEntries``). Positions run from 0 (everything undone) to
     /// `undoEntries.count + redoEntries.count` (everything redone).
     ///
-    /// - Complexity: O(t) for t distinct targets (O(n) when one was freed).
+    /// - Complexity: O(t) for t distinct targets (O(n) for the n stored actions when one was freed,
+    ///   or when read during an operation in progress).
     public var historyPosition: Int {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
-        return undoSide.closedCount + (openStepIsListed ? 1 : 0)
+        return sweptStepCount(of: undoSide) + (openStepIsListed ? 1 : 0)
     }
 
     /// Whether the document is clean at the start of the history (everything undone).
     ///
-    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets.
+    /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets (and O(n) for the n stored
+    ///   actions when one was freed, or when read during an operation in progress).
     public var isCleanAtStart: Bool {
         enterCall()
         defer { leaveCall() }
         if isIdle { sweepFreedTargets() }
         var state: StateID? = states.current
-        if openStepIsListed { state = undoSide.frames[0].low }
-        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
-            let step = undoSide.steps[position]
-            state = state == step.high ? step.low : nil
+        if openStepIsListed { state = sweptOpenRegion().lostSome ? nil : undoSide.frames[0].low }
+        forEachSweptStep(of: undoSide) { step, _, lostSome in
+            state = !lostSome && state == step.high ? step.low : nil
         }
         return state == states.clean
     }
@@ -166,6 +159,51 @@ extension ActionStack {
     var openStepIsListed: Bool {
         !undoSide.frames.isEmpty
             && (!dropsEmptyGroups || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
+    }
+
+    /// Walks the closed steps of `side`, newest first, as a sweep of freed targets leaves them
+    /// (section "Freed targets" of the docs): at idle the sweep has run, so each step is passed
+    /// whole; during an operation in progress nothing may be removed, so the answer is computed as
+    /// if: a step whose every action has a freed target is skipped (a step that held none stays),
+    /// and one that lost some is passed with the number it keeps and `lostSome` (its far end would
+    /// be a new state).
+    ///
+    /// - Complexity: O(s) for s steps at idle; O(n) for the n actions of `side` otherwise.
+    func forEachSweptStep(of side: Side, _ body: (_ step: Step, _ kept: Int, _ lostSome: Bool) -> Void) {
+        let idle = isIdle
+        var end = side.openStart
+        for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
+            let step = side.steps[position]
+            let start = end - step.actionCount
+            end = start
+            if idle || step.count == 0 {
+                body(step, step.actionCount, false)
+                continue
+            }
+            let kept = side.liveActionCount(from: start, to: start + step.actionCount)
+            if kept > 0 { body(step, kept, kept < step.actionCount) }
+        }
+    }
+
+    /// The number of closed steps of `side` a sweep of freed targets leaves (see
+    /// `forEachSweptStep(of:_:)`); sweeps first at idle.
+    func sweptStepCount(of side: Side) -> Int {
+        if isIdle {
+            sweepFreedTargets()
+            return side.closedCount
+        }
+        var count = 0
+        forEachSweptStep(of: side) { _, _, _ in count += 1 }
+        return count
+    }
+
+    /// The actions of the undo stack's open groups a sweep of freed targets leaves, and whether it
+    /// would remove some (then frame 0 would no longer lead back to where it began).
+    func sweptOpenRegion() -> (kept: Int, lostSome: Bool) {
+        let held = undoSide.openCount
+        guard !isIdle else { return (held, false) }
+        let kept = undoSide.liveActionCount(from: undoSide.openStart, to: undoSide.end)
+        return (kept, kept < held)
     }
 
     private func entry(_ metadata: StepMetadata?, count: Int, undoSide: Bool, state: StateID?, isOpen: Bool)

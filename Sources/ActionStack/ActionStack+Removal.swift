@@ -50,18 +50,7 @@ extension ActionStack {
     private func countSteps(of side: Side) -> Int {
         enterCall()
         defer { leaveCall() }
-        if isIdle {
-            sweepFreedTargets()
-            return side.closedCount
-        }
-        var count = 0
-        var start = side.base
-        for position in 0..<side.steps.count {
-            let step = side.steps[position]
-            if step.count == 0 || side.hasLiveAction(from: start, to: start + step.actionCount) { count += 1 }
-            start += step.actionCount
-        }
-        return count
+        return sweptStepCount(of: side)
     }
 
     // MARK: Internals: freed targets

@@ -234,6 +234,43 @@ struct HistoryEntryTests {
         token.cancel()
     }
 
+    /// During an operation in progress nothing is swept, but the history reads as if it were: a
+    /// step that lost an action to a freed target counts what it keeps, and no longer leads back to
+    /// the saved state below it.
+    @Test func entriesReadFromAHandlerAreAsIfFreedTargetsWereSwept() {
+        let stack = makeStack()
+        let kept = Counter()
+        var freed: Counter? = Counter()
+        group(stack, named: "One") { kept.set(1, on: stack) }
+        stack.markClean()
+        group(stack, named: "Two") {
+            kept.set(2, on: stack)
+            freed?.set(2, on: stack)
+        }
+        var inside: (counts: [Int], clean: [Bool], undoCount: Int, position: Int, atStart: Bool)?
+        group(stack, named: "Three") {
+            stack.registerUndo(withTarget: kept) { _ in
+                let entries = stack.undoEntries
+                inside = (
+                    entries.map(\.actionCount), entries.map(\.isClean), stack.undoCount,
+                    stack.historyPosition, stack.isCleanAtStart
+                )
+            }
+        }
+        freed = nil
+        stack.undo()
+        let answer = try! #require(inside)
+        #expect(answer.counts == [1, 1], "Two keeps one live action; One has its own")
+        #expect(answer.clean == [false, false], "undoing Two no longer leads back to the saved state")
+        #expect(answer.undoCount == 2)
+        #expect(answer.position == 2)
+        #expect(!answer.atStart)
+        // At idle the sweep has run for real: the same answers.
+        #expect(stack.undoEntries.map(\.actionCount) == answer.counts)
+        #expect(stack.undoEntries.map(\.isClean) == answer.clean)
+        #expect(stack.undoCount == answer.undoCount)
+    }
+
     @Test func jumpFromAHandlerIsMisuse() {
         let stack = makeStack()
         let target = Counter()

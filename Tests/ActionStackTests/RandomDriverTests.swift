@@ -312,6 +312,28 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
 struct RandomDriverTests {
     /// Failing cases found by the driver, pasted from its reports: replayed in every run.
     static let regressions: [DriverCase] = [
+        // History entries asked for from a checkpoint observer while a scope closes (an operation
+        // in progress, so nothing is swept): a step with a freed action counts only the live one,
+        // as the sweep would leave it (the 10,000,000-operation soak found this).
+        DriverCase(
+            seed: 1102,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            plan: [
+                .init(trigger: .notification(.checkpoint), nth: nil, every: 6, op: .query(.undoEntries))
+            ],
+            ops: [
+                .register(slot: 1, delta: 17, options: .init(key: "k2", window: 50)),
+                .endEvent,
+                .register(slot: 1, delta: 36, options: .init(key: "k1")),
+                .endEvent,
+                .setValue(slot: 0, value: 5, name: nil),
+                .free(slot: 0),
+                .register(slot: 2, delta: 74, options: .init(key: "k2", window: 50)),
+                .endEvent,
+                .end,
+                .scope(name: "Type", body: [], throwing: false),
+            ]
+        ),
         // An observer of a scope's own did-open closes the scope's group (redo closes the one open
         // group) before the body runs: the rollback must still find the step it became.
         DriverCase(
@@ -319,7 +341,7 @@ struct RandomDriverTests {
             config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
             plan: [.init(trigger: .notification(.didOpen), nth: nil, every: 3, op: .redo)],
             ops: [.begin, .begin, .removeAll, .scope(name: nil, body: [], throwing: true)]
-        )
+        ),
     ]
 
     static let environment = ProcessInfo.processInfo.environment

@@ -194,6 +194,15 @@ final class Side {
         return hasLiveAction(from: start, to: start + step.actionCount)
     }
 
+    /// The number of actions from `start` to `end` whose target is alive.
+    ///
+    /// - Complexity: O(end - start).
+    func liveActionCount(from start: Int, to end: Int) -> Int {
+        var count = 0
+        for index in start..<end where action(at: index).isTargetAlive { count += 1 }
+        return count
+    }
+
     /// Whether any action from `start` to `end` has a live target; newest first.
     func hasLiveAction(from start: Int, to end: Int) -> Bool {
         var index = end - 1
