@@ -45,6 +45,17 @@ let benchmarks: @Sendable () -> Void = {
         ]
     )
 
+    // The configuration of the benchmarks that post notifications: wall clock and mallocs only.
+    // Swift 6.3's runtime hooks for retain, release and object allocation crash on Linux when a
+    // hooked retain meets a pointer with bridge-object bits set (swiftlang/swift#87696, fixed in
+    // 6.4; package-benchmark's workaround, a runtime interposer package, is not among the
+    // dependencies this package can fetch), and posting to NotificationCenter takes that path.
+    // The allocations still come from the malloc interposer; ARC counts of the posting path are
+    // in Benchmarks/README.md from callgrind.
+    var posting = configuration
+    posting.metrics = [.wallClock, .mallocCountTotal]
+    posting.thresholds = [.mallocCountTotal: countSlack]
+
     // The configuration of benchmarks that allocate nothing.
     var allocationFree = configuration
     allocationFree.thresholds?[.mallocCountTotal] = zeroSlack
@@ -52,7 +63,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // Scenario 1: one action per explicit group; per step: register, undo, redo, release.
     for notify in [false, true] {
-        Benchmark("S1-each-notifications-\(notify ? "on" : "off")", configuration: configuration) { benchmark in
+        Benchmark("S1-each-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) { benchmark in
             let stack = explicitStack(notify: notify)
             let model = Model()
             benchmark.startMeasurement()
@@ -64,7 +75,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // Scenario 2: 1,000 actions in one group, one undo, one redo; per action.
     for notify in [false, true] {
-        Benchmark("S2-single-notifications-\(notify ? "on" : "off")", configuration: configuration) { benchmark in
+        Benchmark("S2-single-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) { benchmark in
             let stack = explicitStack(notify: notify)
             let model = Model()
             benchmark.startMeasurement()
@@ -103,7 +114,7 @@ let benchmarks: @Sendable () -> Void = {
     // Scenario 5: automatic grouping, the program ending each event with endEvent(): 100 events of
     // 10 registrations, then every event undone; per registration.
     for notify in [false, true] {
-        Benchmark("S5-endEvent-notifications-\(notify ? "on" : "off")", configuration: configuration) {
+        Benchmark("S5-endEvent-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) {
             benchmark in
             let stack = endEventStack(notify: notify)
             let model = Model()
