@@ -312,6 +312,22 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
 struct RandomDriverTests {
     /// Failing cases found by the driver, pasted from its reports: replayed in every run.
     static let regressions: [DriverCase] = [
+        // Cancelling an observation token is not a call of the stack: it publishes nothing, not
+        // even the state a freed target changed since the last call (the soak found the model
+        // publishing there).
+        DriverCase(
+            seed: 1169,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3),
+            plan: [],
+            ops: [
+                .addObserver,
+                .register(slot: 0, delta: 56, options: .plain),
+                .addObserver,
+                .free(slot: 0),
+                .cancelObserver(1),
+                .query(.canUndo),
+            ]
+        ),
         // History entries asked for from a checkpoint observer while a scope closes (an operation
         // in progress, so nothing is swept): a step with a freed action counts only the live one,
         // as the sweep would leave it (the 10,000,000-operation soak found this).

@@ -165,8 +165,10 @@ extension ReferenceModel {
         }
     }
 
-    /// `ObservationToken.cancel()`.
+    /// `ObservationToken.cancel()`: a call on the token, not on the stack, so it publishes
+    /// nothing (section 14 makes the stack's own entry points calls). A change the stack has not
+    /// published yet (a target freed since the last call) is published by its next call.
     func cancelObservation(_ token: Int) {
-        call { observers.removeAll { $0.token == token } }
+        observers.removeAll { $0.token == token }
     }
 }

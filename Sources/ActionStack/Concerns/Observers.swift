@@ -11,7 +11,8 @@ public final class ObservationToken {
     }
 
     /// Stops the observation. The observer hears nothing more, not even the rest of a delivery in
-    /// progress.
+    /// progress. Cancelling touches only the observer list, not the stack: it publishes nothing
+    /// to the other observers.
     ///
     /// - Complexity: O(1) amortized.
     public func cancel() {
