@@ -156,7 +156,10 @@ extension ActionStack {
         coalescer.eventEnded()
         guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         postCheckpoint()
-        guard !undoSide.frames.isEmpty else { return }
+        // The checkpoint's observers run before the decision: they may have closed the group or
+        // turned `groupsByEvent` off (then the event's close does nothing, as it would had they
+        // done it earlier).
+        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         closeInnermostFrame(of: undoSide, notify: true)
     }
 

@@ -75,6 +75,24 @@ struct AutomaticGroupingTests {
         #expect(stack.lastMisuse == nil)
     }
 
+    /// The checkpoint the event's close posts runs before it decides: an observer that turns
+    /// `groupsByEvent` off there leaves the group open, as turning it off earlier would.
+    @Test func aCheckpointObserverThatTurnsGroupsByEventOffLeavesTheGroupOpen() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        counter.set(1, on: stack)
+        let recorder = NotificationRecorder(stack)
+        let hook = NotificationHook(ActionStack.checkpointNotification, stack) { stack in
+            stack.groupsByEvent = false
+        }
+        stack.endEvent()
+        withExtendedLifetime(hook) {}
+        #expect(stack.groupingLevel == 1, "the close decided after the checkpoint: nothing to do")
+        #expect(recorder.names == ["C"], "a checkpoint and no close")
+        #expect(stack.lastMisuse == nil)
+    }
+
     @Test func closingTheAutomaticGroupByHandIsSafeWhenTheRunLoopCloseComes() {
         // Foundation crashes here: the run loop's close finds nothing open.
         let stack = makeStack(groupsByEvent: true)

@@ -312,6 +312,25 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
 struct RandomDriverTests {
     /// Failing cases found by the driver, pasted from its reports: replayed in every run.
     static let regressions: [DriverCase] = [
+        // A checkpoint observer turns groupsByEvent off at the checkpoint endEvent() posts: the
+        // event's close then closes nothing, since the checkpoint runs before the decision (the
+        // soak found the stack deciding before it).
+        DriverCase(
+            seed: 3239,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            plan: [
+                .init(trigger: .notification(.checkpoint), nth: nil, every: 4, op: .groupsByEvent(false))
+            ],
+            ops: [
+                .groupsByEvent(true),
+                .register(slot: 2, delta: 8, options: .init(key: "k1")),
+                .endEvent,
+                .register(slot: 0, delta: 75, options: .plain),
+                .redo,
+                .register(slot: 2, delta: 74, options: .init(key: "k2", window: 50)),
+                .endEvent,
+            ]
+        ),
         // Cancelling an observation token is not a call of the stack: it publishes nothing, not
         // even the state a freed target changed since the last call (the soak found the model
         // publishing there).
