@@ -168,7 +168,7 @@ extension ActionStack {
     ///
     /// A nested frame becomes a closed nested group of its parent. Frame 0 becomes a step (see
     /// ``closeTopLevelFrame(of:)``).
-    func closeInnermostFrame(of side: Side, notify: Bool) {
+    func closeInnermostFrame(of side: Side, notify: Bool, dropsIfEmpty: Bool = false) {
         if notify && postsNotifications {
             activities.push(.closingGroup)
             post(ActionStack.willCloseUndoGroupNotification)
@@ -178,7 +178,7 @@ extension ActionStack {
         if side.frames.count > 1 {
             closeNestedFrame(of: side)
         } else {
-            discardable = closeTopLevelFrame(of: side)
+            discardable = closeTopLevelFrame(of: side, dropsIfEmpty: dropsIfEmpty)
         }
         if notify { post(ActionStack.didCloseUndoGroupNotification, discardable: discardable) }
     }
@@ -214,9 +214,10 @@ extension ActionStack {
     /// event's close; returns whether the step is discardable.
     ///
     /// An empty group becomes a do-nothing step that empties the redo stack, or is dropped with
-    /// ``dropsEmptyGroups``. Cancels the event's pending close and trims to the limits.
+    /// ``dropsEmptyGroups`` (or `dropsIfEmpty`: the automatic group of a failed scoped group).
+    /// Cancels the event's pending close and trims to the limits.
     @discardableResult
-    func closeTopLevelFrame(of side: Side) -> Bool {
+    func closeTopLevelFrame(of side: Side, dropsIfEmpty: Bool = false) -> Bool {
         let frame = side.frames.removeLast()
         side.nested.removeAll()
         let metadata = side.frameMetadata
@@ -225,7 +226,7 @@ extension ActionStack {
         if side === undoSide { eventClose.cancel() }
         var step: Step?
         if count == 0 {
-            if !dropsEmptyGroups {
+            if !dropsEmptyGroups && !dropsIfEmpty {
                 step = makeStep(count: 0, metadata: metadata, low: states.current, high: states.current)
                 if side === undoSide && performing == nil { clearRedoSide() }
             }

@@ -17,12 +17,16 @@ extension ActionStack {
     /// group the body left open inside it, even while registration is disabled. On a throw, the
     /// group is closed with its notifications and taken out of the history (it never becomes a
     /// step, not even an empty one), and its actions run newest first with registration disabled,
-    /// so the model returns to where it was and the document is back in the state it was in (clean
-    /// if it was). The redo stack that the body's registrations emptied stays empty. If the body
+    /// so the model returns to where it was and the document is back in the state it was in when the
+    /// group opened (clean if it was; a new state, never clean, when an action could not be undone
+    /// because its target was freed or removed). When opening the group opened the event's
+    /// automatic group and that is left holding nothing, it is closed and dropped too: a failed
+    /// scope leaves no step. The redo stack that the body's registrations emptied stays empty. If the body
     /// closed the group itself and something else became the newest step since, nothing is rolled
     /// back. Trimming to ``levelsOfUndo`` and ``maximumCost`` waits until the outermost scoped group
     /// ends, so a rollback never meets a step that was trimmed meanwhile. Works nested and inside
-    /// undo handlers. While registration is disabled, `body` simply runs.
+    /// undo handlers. While registration is disabled, `body` simply runs; so it does when the call is
+    /// refused as a misuse (``Misuse/reentrantCall(_:during:)``), with nothing to roll back.
     ///
     /// - Parameters:
     ///   - name: The step's name, or `nil` to leave it.
@@ -41,10 +45,14 @@ extension ActionStack {
             return try body()
         }
         let side = currentSide
+        let frame0Before = undoSide.frames.first?.id
         // The scope's own frame, found by its id from now on (an observer of the notifications
         // below may open or close other groups).
         guard let scope = beginGroup(forScope: true) else { return try body() }
-        let stateBefore = states.current
+        // The event's automatic group, when this scope's begin opened it.
+        let automaticGroup: UInt64? =
+            side === undoSide && side.frames.count == 2 && side.frames[1].id == scope.id
+                && side.frames[0].id != frame0Before ? side.frames[0].id : nil
         scopeDepth += 1
         defer { scopeSteps[scope.id] = nil }
         do {
@@ -58,7 +66,7 @@ extension ActionStack {
             return result
         } catch {
             scopeDepth -= 1
-            rollBack(scope, on: side, stateBefore: stateBefore)
+            rollBack(scope, on: side, automaticGroup: automaticGroup)
             if scopeDepth == 0 && needsTrim && isIdle {
                 needsTrim = false
                 trimToLimits()
@@ -96,8 +104,17 @@ extension ActionStack {
     }
 
     /// Takes `scope` out of the history and runs its actions, newest first, without recording.
-    private func rollBack(_ scope: Frame, on side: Side, stateBefore: StateID) {
+    ///
+    /// When every action runs, the document is back in the state the scope's group began in, as
+    /// its record holds it: a removal or a sweep that took some of its actions gave that record a
+    /// new far end, which no document state has (so it is never clean).
+    ///
+    /// Then, if the scope's begin opened the event's automatic group and it now holds nothing, it
+    /// is closed too (with its notifications) and dropped, so a failed scope leaves no step, not
+    /// even an empty one, whatever ``dropsEmptyGroups`` says.
+    private func rollBack(_ scope: Frame, on side: Side, automaticGroup: UInt64?) {
         let count: Int
+        let farEnd: StateID
         if let index = openIndex(of: scope, on: side) {
             activities.push(.closingScope)
             // Close the groups the body left open inside the scope (they become part of it).
@@ -116,6 +133,7 @@ extension ActionStack {
             let frame = side.frames.removeLast()
             while let last = side.nested.last, last.parent >= side.frames.count { side.nested.removeLast() }
             count = side.end - frame.start
+            farEnd = frame.low
             var metadata: StepMetadata?
             if side.frames.isEmpty {
                 metadata = side.frameMetadata.take()
@@ -131,12 +149,16 @@ extension ActionStack {
             // The body closed the scope's group itself (a step), and it is still the newest.
             _ = side.steps.removeLast()
             count = step.actionCount
+            // A redo step that lost actions has a new high, not a new low: then it no longer ends
+            // where the document is.
+            farEnd = side === undoSide || step.high == states.current ? step.low : states.fresh()
         } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
             last.end == side.end
         {
             // The body closed the scope's group itself (nested), and it is still the newest item.
             side.nested.removeLast()
             count = last.count
+            farEnd = last.low
         } else {
             return  // the scope is no longer the newest item: leave the history alone
         }
@@ -159,6 +181,20 @@ extension ActionStack {
         activities.pop()
         protectedDisableCount -= 1
         disableCount -= 1
-        states.move(to: everyActionRan ? stateBefore : states.fresh())
+        states.move(to: everyActionRan ? farEnd : states.fresh())
+        if let automaticGroup, isEmptyTopLevelGroup(automaticGroup, on: side) {
+            activities.push(.closingScope)
+            defer { activities.pop() }
+            postCheckpoint()
+            // Observers of the checkpoint run before the decision.
+            if isEmptyTopLevelGroup(automaticGroup, on: side) {
+                closeInnermostFrame(of: side, notify: performing == nil, dropsIfEmpty: true)
+            }
+        }
+    }
+
+    /// Whether the only open frame of `side` is the one with `id`, holding no action.
+    private func isEmptyTopLevelGroup(_ id: UInt64, on side: Side) -> Bool {
+        side.frames.count == 1 && side.frames[0].id == id && side.end == side.frames[0].start
     }
 }

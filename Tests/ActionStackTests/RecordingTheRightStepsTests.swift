@@ -145,6 +145,12 @@ struct CoalescingTests {
     }
 }
 
+/// A counter that a `@Sendable` notification block may use (the stack posts on the test's thread).
+final class ObserverCounter: @unchecked Sendable {
+    let counter = Counter()
+    var armed = false
+}
+
 struct ScopedGroupTests {
 
     @Test func aScopedGroupIsOneNamedStep() {
@@ -241,6 +247,10 @@ struct ScopedGroupTests {
         let stack = makeStack(groupsByEvent: true, dropsEmptyGroups: dropsEmptyGroups)
         stack.automaticGroupClosing = .manual
         let a = Counter()
+        let b = Counter()
+        group(stack) { b.set(1, on: stack) }
+        stack.undo()  // something to redo, which a failed scope must not take away
+        let recorder = NotificationRecorder(stack)
         #expect(throws: Failure.self) {
             try stack.group {
                 #expect(stack.groupingLevel == 2)
@@ -248,13 +258,98 @@ struct ScopedGroupTests {
                 throw Failure()
             }
         }
-        #expect(stack.groupingLevel == 1, "the event's automatic group stays open")
-        #expect(stack.isClean, "the rollback restored the state")
-        stack.endEvent()
-        // The automatic group closes empty: a do-nothing step as in Foundation, or dropped.
-        #expect(stack.canUndo == !dropsEmptyGroups)
+        // The automatic group the scope opened is left empty: closed and dropped with the scope's
+        // group, whatever dropsEmptyGroups says, so the failed scope leaves no step.
+        #expect(stack.groupingLevel == 0)
+        #expect(
+            recorder.withoutCheckpoints == ["DidOpen", "DidOpen", "WillClose", "DidClose", "WillClose", "DidClose"])
         #expect(a.value == 0)
-        #expect(stack.isClean)
+        #expect(stack.isClean, "the rollback restored the state")
+        #expect(!stack.canUndo)
+        #expect(!stack.canRedo, "the body's registration emptied the redo stack, and it stays empty")
+        stack.endEvent()  // nothing pending
+        #expect(stack.undoCount == 0)
+    }
+
+    /// A failed scope whose body registered nothing keeps the redo stack, with groupsByEvent on.
+    @Test(arguments: [false, true])
+    func aFailedEmptyScopeLeavesNoStepAndKeepsRedo(dropsEmptyGroups: Bool) {
+        let stack = makeStack(groupsByEvent: true, dropsEmptyGroups: dropsEmptyGroups)
+        stack.automaticGroupClosing = .manual
+        let b = Counter()
+        b.set(1, on: stack)
+        stack.endEvent()
+        stack.undo()
+        #expect(stack.canRedo)
+        try? stack.group(named: "Import") { throw Failure() }
+        stack.endEvent()
+        #expect(stack.undoCount == 0)
+        #expect(stack.canRedo)
+        #expect(stack.redoMenuItemTitle == "Redo")
+        stack.redo()
+        #expect(b.value == 1)
+    }
+
+    /// A scope inside an automatic group that was already open leaves that group alone.
+    @Test func aFailedScopeLeavesAnAutomaticGroupItDidNotOpen() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let a = Counter()
+        a.set(1, on: stack)
+        try? stack.group { throw Failure() }
+        #expect(stack.groupingLevel == 1)
+        stack.endEvent()
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(a.value == 0)
+    }
+
+    /// The rollback leads to the state the scope's group began in only if all of its actions ran:
+    /// one removed or freed in the body makes the document a new, unsaved state.
+    @Test(arguments: ["removed", "freed and swept", "freed"])
+    func aRollbackThatCannotUndoEverythingIsNotClean(how: String) {
+        let stack = makeStack()
+        let kept = Counter()
+        var lost: Counter? = Counter()
+        stack.markClean()
+        try? stack.group(named: "Import") {
+            kept.set(1, on: stack)
+            lost?.set(1, on: stack)
+            switch how {
+            case "removed": stack.removeAllActions(withTarget: lost!)
+            case "freed and swept":
+                lost = nil
+                _ = stack.undoCount  // sweeps the freed target's action now
+            default: lost = nil
+            }
+            throw Failure()
+        }
+        #expect(kept.value == 0, "the live action ran")
+        #expect(!stack.isClean, "the document is not the saved one")
+        #expect(!stack.canUndo)
+    }
+
+    /// Actions an observer of the scope's own did-open registered are part of the scope: the
+    /// rollback undoes them, and the state is the one the scope's group began in.
+    @Test func aRollbackReturnsToTheStateTheScopesGroupBeganIn() {
+        let stack = makeStack()
+        let observed = ObserverCounter()
+        stack.markClean()
+        let hook = NotificationHook(ActionStack.didOpenUndoGroupNotification, stack) { stack in
+            guard observed.armed else { return }
+            observed.armed = false
+            observed.counter.set(1, on: stack)  // lands in the scope's group
+        }
+        observed.armed = true
+        let a = Counter()
+        try? stack.group {
+            a.set(1, on: stack)
+            throw Failure()
+        }
+        withExtendedLifetime(hook) {}
+        #expect(observed.counter.value == 0 && a.value == 0, "both rolled back")
+        #expect(stack.isClean, "back in the saved state")
+        #expect(!stack.canUndo)
     }
 
     @Test func whileDisabledTheBodyJustRuns() {

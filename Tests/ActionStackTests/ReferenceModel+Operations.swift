@@ -296,8 +296,9 @@ extension ReferenceModel {
         if decisions.otherTopLevelCloseClearsCandidate && candidate?.stepID != frame.id { candidate = nil }
         let actions = Self.flatten(frame)
         if actions.isEmpty {
-            count(dropsEmptyGroups ? "empty group dropped" : "empty step kept")
-            if !dropsEmptyGroups {
+            let drops = dropsEmptyGroups || droppingEmptyGroup
+            count(drops ? "empty group dropped" : "empty step kept")
+            if !drops {
                 // Foundation mode: an empty step (do-nothing, low == high == current); a new step
                 // empties the redo side (not while undoing/redoing).
                 undoSide.closed.append(
@@ -835,7 +836,13 @@ extension ReferenceModel {
             //
             // SPEC-QUESTION: a refused scope reports the misuse with the operation `.group` (the
             // table of section 9 lists group(named:) beside beginUndoGrouping).
+            let frame0Before = undoSide.frames.first?.id
             guard let (sideName, frameID) = begin(as: .group) else { return try body() }
+            // (Decided) The event's automatic group, when this scope's begin opened it: a failed
+            // scope closes and drops it when it is left holding nothing.
+            let automaticGroup: Int? =
+                sideName == .undo && undoSide.frames.count == 2 && undoSide.frames[1].id == frameID
+                    && undoSide.frames[0].id != frame0Before ? undoSide.frames[0].id : nil
             let before = current
             scopeDepth += 1
             defer {
@@ -857,7 +864,7 @@ extension ReferenceModel {
                     try body()
                 }
             } catch {
-                scopeFailed(sideName: sideName, frameID: frameID, before: before)
+                scopeFailed(sideName: sideName, frameID: frameID, before: before, automaticGroup: automaticGroup)
                 throw error
             }
             // 4. Success: if still open, name frame 0, close down to and including the scope's frame.
@@ -872,8 +879,12 @@ extension ReferenceModel {
     }
 
     /// 12 step 5: the body threw.
-    func scopeFailed(sideName: SideName, frameID: Int, before: Int) {
+    func scopeFailed(sideName: SideName, frameID: Int, before: Int, automaticGroup: Int?) {
         var takenOut: [Action]?
+        // Where the rollback leads when every action runs: the state the scope's group began in,
+        // as its record holds it (a removal or a sweep that took some of its actions gave that
+        // record a new far end, which no document state has).
+        var farEnd = before
         if let index = side(sideName).frames.firstIndex(where: { $0.id == frameID }) {
             // Close the frames the body left open inside the scope's frame.
             withActivity(.closingScope) {
@@ -888,6 +899,7 @@ extension ReferenceModel {
                 }
             }
             let frame = side(sideName).frames[side(sideName).frames.count - 1]
+            farEnd = frame.low
             withSide(sideName) { _ = $0.frames.removeLast() }
             if index == 0 && sideName == .undo {
                 // Never becomes a step (not even an empty one), does not empty the redo side again.
@@ -904,11 +916,15 @@ extension ReferenceModel {
             if case .group(let group)? = innermost.items.last, group.id == frameID {
                 withSide(sideName) { _ = $0.frames[$0.frames.count - 1].items.removeLast() }
                 takenOut = group.actions
+                farEnd = group.low
             }
         } else if let newest = side(sideName).closed.last, newest.id == frameID {
             // ... or the newest closed step.
             withSide(sideName) { _ = $0.closed.removeLast() }
             takenOut = newest.actions
+            // A redo step that lost actions has a new high, not a new low: then it no longer
+            // ends where the document is.
+            farEnd = sideName == .undo || newest.high == current ? newest.low : newStateID()
         }
         guard let actions = takenOut else { return }
         count("scope rolled back")
@@ -928,6 +944,22 @@ extension ReferenceModel {
         }
         rollbackFloors.removeLast()
         disableCount -= 1
-        current = everyActionRan ? before : newStateID()
+        current = everyActionRan ? farEnd : newStateID()
+        // The automatic group this scope opened, left empty: closed (C, WillClose, DidClose) and
+        // dropped whatever dropsEmptyGroups says, so a failed scope leaves no step.
+        guard let automaticGroup, sideName == .undo else { return }
+        func isEmptyAutomaticGroup() -> Bool {
+            undoSide.frames.count == 1 && undoSide.frames[0].id == automaticGroup
+                && Self.flatten(undoSide.frames[0]).isEmpty
+        }
+        guard isEmptyAutomaticGroup() else { return }
+        withActivity(.closingScope) {
+            post(.checkpoint)
+            guard isEmptyAutomaticGroup() else { return }
+            droppingEmptyGroup = true
+            defer { droppingEmptyGroup = false }
+            closeInnermost(
+                willActivity: decisions.closeInsideCallPushesClosingGroup ? .closingGroup : nil, didActivity: nil)
+        }
     }
 }

@@ -311,6 +311,8 @@ final class ReferenceModel {
     var isRedoing = false
     /// The event's close is pending (section 8).
     var pendingClose = false
+    /// Set while a failed scope closes the automatic group it opened: an empty close drops it.
+    var droppingEmptyGroup = false
 
     /// The activity stack, outermost first (section 9).
     var activities: [Activity] = []
