@@ -413,6 +413,28 @@ struct CostLimitTests {
         #expect(target.value == -4, "each step was kept whole")
     }
 
+    /// Costs near `Int.max` never overflow the total (the stack's checks would trap on it), and a
+    /// negative cost set on the options counts as 0.
+    @Test(arguments: [0, Int.max - 1])
+    func hugeAndNegativeCostsAreSafe(limit: Int) {
+        let stack = makeStack()
+        stack.maximumCost = limit
+        let target = Counter()
+        for _ in 0..<3 {
+            group(stack) { stack.registerUndo(withTarget: target, options: .cost(Int.max)) { $0.value -= 1 } }
+        }
+        #expect(stack.undoCount == (limit == 0 ? 3 : 1), "the total stays at Int.max, over any limit below it")
+        var negative = ActionStack.RegistrationOptions()
+        negative.cost = -50
+        group(stack) { stack.registerUndo(withTarget: target, options: negative) { $0.value -= 1 } }
+        // With the limit, the huge step is dropped when the new one closes (Int.max is over it).
+        #expect(stack.undoCount == (limit == 0 ? 4 : 1))
+        stack.undo()
+        stack.undo()
+        #expect(target.value == (limit == 0 ? -2 : -1))
+        #expect(stack._invariantViolations().isEmpty, "the total equals the sum of the costs kept")
+    }
+
     @Test func theNewestStepIsKeptEvenIfItAloneIsOverTheLimit() {
         let stack = makeStack()
         stack.maximumCost = 10

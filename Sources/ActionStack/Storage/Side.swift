@@ -132,11 +132,14 @@ final class Side {
     /// - Complexity: O(1) amortized; O(n) once, when the first cost is stated.
     @inline(__always)
     func append(_ action: consuming Action, cost: Int) {
-        if cost != 0 && !hasCosts { startKeepingCosts() }
+        if cost > 0 && !hasCosts { startKeepingCosts() }
         actions.append(action)
         if hasCosts {
-            costs.append(cost)
-            totalCost += cost
+            // A negative cost counts as 0, and the total stops at Int.max rather than overflow;
+            // the cost kept is the one counted, so taking the action out subtracts exactly it.
+            let counted = cost <= 0 ? 0 : Swift.min(cost, Int.max - totalCost)
+            costs.append(counted)
+            totalCost += counted
         }
     }
 
