@@ -51,14 +51,18 @@ extension ActionStack {
         return nextRedoStep() != nil
     }
 
+    // As in Foundation, the titles go through the open members, so a subclass that overrides
+    // `undoActionName` or the title methods changes the titles.
     var _undoMenuItemTitle: String {
-        let name = _undoActionName
-        return undoMenuTitle(forUndoActionName: name)
+        enterCall()
+        defer { leaveCall() }
+        return undoMenuTitle(forUndoActionName: undoActionName)
     }
 
     var _redoMenuItemTitle: String {
-        let name = _redoActionName
-        return redoMenuTitle(forUndoActionName: name)
+        enterCall()
+        defer { leaveCall() }
+        return redoMenuTitle(forUndoActionName: redoActionName)
     }
 
     // MARK: Internals

@@ -6,6 +6,11 @@ extension ActionStack {
     /// action never runs and no longer counts, and a step left with no live action disappears. Take
     /// the target from the handler's argument rather than capturing it strongly.
     ///
+    /// The stack keeps the handler until the action leaves the history, so what the handler
+    /// captures lives as long. A handler that captures the stack itself makes a cycle (the stack
+    /// then lives until its actions are removed): reach the stack through the target instead (a
+    /// document that owns its `undoStack`), or capture it `[unowned stack]`.
+    ///
     /// ```swift
     /// func move(_ figure: Figure, to point: Point, on stack: ActionStack) {
     ///     let old = figure.position

@@ -29,7 +29,10 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if let activity = activities.refusing(.removeAllActionsWithTarget) {
-            report(.reentrantCall(.removeAllActionsWithTarget, during: activity))
+            // A target being freed (Apple's `deinit { removeAllActions(withTarget: self) }`, run
+            // when a handler lets go of the object) has no action that could run again: nothing
+            // to do that the sweep of freed targets will not do, and no misuse.
+            if !Self.isBeingFreed(target) { report(.reentrantCall(.removeAllActionsWithTarget, during: activity)) }
             return
         }
         // A value boxes into a new object here, which no action refers to.
@@ -38,6 +41,13 @@ extension ActionStack {
         coalescer.forget(box)
         compact(undoSide) { $0.isOn(box) }
         compact(redoSide) { $0.isOn(box) }
+    }
+
+    /// Whether `target` is an object whose deinitialization has begun: a weak reference formed to
+    /// it reads `nil` (a value boxes into a new, live object).
+    private static func isBeingFreed(_ target: Any) -> Bool {
+        weak let probe = target as AnyObject
+        return probe == nil
     }
 
     var _undoCount: Int { countSteps(of: undoSide) }

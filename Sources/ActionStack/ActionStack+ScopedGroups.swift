@@ -13,7 +13,8 @@ extension ActionStack {
     ///
     /// The group is opened as ``beginUndoGrouping()`` opens one (nested in the event's automatic
     /// group when ``groupsByEvent`` is on). On success the group is named `name` (when given; the
-    /// name goes to the top-level group, as ``setActionName(_:)`` does) and closed, along with any
+    /// name goes to the top-level group, as ``setActionName(_:)`` does, so inside an undo handler it
+    /// names the redo step being built) and closed, along with any
     /// group the body left open inside it, even while registration is disabled. On a throw, the
     /// group is closed with its notifications and taken out of the history (it never becomes a
     /// step, not even an empty one), and its actions run newest first with registration disabled,

@@ -9,21 +9,24 @@ public import Foundation
 /// ```swift
 /// import ActionStack
 ///
-/// final class Document { var text = "" }
+/// final class Document {
+///     let undoStack = ActionStack()
+///     private(set) var text = ""
 ///
-/// // The inverse calls the same function, so undoing registers the redo.
-/// func setText(_ new: String, on document: Document, stack: ActionStack) {
-///     let old = document.text
-///     stack.registerUndo(withTarget: document) { document in setText(old, on: document, stack: stack) }
-///     document.text = new
+///     // The inverse calls the same method, so undoing registers the redo.
+///     func setText(_ new: String) {
+///         let old = text
+///         undoStack.registerUndo(withTarget: self) { document in document.setText(old) }
+///         text = new
+///     }
 /// }
 ///
-/// let stack = ActionStack()
-/// stack.groupsByEvent = false   // this program opens and closes its groups itself
 /// let document = Document()
+/// let stack = document.undoStack
+/// stack.groupsByEvent = false   // this program opens and closes its groups itself
 ///
 /// stack.beginUndoGrouping()
-/// setText("Hello", on: document, stack: stack)
+/// document.setText("Hello")
 /// stack.setActionName("Typing")
 /// stack.endUndoGrouping()
 /// print(stack.undoMenuItemTitle)   // Undo Typing
@@ -75,9 +78,11 @@ public import Foundation
 /// platforms are `open` here, and the additions are `public`. An override that calls `super` keeps
 /// every rule. The stack's own work does not go through the overridable operations: ``undo()``
 /// closes the open group and undoes without calling an override of ``endUndoGrouping()`` or
-/// ``undoNestedGroup()``, for example. As Apple's does, it forms every title (the menu item titles,
-/// ``state``, the history entries) by calling ``undoMenuTitle(forUndoActionName:)`` and
-/// ``redoMenuTitle(forUndoActionName:)``, and it reads ``groupsByEvent``, ``levelsOfUndo`` and
+/// ``undoNestedGroup()``, for example (Foundation's `undo()` calls them: this is one of the
+/// deliberate differences). As Apple's does, it forms every title (the menu item titles, ``state``,
+/// the history entries) by calling ``undoMenuTitle(forUndoActionName:)`` and
+/// ``redoMenuTitle(forUndoActionName:)``, the menu item titles from ``undoActionName`` and
+/// ``redoActionName``, and it reads ``groupsByEvent``, ``levelsOfUndo`` and
 /// ``runLoopModes`` through their getters, so overrides of these take effect inside the stack too.
 ///
 /// ## Concurrency
@@ -170,6 +175,11 @@ open class ActionStack {
 
     /// How the automatic group of an event is closed: by the run loop (default) or by the program
     /// calling ``endEvent()``.
+    ///
+    /// Changing it takes effect when the next automatic group opens: a close already scheduled on
+    /// the run loop still comes, and ``endEvent()`` ends the current event in either mode.
+    ///
+    /// - Complexity: O(1).
     @exclusivity(unchecked) public var automaticGroupClosing: AutomaticGroupClosing = .runLoop
 
     /// Whether the stack posts its notifications on `NotificationCenter.default`.
@@ -425,7 +435,11 @@ open class ActionStack {
     /// <doc:RecordingTheRightSteps>).
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.
+    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes, except for a target that is being
+    /// freed: Apple's `deinit { undoManager.removeAllActions(withTarget: self) }` runs whenever an
+    /// undo handler releases the last reference to an object, and its actions can never run again
+    /// (the stack holds targets weakly), so that call does nothing and is no misuse; the actions go
+    /// as every freed target's do (see <doc:Performance>).
     ///
     /// The parameter is `Any`, as in Foundation; only an object can be a target, so a value removes
     /// nothing.
@@ -510,13 +524,14 @@ open class ActionStack {
 
     /// The title for an Undo menu item: "Undo" followed by the name of the step to undo, or a plain
     /// "Undo" when there is nothing to undo or the step has no name. Formed by
-    /// ``undoMenuTitle(forUndoActionName:)``.
+    /// ``undoMenuTitle(forUndoActionName:)`` from ``undoActionName`` (a subclass that overrides
+    /// either changes the title, as with `UndoManager`).
     ///
     /// - Complexity: O(1) amortized.
     open var undoMenuItemTitle: String { _undoMenuItemTitle }
 
     /// The title for a Redo menu item: "Redo" followed by the name of the step to redo, or a plain
-    /// "Redo". Formed by ``redoMenuTitle(forUndoActionName:)``.
+    /// "Redo". Formed by ``redoMenuTitle(forUndoActionName:)`` from ``redoActionName``.
     ///
     /// - Complexity: O(1) amortized.
     open var redoMenuItemTitle: String { _redoMenuItemTitle }

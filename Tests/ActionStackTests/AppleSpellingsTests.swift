@@ -350,6 +350,22 @@ struct SubclassingTests {
         #expect(recording.description.hasPrefix("RecordingRecordingUndoManager("))
     }
 
+    /// As in Foundation, the menu titles are formed from the open name properties: a subclass
+    /// that overrides `undoActionName` or `redoActionName` changes the titles.
+    @Test func overridingTheActionNamesChangesTheMenuTitles() {
+        final class Renaming: ActionStack {
+            override var undoActionName: String { super.undoActionName.uppercased() }
+            override var redoActionName: String { "Again: " + super.redoActionName }
+        }
+        let stack = Renaming()
+        stack.groupsByEvent = false
+        let counter = Counter()
+        group(stack, named: "Move") { counter.set(1, on: stack) }
+        #expect(stack.undoMenuItemTitle == "Undo MOVE")
+        stack.undo()
+        #expect(stack.redoMenuItemTitle == "Redo Again: Move")
+    }
+
     @Test func theStacksOwnWorkDoesNotGoThroughOverrides() {
         // undo() closes the open group and undoes through the stack's own implementation, not
         // through an override of endUndoGrouping() or undoNestedGroup() that might not call super.

@@ -240,6 +240,63 @@ struct ReentrancyTests {
         #expect(stack.levelsOfUndo == 5)
     }
 
+    /// Apple's idiom `deinit { undoManager.removeAllActions(withTarget: self) }` runs inside an
+    /// undo when a handler lets go of the last reference to an object: that removal is no misuse
+    /// (its actions could never run again), while removing a live target's actions still is.
+    @Test func theDeinitRemovalIdiomIsNoMisuseWhenAHandlerFreesTheObject() {
+        final class Layer {
+            let stack: ActionStack
+            var name: String
+            init(named name: String, stack: ActionStack) {
+                self.name = name
+                self.stack = stack
+            }
+            deinit { stack.removeAllActions(withTarget: self) }
+
+            func rename(to new: String) {
+                let old = name
+                stack.registerUndo(withTarget: self) { $0.rename(to: old) }
+                name = new
+            }
+        }
+        final class Document {
+            let stack: ActionStack
+            var layers: [Layer] = []
+            init(stack: ActionStack) { self.stack = stack }
+
+            func addLayer(named name: String) {
+                layers.append(Layer(named: name, stack: stack))
+                stack.registerUndo(withTarget: self) { $0.removeLastLayer() }
+            }
+            func removeLastLayer() {
+                let name = layers.removeLast().name  // the layer's deinit runs here
+                stack.registerUndo(withTarget: self) { $0.addLayer(named: name) }
+            }
+        }
+        let stack = makeStack()
+        stack.misusePolicy = .trap  // any misuse would stop the test process
+        let document = Document(stack: stack)
+        group(stack, named: "Add Layer") { document.addLayer(named: "Layer") }
+        group(stack, named: "Rename Layer") { document.layers[0].rename(to: "Background") }
+        stack.undo()  // Rename
+        stack.undo()  // Add: frees the layer inside the undo; its deinit removes its actions
+        #expect(document.layers.isEmpty)
+        #expect(stack.lastMisuse == nil)
+        #expect(stack._invariantViolations().isEmpty)
+        // The rename's redo has a freed target and goes; the add's redo is next.
+        #expect(stack.redoCount == 1)
+        #expect(stack.redoMenuItemTitle == "Redo Add Layer")
+        stack.redo()
+        #expect(document.layers.map(\.name) == ["Layer"])
+    }
+
+    @Test func removingALiveTargetsActionsFromAHandlerIsStillAMisuse() {
+        let (stack, _) = run(at: .undoHandler) { stack, target in
+            stack.removeAllActions(withTarget: target)
+        }
+        #expect(stack.lastMisuse == .reentrantCall(.removeAllActionsWithTarget, during: .undoing))
+    }
+
     @Test func willCloseObserverCannotRestructureButCanRegister() {
         let stack = makeStack()
         let counter = Counter()

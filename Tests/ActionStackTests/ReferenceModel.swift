@@ -435,7 +435,9 @@ final class ReferenceModel {
             case .notifyingUndo, .notifyingRedo, .preparingUndo, .preparingRedo, .jumping, .closingScope: return false
             }
         case .beginUndoGrouping, .group, .endUndoGrouping:
-            return activity == .undoing || activity == .redoing
+            // A rollback disables registration, which comes first: grouping calls do nothing there
+            // and are no misuse, so its column allows them.
+            return activity == .undoing || activity == .redoing || activity == .rollingBack
         case .markClean:
             switch activity {
             case .undoing, .redoing, .rollingBack: return false

@@ -70,9 +70,11 @@ struct Activities {
                 return false
             }
         case .beginUndoGrouping, .group, .endUndoGrouping:
-            // Only handlers may group, nested inside the group being built.
+            // Only handlers may group, nested inside the group being built. A rollback runs with
+            // registration disabled, where grouping calls do nothing and are no misuse (that rule
+            // comes first), so its column allows them, as it allows registrations.
             switch activity {
-            case .undoing, .redoing: return true
+            case .undoing, .redoing, .rollingBack: return true
             default: return false
             }
         case .markClean:
