@@ -46,8 +46,9 @@ extension ActionStack {
     /// Whether `target` is an object whose deinitialization has begun: a weak reference formed to
     /// it reads `nil` (a value boxes into a new, live object).
     private static func isBeingFreed(_ target: Any) -> Bool {
-        weak let probe = target as AnyObject
-        return probe == nil
+        let object = target as AnyObject
+        weak let probe = object
+        return withExtendedLifetime(object) { probe == nil }
     }
 
     var _undoCount: Int { countSteps(of: undoSide) }

@@ -297,6 +297,14 @@ struct ReentrancyTests {
         #expect(stack.lastMisuse == .reentrantCall(.removeAllActionsWithTarget, during: .undoing))
     }
 
+    /// A value is no object being freed (it boxes into a new, live one): still a misuse.
+    @Test func removingAValuesActionsFromAHandlerIsStillAMisuse() {
+        let (stack, _) = run(at: .undoHandler) { stack, _ in
+            stack.removeAllActions(withTarget: 42)
+        }
+        #expect(stack.lastMisuse == .reentrantCall(.removeAllActionsWithTarget, during: .undoing))
+    }
+
     @Test func willCloseObserverCannotRestructureButCanRegister() {
         let stack = makeStack()
         let counter = Counter()
