@@ -318,6 +318,27 @@ final class ModelWorld: DriverWorld {
     /// Live observers: (driver index, model token).
     var observers: [(index: Int, token: Int)] = []
     var nextObserverIndex = 0
+    /// Targets that a call in progress was passed (register, setValue, removal by target): in the
+    /// stack's world the caller's argument keeps such an object alive until the call returns, so a
+    /// callback that frees its slot meanwhile frees the object only then.
+    var heldTargets: [Int] = []
+    /// Targets whose slot was freed while a call held them: dead once the call returns.
+    var pendingFrees: Set<Int> = []
+
+    /// Whether the driver still has the target (its slot was not freed), as the stack's world
+    /// sees it: a freed slot is nil there at once, even while a call keeps the object alive.
+    func hasTarget(_ target: Int) -> Bool { model.alive[target] && !pendingFrees.contains(target) }
+
+    /// Runs `body`, a call that was passed `target`, keeping the target alive until it returns.
+    func holding(_ target: Int, _ body: () -> Void) {
+        heldTargets.append(target)
+        body()
+        heldTargets.removeLast()
+        if pendingFrees.contains(target) && !heldTargets.contains(target) {
+            pendingFrees.remove(target)
+            model.free(target)
+        }
+    }
 
     init(_ driverCase: DriverCase, decisions: ReferenceModel.Decisions = .init()) {
         model = ReferenceModel(
@@ -339,14 +360,16 @@ final class ModelWorld: DriverWorld {
         switch op {
         case .register(let slot, let delta, let options):
             let target = slotTarget[slot]
-            guard model.alive[target] else { return }
+            guard hasTarget(target) else { return }
             model.values[target] += delta
-            model.registerUndo(
-                target: target, kind: .add(-delta), cost: options.cost, key: options.key, window: options.window)
+            holding(target) {
+                model.registerUndo(
+                    target: target, kind: .add(-delta), cost: options.cost, key: options.key, window: options.window)
+            }
         case .setValue(let slot, let value, let name):
             let target = slotTarget[slot]
-            guard model.alive[target] else { return }
-            model.setValue(value, on: target, actionName: name)
+            guard hasTarget(target) else { return }
+            holding(target) { model.setValue(value, on: target, actionName: name) }
         case .begin: model.beginUndoGrouping()
         case .end: model.endUndoGrouping()
         case .undo: model.undo()
@@ -357,8 +380,8 @@ final class ModelWorld: DriverWorld {
         case .removeAll: model.removeAllActions()
         case .removeTarget(let slot):
             let target = slotTarget[slot]
-            guard model.alive[target] else { return }
-            model.removeAllActions(withTarget: target)
+            guard hasTarget(target) else { return }
+            holding(target) { model.removeAllActions(withTarget: target) }
         case .removeValue: model.removeAllActionsWithValue()
         case .disable: model.disableUndoRegistration()
         case .enable: model.enableUndoRegistration()
@@ -372,7 +395,13 @@ final class ModelWorld: DriverWorld {
         case .markClean: model.markClean()
         case .breakCoalescing: model.breakCoalescing()
         case .advanceClock(let milliseconds): model.clock += milliseconds
-        case .free(let slot): model.free(slotTarget[slot])
+        case .free(let slot):
+            let target = slotTarget[slot]
+            if heldTargets.contains(target) {
+                if model.alive[target] { pendingFrees.insert(target) }
+            } else {
+                model.free(target)
+            }
         case .replace(let slot): slotTarget[slot] = model.addTarget()
         case .scope(let name, let body, let throwing):
             do {

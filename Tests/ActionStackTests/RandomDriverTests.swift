@@ -312,6 +312,22 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
 struct RandomDriverTests {
     /// Failing cases found by the driver, pasted from its reports: replayed in every run.
     static let regressions: [DriverCase] = [
+        // An observer of the did-open that setValue posts frees the slot of the target setValue was
+        // passed: the caller's argument keeps the object alive until setValue returns, so the state
+        // published at the end of that call still has a live action (the soak found the model
+        // treating the object as freed at once).
+        DriverCase(
+            seed: 6397,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3),
+            plan: [
+                .init(trigger: .notification(.didOpen), nth: 1, every: nil, op: .free(slot: 0))
+            ],
+            ops: [
+                .addObserver,
+                .setValue(slot: 0, value: 8, name: nil),
+                .query(.canUndo),
+            ]
+        ),
         // A checkpoint observer turns groupsByEvent off at the checkpoint endEvent() posts: the
         // event's close then closes nothing, since the checkpoint runs before the decision (the
         // soak found the stack deciding before it).
