@@ -1,3 +1,4 @@
+import BoardModel
 import Foundation
 import Testing
 
@@ -106,6 +107,24 @@ struct ExecutableTests {
         #expect(errors.first?.contains("'" + String(repeating: "9", count: 37) + "...'") == true)
         #expect(errors.last == "error: figure number must be a whole number, not '?[2J'")
         #expect(!output.contains("\u{1B}"), "an escape the user typed never reaches the terminal")
+    }
+
+    /// A huge line is read in time linear in its length (an 8 MB line took minutes when the
+    /// reader rescanned it after every read) and refused once, with a short echo; the next
+    /// commands run as usual. A line of exactly the limit is still read.
+    @Test func aHugeLineIsReadQuicklyAndRefusedOnce() throws {
+        let huge = "add " + String(repeating: "9", count: 8_000_000)
+        let longest = "add 1 1" + String(repeating: " ", count: LineBuffer.maximumLength - 7)
+        let (output, status) = try runBoard(input: "\(huge)\n\(longest)\nquit\n")
+        #expect(status == 0)
+        let lines = output.split(separator: "\n").map(String.init)
+        let echo = "> add " + String(repeating: "9", count: 36) + "..."
+        let echoes = lines.filter { $0.hasPrefix("> ") }.map { $0.prefix(60).trimmingCharacters(in: .whitespaces) }
+        #expect(echoes == [echo, "> add 1 1", "> quit"])
+        let refusal = try #require(lines.firstIndex(of: echo))
+        #expect(lines[refusal + 1] == "error: line too long (over 65536 bytes); it was ignored")
+        #expect(lines.contains("added figure #1 at (1.0, 1.0)"))
+        #expect(output.count < 200_000, "nothing echoes the huge line")
     }
 
     @Test func endOfInputEndsTheProgram() throws {

@@ -35,6 +35,9 @@ public final class Session {
     /// The longest piece of the user's input that an error message quotes.
     public static let longestQuote = 40
 
+    /// The answer to a line longer than `LineBuffer.maximumLength` bytes, which is not read.
+    public static let lineTooLong = "error: line too long (over \(LineBuffer.maximumLength) bytes); it was ignored"
+
     /// Creates a session on an empty board.
     public init(usesColor: Bool = false) {
         self.usesColor = usesColor
