@@ -83,11 +83,17 @@ public final class Session {
             selectedID = nil
             context = .board
         }
-        // The Edit menu covers the stacks of the figures on the board, and no others.
-        for stack in edit.stacks where stack !== board.undoStack {
-            if !board.figures.contains(where: { $0.undoStack === stack }) { edit.remove(stack) }
+        // The Edit menu covers the stacks of the figures on the board, and no others. Compared by
+        // identity through sets, so that this takes time linear in the figures, not quadratic
+        // (`add` and `remove` each search the group's stacks).
+        let onBoard = Set(board.figures.map { ObjectIdentifier($0.undoStack) })
+        for stack in edit.stacks where stack !== board.undoStack && !onBoard.contains(ObjectIdentifier(stack)) {
+            edit.remove(stack)
         }
-        for figure in board.figures { edit.add(figure.undoStack) }
+        let inMenu = Set(edit.stacks.map(ObjectIdentifier.init))
+        for figure in board.figures where !inMenu.contains(ObjectIdentifier(figure.undoStack)) {
+            edit.add(figure.undoStack)
+        }
         let active = activeStack ?? board.undoStack
         edit.activeStack = active
         if buttons.stack !== active { buttons.follow(active) } else { buttons.refresh() }
