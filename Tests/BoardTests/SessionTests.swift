@@ -133,6 +133,23 @@ struct SessionTests {
         #expect(Session.decimal(text) == value)
     }
 
+    /// "-0" is zero, shown as 0.0: a minus sign on zero would make "-0.0" appear in answers,
+    /// positions and step names.
+    @Test func negativeZeroIsZero() throws {
+        for text in ["-0", "-0.00", "-.0", "-0."] {
+            let value = try #require(Session.decimal(text))
+            #expect(value == 0 && value.sign == .plus, "\(text)")
+        }
+        let session = Session()
+        _ = session.handle("add 0 5")
+        #expect(session.handle("radius -0").first == "figure #1 already has corner radius 0.0")
+        #expect(session.handle("move 1 -0 5").first == "figure #1 is already at (0.0, 5.0)")
+        #expect(session.handle("move 1 -0.00 -0").first == "moved figure #1 to (0.0, 0.0)")
+        #expect(session.buttons.undoTitle == "Undo Move to (0.0, 0.0)")
+        #expect(session.handle("nudge 1 -0 -0").first == "figure #1 stays at (0.0, 0.0)")
+        #expect(!session.render().joined().contains("-0"))
+    }
+
     @Test(arguments: ["", "-", ".", "0x10", "1e9", "1E2", "inf", "nan", "1.234", "1,5", "١٢", "1.2.3", "--1", " 1"])
     func anythingElseIsNotADecimal(text: String) {
         #expect(Session.decimal(text) == nil)

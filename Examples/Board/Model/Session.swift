@@ -293,7 +293,7 @@ public final class Session {
 
     /// Reads a decimal number: ASCII digits, an optional sign, an optional point and at most two
     /// decimals ("12", "-0.5", "3.25", ".5"). `Double(_:)` alone would also take "0x10", "1e9",
-    /// "inf" and "nan", which no one means as a coordinate.
+    /// "inf" and "nan", which no one means as a coordinate. "-0" reads as 0.
     public static func decimal(_ text: String) -> Double? {
         var body = Substring(text)
         if body.first == "+" || body.first == "-" { body = body.dropFirst() }
@@ -305,7 +305,9 @@ public final class Session {
         // this keeps every number the board prints in plain decimal notation.
         guard whole.count + fraction.count > 0, whole.count <= 9, fraction.count <= 2, digits(whole), digits(fraction)
         else { return nil }
-        return Double(text)
+        // "-0" is zero: without this it would be -0.0, and printed as "-0.0" in answers and names.
+        guard let value = Double(text) else { return nil }
+        return value == 0 ? 0 : value
     }
 
     private func requireSelection() throws(CommandError) -> Figure {
