@@ -105,7 +105,7 @@ struct ExecutableTests {
         #expect(errors.count == 2)
         #expect(errors.allSatisfy { $0.count < 160 }, "\(errors.map { $0.prefix(200) })")
         #expect(errors.first?.contains("'" + String(repeating: "9", count: 37) + "...'") == true)
-        #expect(errors.last == "error: figure number must be a whole number, not '?[2J'")
+        #expect(errors.last == "error: figure number must be a whole number, not '?[2J' (0 to 999999999)")
         #expect(!output.contains("\u{1B}"), "an escape the user typed never reaches the terminal")
     }
 

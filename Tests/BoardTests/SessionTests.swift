@@ -49,7 +49,11 @@ struct SessionTests {
         ("add inf 1", "x must be a number, not 'inf'"),
         ("add nan 1", "x must be a number, not 'nan'"),
         ("add 1.234 1", "x must be a number, not '1.234'"),
-        ("add 1234567890 1", "x must be a number, not '1234567890'"),
+        (
+            "add 1234567890 1",
+            "x must be a number, not '1234567890' (at most two decimals, from -999999999.99 to 999999999.99: 12 or -0.25)"
+        ),
+        ("add 999999999.99 1", "(999999999.99, 1.0) is off the board"),
         ("add 1000 1", "(1000.0, 1.0) is off the board (x 0...80.0, y 0...40.0)"),
         ("add 10 40.01", "off the board"),
         ("add -0.5 1", "off the board"),
@@ -68,7 +72,8 @@ struct SessionTests {
         ("remove 3", "there is no figure #3 on the board"),
         ("remove", "usage: remove N"),
         ("select 3", "there is no figure #3"),
-        ("select 99999999999", "figure number must be a whole number"),
+        ("select 99999999999", "figure number must be a whole number, not '99999999999' (0 to 999999999)"),
+        ("select 1.0", "figure number must be a whole number, not '1.0' (0 to 999999999)"),
         ("color mauve", "unknown colour 'mauve' (one of: black, red, green, blue, yellow, orange, purple)"),
         ("color", "usage: color NAME"),
         ("radius -2", "the radius must not be negative"),
@@ -131,6 +136,19 @@ struct SessionTests {
     ])
     func decimalsAreRead(text: String, value: Double) {
         #expect(Session.decimal(text) == value)
+    }
+
+    /// The limit on numbers is about their size, not how they are written: leading zeros are
+    /// fine, and every number taken is printed in plain decimal notation.
+    @Test func leadingZerosAreFine() {
+        #expect(Session.decimal("000000000001") == 1)
+        #expect(Session.decimal("-0000000000999999999.99") == -999_999_999.99)
+        #expect(Session.decimal("1000000000") == nil)
+        #expect(Session.decimal("0001000000000") == nil)
+        let session = Session()
+        #expect(session.handle("add 000000000001 0000000000000000001.50").first == "added figure #1 at (1.0, 1.5)")
+        #expect(session.handle("select 0000000001").first == "selected figure #1")
+        #expect(session.handle("nudge 00000000000001 -000000000001 0").first == "nudged figure #1 to (0.0, 1.5)")
     }
 
     /// "-0" is zero, shown as 0.0: a minus sign on zero would make "-0.0" appear in answers,

@@ -291,9 +291,24 @@ public final class Session {
         String(text.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? "?" : $0 })
     }
 
+    /// The most digits a number has before its point, leading zeros aside: numbers are less than
+    /// 1,000,000,000 in size. Larger ones are off the board anyway, and this keeps every number the
+    /// board prints in plain decimal notation ("(999999999.99, 1.0) is off the board").
+    public static let digitsBeforePoint = 9
+
+    /// The rule `decimal(_:)` follows, as error messages state it.
+    static let decimalRule: String = {
+        let largest = String(repeating: "9", count: digitsBeforePoint) + ".99"
+        return "at most two decimals, from -\(largest) to \(largest): 12 or -0.25"
+    }()
+
+    /// The largest whole number (figure numbers, history positions) that `number` reads.
+    static let largestWhole = Int(String(repeating: "9", count: digitsBeforePoint))!
+
     /// Reads a decimal number: ASCII digits, an optional sign, an optional point and at most two
-    /// decimals ("12", "-0.5", "3.25", ".5"). `Double(_:)` alone would also take "0x10", "1e9",
-    /// "inf" and "nan", which no one means as a coordinate. "-0" reads as 0.
+    /// decimals ("12", "-0.5", "3.25", ".5", "007"), with at most `digitsBeforePoint` digits
+    /// before the point once leading zeros are set aside. `Double(_:)` alone would also take
+    /// "0x10", "1e9", "inf" and "nan", which no one means as a coordinate. "-0" reads as 0.
     public static func decimal(_ text: String) -> Double? {
         var body = Substring(text)
         if body.first == "+" || body.first == "-" { body = body.dropFirst() }
@@ -301,9 +316,10 @@ public final class Session {
         let whole = parts[0]
         let fraction = parts.count == 2 ? parts[1] : ""
         func digits(_ part: Substring) -> Bool { part.allSatisfy { ("0"..."9").contains($0) } }
-        // At most nine digits before the point: larger numbers are off the board anyway, and
-        // this keeps every number the board prints in plain decimal notation.
-        guard whole.count + fraction.count > 0, whole.count <= 9, fraction.count <= 2, digits(whole), digits(fraction)
+        // The limit is on the size of the number, not on how it is written: leading zeros are fine.
+        let significant = whole.drop { $0 == "0" }
+        guard whole.count + fraction.count > 0, significant.count <= digitsBeforePoint, fraction.count <= 2,
+            digits(whole), digits(fraction)
         else { return nil }
         // "-0" is zero: without this it would be -0.0, and printed as "-0.0" in answers and names.
         guard let value = Double(text) else { return nil }
@@ -326,17 +342,21 @@ public final class Session {
 
     private func decimal(_ text: String, what: String) throws(CommandError) -> Double {
         guard let value = Session.decimal(text) else {
-            throw .invalid(
-                "\(what) must be a number, not \(Session.quote(text)) "
-                    + "(decimal digits, at most two after the point: 12 or 12.25)")
+            throw .invalid("\(what) must be a number, not \(Session.quote(text)) (\(Session.decimalRule))")
         }
         return value
     }
 
+    /// Reads a whole number, "12" or "#12": ASCII digits, at most `digitsBeforePoint` of them
+    /// once leading zeros are set aside.
     private func number(_ text: String, what: String) throws(CommandError) -> Int {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
-        guard (1...9).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits)
-        else { throw .invalid("\(what) must be a whole number, not \(Session.quote(text))") }
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
+            digits.drop(while: { $0 == "0" }).count <= Session.digitsBeforePoint, let value = Int(digits)
+        else {
+            throw .invalid(
+                "\(what) must be a whole number, not \(Session.quote(text)) (0 to \(Session.largestWhole))")
+        }
         return value
     }
 
