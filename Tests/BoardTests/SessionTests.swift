@@ -81,13 +81,17 @@ struct SessionTests {
         ("radius 1e9", "radius must be a number, not '1e9'"),
         ("radius", "usage: radius R"),
         ("redo", "nothing to redo in the board context"),
-        ("undo now", "usage: undo"),
-        ("board 1", "usage: board"),
-        ("figure 1", "usage: figure"),
+        ("undo now", "undo takes no arguments"),
+        ("REDO now", "redo takes no arguments"),
+        ("board 1", "board takes no arguments"),
+        ("figure 1", "figure takes no arguments"),
+        ("help me", "help takes no arguments"),
+        ("quit now", "quit takes no arguments"),
+        ("exit now", "exit takes no arguments"),
         ("history 9", "history positions run from 0 to 1"),
         ("history -1", "history position must be a whole number"),
         ("history 1 2", "usage: history [N]"),
-        ("save now", "usage: save"),
+        ("save now", "save takes no arguments"),
     ]
 
     @Test(arguments: refusals)
@@ -105,6 +109,7 @@ struct SessionTests {
         #expect(session.render() == before)
         #expect(session.board.undoStack.undoCount == undoCount)
         #expect(!session.board.hasUnsavedChanges)
+        #expect(!session.isFinished)
     }
 
     @Test func refusalsInTheFigureContext() {

@@ -154,7 +154,7 @@ public final class Session {
             return Reply(
                 message: "figure #\(figure.id) \(changed ? "now has" : "already has") corner radius \(radius)")
         case "undo", "redo":
-            try expectCount(arguments, 0, usage: command)
+            try expectNoArguments(command, arguments)
             guard activeStack != nil else { throw .invalid("no figure is selected; use select N") }
             let possible = command == "undo" ? edit.canUndo : edit.canRedo
             guard possible else { throw .invalid("nothing to \(command) in the \(context.rawValue) context") }
@@ -163,11 +163,11 @@ public final class Session {
             if command == "undo" { edit.undo() } else { edit.redo() }
             return Reply(message: title)
         case "board":
-            try expectCount(arguments, 0, usage: "board")
+            try expectNoArguments(command, arguments)
             context = .board
             return Reply(message: "undo and redo now act on the board")
         case "figure":
-            try expectCount(arguments, 0, usage: "figure")
+            try expectNoArguments(command, arguments)
             let figure = try requireSelection()
             context = .figure
             return Reply(message: "undo and redo now act on figure #\(figure.id)")
@@ -183,12 +183,14 @@ public final class Session {
             stack.jump(to: position)
             return Reply(message: "jumped to position \(position)")
         case "save":
-            try expectCount(arguments, 0, usage: "save")
+            try expectNoArguments(command, arguments)
             board.save()
             return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
         case "help":
+            try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)
         case "quit", "exit":
+            try expectNoArguments(command, arguments)
             isFinished = true
             return Reply(message: "bye", showsBoard: false)
         default:
@@ -333,6 +335,12 @@ public final class Session {
 
     private func expectCount(_ arguments: [String], _ count: Int, usage: String) throws(CommandError) {
         guard arguments.count == count else { throw .invalid("usage: \(usage)") }
+    }
+
+    /// Refuses arguments after a command that takes none, all alike: "save now" must not save,
+    /// and "quit now" must not quit.
+    private func expectNoArguments(_ command: String, _ arguments: [String]) throws(CommandError) {
+        guard arguments.isEmpty else { throw .invalid("\(command) takes no arguments") }
     }
 
     private func point(_ arguments: [String], from start: Int, usage: String) throws(CommandError) -> Point {
