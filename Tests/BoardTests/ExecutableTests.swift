@@ -127,6 +127,22 @@ struct ExecutableTests {
         #expect(output.count < 200_000, "nothing echoes the huge line")
     }
 
+    /// Echoes and quotes show what was typed: its case, a tab as a space, and a "?" for each
+    /// character that could rearrange the line (U+202E) or break it (U+2028).
+    @Test func echoesAndQuotesShowWhatWasTyped() throws {
+        let (output, status) = try runBoard(input: "FROB\tnow\ncolor\t\u{202E}der\nadd\u{2028}1 1\nquit\n")
+        #expect(status == 0)
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for expected in [
+            "> FROB now", "error: unknown command 'FROB'; type help for the list", "> color ?der",
+            "error: unknown colour '?der' (one of: black, red, green, blue, yellow, orange, purple)", "> add?1 1",
+            "added figure #1 at (1.0, 1.0)",
+        ] {
+            #expect(lines.contains(expected), "missing: \(expected)")
+        }
+        #expect(!output.contains("\u{202E}") && !output.contains("\u{2028}") && !output.contains("\t"))
+    }
+
     @Test func endOfInputEndsTheProgram() throws {
         let (output, status) = try runBoard(input: "add 1 1\nmove 1 2 2")  // the last line has no newline
         #expect(status == 0)

@@ -136,6 +136,24 @@ struct SessionTests {
         #expect(Session.quote("a\u{1B}[31mb") == "'a?[31mb'", "control characters never reach the terminal")
     }
 
+    /// What the user typed is quoted as typed, with a tab as a space, and with the characters that
+    /// would hide or rearrange text, or break the line, shown as "?".
+    @Test func inputIsQuotedAsTypedAndSafely() {
+        let session = Session()
+        #expect(session.handle("FROB") == ["error: unknown command 'FROB'; type help for the list"])
+        #expect(session.handle("Quit now") == ["error: quit takes no arguments"])
+        #expect(Session.printable("add\t1 1") == "add 1 1")
+        for hidden in ["\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}", "\u{2028}", "\u{2029}", "\u{85}", "\u{7F}"] {
+            #expect(
+                Session.printable("a\(hidden)b") == "a?b", "U+\(String(hidden.unicodeScalars.first!.value, radix: 16))")
+        }
+        #expect(
+            session.handle("color \u{202E}der") == [
+                "error: unknown colour '?der' (one of: black, red, green, blue, yellow, orange, purple)"
+            ])
+        #expect(Session.printable("👨‍👩‍👧 می‌خواهم é") == "👨‍👩‍👧 می‌خواهم é", "joiners and accents stay")
+    }
+
     @Test(arguments: [
         ("12", 12.0), ("12.5", 12.5), ("0.25", 0.25), (".5", 0.5), ("7.", 7.0), ("-3", -3.0), ("+3", 3.0),
     ])

@@ -59,7 +59,7 @@ public final class Session {
     /// Handles one command line as one user event; returns what to print.
     public func handle(_ line: String) -> [String] {
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let command = words.first?.lowercased() else { return [] }
+        guard let command = words.first else { return [] }
         let arguments = Array(words.dropFirst())
         do {
             let reply = try perform(command, arguments)
@@ -105,7 +105,9 @@ public final class Session {
         var showsBoard = true
     }
 
-    private func perform(_ command: String, _ arguments: [String]) throws(CommandError) -> Reply {
+    /// Performs `typed`, a command in any case ("add", "ADD").
+    private func perform(_ typed: String, _ arguments: [String]) throws(CommandError) -> Reply {
+        let command = typed.lowercased()
         switch command {
         case "add":
             let point = try point(arguments, from: 0, usage: "add X Y")
@@ -194,7 +196,8 @@ public final class Session {
             isFinished = true
             return Reply(message: "bye", showsBoard: false)
         default:
-            throw .invalid("unknown command \(Session.quote(command)); type help for the list")
+            // Quoted as typed: the user looks for what they typed, not for its lower case.
+            throw .invalid("unknown command \(Session.quote(typed)); type help for the list")
         }
     }
 
@@ -280,17 +283,30 @@ public final class Session {
     // MARK: Parsing
 
     /// `text` in quotes for an error message: at most `longestQuote` characters (a long input is
-    /// cut, ending in "..."), control characters shown as "?".
+    /// cut, ending in "..."), made `printable`.
     public static func quote(_ text: String) -> String {
         let visible = printable(text)
         let shown = visible.count <= longestQuote ? visible : visible.prefix(longestQuote - 3) + "..."
         return "'\(shown)'"
     }
 
-    /// `text` with each control character (escape, backspace, ...) shown as "?", so that
-    /// printing what the user typed can never drive the terminal.
+    /// `text` as it can be printed back to the user: a tab is a space, and each character that is
+    /// or holds a control character (escape, backspace, ...), an invisible format character (a
+    /// bidirectional override such as U+202E, a zero-width space) or a line or paragraph separator
+    /// (U+2028, U+2029) is shown as "?". Printing what the user typed can then never drive the
+    /// terminal, reorder the line it is on, or break it. The joiners that emoji sequences and some
+    /// scripts are written with (U+200D, U+200C) are kept.
     public static func printable(_ text: String) -> String {
-        String(text.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? "?" : $0 })
+        String(text.map { $0 == "\t" ? " " : $0.unicodeScalars.contains(where: isHidden) ? "?" : $0 })
+    }
+
+    /// Whether printing `scalar` as it is could hide or rearrange text, or drive the terminal.
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        case .format: scalar != "\u{200D}" && scalar != "\u{200C}"
+        default: false
+        }
     }
 
     /// The most digits a number has before its point, leading zeros aside: numbers are less than
