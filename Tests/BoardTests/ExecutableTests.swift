@@ -175,9 +175,11 @@ struct ExecutableTests {
         #expect(helpStatus == 0)
         #expect(help.contains("usage: board [--demo]"))
         #expect(help.contains("nudge N DX DY"))
-        let (output, status) = try runBoard(["--frob"])
-        #expect(status == 2)
-        #expect(output.contains("unknown option '--frob'"))
+        // An error about the command line goes to standard error, where a script expects it.
+        let result = try ChildProcess.run(try boardExecutable().path, ["--frob"], separateErrors: true)
+        #expect(result.status == 2)
+        #expect(result.errors == "board: unknown option '--frob' (try --help)\n")
+        #expect(result.output.isEmpty)
     }
 
     /// The README's transcript is what the program prints for the commands in it, from the first

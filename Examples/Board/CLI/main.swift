@@ -57,6 +57,21 @@ final class InputReader {
     }
 }
 
+/// Prints a line on standard error, where errors about the command line belong. (It writes to the
+/// descriptor for the same reason `InputReader` reads one: the C library's `stderr` is a global.)
+func printError(_ message: String) {
+    let bytes = Array((message + "\n").utf8)
+    var written = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if count > 0 {
+            written += count
+        } else if count == 0 || errno != EINTR {
+            return  // nowhere to report that reporting failed
+        }
+    }
+}
+
 let session = Session(usesColor: wantsColor())
 let arguments = CommandLine.arguments.dropFirst()
 
@@ -66,7 +81,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 if let unknown = arguments.first(where: { $0 != "--demo" }) {
-    print("board: unknown option \(Session.quote(unknown)) (try --help)")
+    printError("board: unknown option \(Session.quote(unknown)) (try --help)")
     exit(2)
 }
 
