@@ -175,6 +175,7 @@ struct ExecutableTests {
         #expect(helpStatus == 0)
         #expect(help.contains("usage: board [--demo]"))
         #expect(help.contains("nudge N DX DY"))
+        for line in help.split(separator: "\n") { #expect(line.count <= 79, "\(line)") }
         // An error about the command line goes to standard error, where a script expects it.
         let result = try ChildProcess.run(try boardExecutable().path, ["--frob"], separateErrors: true)
         #expect(result.status == 2)

@@ -267,17 +267,18 @@ public final class Session {
           remove N        remove figure N; its own history is dropped        (board)
           select N        select figure N
           color NAME      recolour the selected figure                       (figure)
-                          NAME is one of: \(FigureColor.names)
+                          NAME: \(FigureColor.names)
           radius R        round the selected figure's corners (0 to \(Figure.maximumCornerRadius))     (figure)
           board | figure  choose what undo and redo act on
           undo | redo     undo or redo in the chosen context
           history [N]     list the chosen context's steps, or go to position N
           save            mark the board and every figure on it saved; the
                           status line shows * unsaved after any change
-          help | quit
+          help | quit     show this list, or leave
         numbers are decimal, with at most two decimals: 12, 12.5, -0.25
-        the board runs from (0.0, 0.0) at the top left to (\(Board.width), \(Board.height)) at the bottom right
-        figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners; * marks the selected one
+        the board runs from (0.0, 0.0), top left, to (\(Board.width), \(Board.height)), bottom right
+        figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners;
+        the selected one has a star: [*1]
         """
 
     // MARK: Parsing
