@@ -23,11 +23,13 @@ import Foundation
 /// daemon behind (`tmux new-session` starts the tmux server) cannot keep a pipe of this process
 /// open. Descriptors above 2 are closed in the child.
 struct ChildProcess {
-    /// What a run produced: standard output and standard error together, and the exit status
-    /// (128 + the signal number when a signal ended it).
+    /// What a run produced: standard output and standard error together (or standard error
+    /// apart, in `errors`, when asked), and the exit status (128 + the signal number when a signal
+    /// ended it).
     struct Result {
         var output: String
         var status: Int32
+        var errors = ""
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -50,6 +52,7 @@ struct ChildProcess {
     ///   - input: What it reads on standard input.
     ///   - captureOutput: When false, output goes to /dev/null (for programs that leave a
     ///     daemon holding it).
+    ///   - separateErrors: Whether standard error goes to `Result.errors` instead of `output`.
     ///   - timeLimit: How long to wait before the child is killed.
     /// - Returns: The output and the exit status.
     /// - Throws: ``Failure`` when the program cannot start or does not finish in time.
@@ -58,16 +61,19 @@ struct ChildProcess {
         _ arguments: [String] = [],
         input: String = "",
         captureOutput: Bool = true,
+        separateErrors: Bool = false,
         timeLimit: Duration = .seconds(60)
     ) throws -> Result {
         let directory = FileManager.default.temporaryDirectory
         let stem = "actionstack-child-\(getpid())-\(UUID().uuidString)"
         let inputURL = directory.appendingPathComponent(stem + ".in")
         let outputURL = directory.appendingPathComponent(stem + ".out")
+        let errorsURL = directory.appendingPathComponent(stem + ".err")
         try Data(input.utf8).write(to: inputURL)
         defer {
             try? FileManager.default.removeItem(at: inputURL)
             try? FileManager.default.removeItem(at: outputURL)
+            try? FileManager.default.removeItem(at: errorsURL)
         }
 
         let inputFD = open(inputURL.path, O_RDONLY | O_CLOEXEC)
@@ -75,11 +81,14 @@ struct ChildProcess {
             captureOutput
             ? open(outputURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             : open("/dev/null", O_WRONLY | O_CLOEXEC)
+        let errorsFD =
+            separateErrors ? open(errorsURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) : outputFD
         defer {
             if inputFD >= 0 { close(inputFD) }
             if outputFD >= 0 { close(outputFD) }
+            if separateErrors && errorsFD >= 0 { close(errorsFD) }
         }
-        guard inputFD >= 0, outputFD >= 0 else { throw Failure.cannotStart(path, errno: errno) }
+        guard inputFD >= 0, outputFD >= 0, errorsFD >= 0 else { throw Failure.cannotStart(path, errno: errno) }
 
         #if canImport(Darwin)
             var actions: posix_spawn_file_actions_t?
@@ -90,7 +99,7 @@ struct ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inputFD, 0)
         posix_spawn_file_actions_adddup2(&actions, outputFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, outputFD, 2)
+        posix_spawn_file_actions_adddup2(&actions, errorsFD, 2)
         #if canImport(Glibc)
             closeInheritedDescriptors(&actions)
         #endif
@@ -105,7 +114,8 @@ struct ChildProcess {
 
         let status = try waitForExit(pid, path: path, timeLimit: timeLimit)
         let output = captureOutput ? (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" : ""
-        return Result(output: output, status: status)
+        let errors = separateErrors ? (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? "" : ""
+        return Result(output: output, status: status, errors: errors)
     }
 
     #if canImport(Glibc)

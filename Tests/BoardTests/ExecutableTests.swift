@@ -1,3 +1,4 @@
+import BoardModel
 import Foundation
 import Testing
 
@@ -104,8 +105,42 @@ struct ExecutableTests {
         #expect(errors.count == 2)
         #expect(errors.allSatisfy { $0.count < 160 }, "\(errors.map { $0.prefix(200) })")
         #expect(errors.first?.contains("'" + String(repeating: "9", count: 37) + "...'") == true)
-        #expect(errors.last == "error: figure number must be a whole number, not '?[2J'")
+        #expect(errors.last == "error: figure number must be a whole number, not '?[2J' (0 to 999999999)")
         #expect(!output.contains("\u{1B}"), "an escape the user typed never reaches the terminal")
+    }
+
+    /// A huge line is read in time linear in its length (an 8 MB line took minutes when the
+    /// reader rescanned it after every read) and refused once, with a short echo; the next
+    /// commands run as usual. A line of exactly the limit is still read.
+    @Test func aHugeLineIsReadQuicklyAndRefusedOnce() throws {
+        let huge = "add " + String(repeating: "9", count: 8_000_000)
+        let longest = "add 1 1" + String(repeating: " ", count: LineBuffer.maximumLength - 7)
+        let (output, status) = try runBoard(input: "\(huge)\n\(longest)\nquit\n")
+        #expect(status == 0)
+        let lines = output.split(separator: "\n").map(String.init)
+        let echo = "> add " + String(repeating: "9", count: 36) + "..."
+        let echoes = lines.filter { $0.hasPrefix("> ") }.map { $0.prefix(60).trimmingCharacters(in: .whitespaces) }
+        #expect(echoes == [echo, "> add 1 1", "> quit"])
+        let refusal = try #require(lines.firstIndex(of: echo))
+        #expect(lines[refusal + 1] == "error: line too long (over 65536 bytes); it was ignored")
+        #expect(lines.contains("added figure #1 at (1.0, 1.0)"))
+        #expect(output.count < 200_000, "nothing echoes the huge line")
+    }
+
+    /// Echoes and quotes show what was typed: its case, a tab as a space, and a "?" for each
+    /// character that could rearrange the line (U+202E) or break it (U+2028).
+    @Test func echoesAndQuotesShowWhatWasTyped() throws {
+        let (output, status) = try runBoard(input: "FROB\tnow\ncolor\t\u{202E}der\nadd\u{2028}1 1\nquit\n")
+        #expect(status == 0)
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for expected in [
+            "> FROB now", "error: unknown command 'FROB'; type help for the list", "> color ?der",
+            "error: unknown colour '?der' (one of: black, red, green, blue, yellow, orange, purple)", "> add?1 1",
+            "added figure #1 at (1.0, 1.0)",
+        ] {
+            #expect(lines.contains(expected), "missing: \(expected)")
+        }
+        #expect(!output.contains("\u{202E}") && !output.contains("\u{2028}") && !output.contains("\t"))
     }
 
     @Test func endOfInputEndsTheProgram() throws {
@@ -140,9 +175,12 @@ struct ExecutableTests {
         #expect(helpStatus == 0)
         #expect(help.contains("usage: board [--demo]"))
         #expect(help.contains("nudge N DX DY"))
-        let (output, status) = try runBoard(["--frob"])
-        #expect(status == 2)
-        #expect(output.contains("unknown option '--frob'"))
+        for line in help.split(separator: "\n") { #expect(line.count <= 79, "\(line)") }
+        // An error about the command line goes to standard error, where a script expects it.
+        let result = try ChildProcess.run(try boardExecutable().path, ["--frob"], separateErrors: true)
+        #expect(result.status == 2)
+        #expect(result.errors == "board: unknown option '--frob' (try --help)\n")
+        #expect(result.output.isEmpty)
     }
 
     /// The README's transcript is what the program prints for the commands in it, from the first

@@ -49,7 +49,11 @@ struct SessionTests {
         ("add inf 1", "x must be a number, not 'inf'"),
         ("add nan 1", "x must be a number, not 'nan'"),
         ("add 1.234 1", "x must be a number, not '1.234'"),
-        ("add 1234567890 1", "x must be a number, not '1234567890'"),
+        (
+            "add 1234567890 1",
+            "x must be a number, not '1234567890' (at most two decimals, from -999999999.99 to 999999999.99: 12 or -0.25)"
+        ),
+        ("add 999999999.99 1", "(999999999.99, 1.0) is off the board"),
         ("add 1000 1", "(1000.0, 1.0) is off the board (x 0...80.0, y 0...40.0)"),
         ("add 10 40.01", "off the board"),
         ("add -0.5 1", "off the board"),
@@ -68,7 +72,8 @@ struct SessionTests {
         ("remove 3", "there is no figure #3 on the board"),
         ("remove", "usage: remove N"),
         ("select 3", "there is no figure #3"),
-        ("select 99999999999", "figure number must be a whole number"),
+        ("select 99999999999", "figure number must be a whole number, not '99999999999' (0 to 999999999)"),
+        ("select 1.0", "figure number must be a whole number, not '1.0' (0 to 999999999)"),
         ("color mauve", "unknown colour 'mauve' (one of: black, red, green, blue, yellow, orange, purple)"),
         ("color", "usage: color NAME"),
         ("radius -2", "the radius must not be negative"),
@@ -76,13 +81,17 @@ struct SessionTests {
         ("radius 1e9", "radius must be a number, not '1e9'"),
         ("radius", "usage: radius R"),
         ("redo", "nothing to redo in the board context"),
-        ("undo now", "usage: undo"),
-        ("board 1", "usage: board"),
-        ("figure 1", "usage: figure"),
+        ("undo now", "undo takes no arguments"),
+        ("REDO now", "redo takes no arguments"),
+        ("board 1", "board takes no arguments"),
+        ("figure 1", "figure takes no arguments"),
+        ("help me", "help takes no arguments"),
+        ("quit now", "quit takes no arguments"),
+        ("exit now", "exit takes no arguments"),
         ("history 9", "history positions run from 0 to 1"),
         ("history -1", "history position must be a whole number"),
         ("history 1 2", "usage: history [N]"),
-        ("save now", "usage: save"),
+        ("save now", "save takes no arguments"),
     ]
 
     @Test(arguments: refusals)
@@ -100,6 +109,7 @@ struct SessionTests {
         #expect(session.render() == before)
         #expect(session.board.undoStack.undoCount == undoCount)
         #expect(!session.board.hasUnsavedChanges)
+        #expect(!session.isFinished)
     }
 
     @Test func refusalsInTheFigureContext() {
@@ -126,11 +136,59 @@ struct SessionTests {
         #expect(Session.quote("a\u{1B}[31mb") == "'a?[31mb'", "control characters never reach the terminal")
     }
 
+    /// What the user typed is quoted as typed, with a tab as a space, and with the characters that
+    /// would hide or rearrange text, or break the line, shown as "?".
+    @Test func inputIsQuotedAsTypedAndSafely() {
+        let session = Session()
+        #expect(session.handle("FROB") == ["error: unknown command 'FROB'; type help for the list"])
+        #expect(session.handle("Quit now") == ["error: quit takes no arguments"])
+        #expect(Session.printable("add\t1 1") == "add 1 1")
+        for hidden in ["\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}", "\u{2028}", "\u{2029}", "\u{85}", "\u{7F}"] {
+            #expect(
+                Session.printable("a\(hidden)b") == "a?b", "U+\(String(hidden.unicodeScalars.first!.value, radix: 16))")
+        }
+        #expect(
+            session.handle("color \u{202E}der") == [
+                "error: unknown colour '?der' (one of: black, red, green, blue, yellow, orange, purple)"
+            ])
+        #expect(Session.printable("👨‍👩‍👧 می‌خواهم é") == "👨‍👩‍👧 می‌خواهم é", "joiners and accents stay")
+    }
+
     @Test(arguments: [
         ("12", 12.0), ("12.5", 12.5), ("0.25", 0.25), (".5", 0.5), ("7.", 7.0), ("-3", -3.0), ("+3", 3.0),
     ])
     func decimalsAreRead(text: String, value: Double) {
         #expect(Session.decimal(text) == value)
+    }
+
+    /// The limit on numbers is about their size, not how they are written: leading zeros are
+    /// fine, and every number taken is printed in plain decimal notation.
+    @Test func leadingZerosAreFine() {
+        #expect(Session.decimal("000000000001") == 1)
+        #expect(Session.decimal("-0000000000999999999.99") == -999_999_999.99)
+        #expect(Session.decimal("1000000000") == nil)
+        #expect(Session.decimal("0001000000000") == nil)
+        let session = Session()
+        #expect(session.handle("add 000000000001 0000000000000000001.50").first == "added figure #1 at (1.0, 1.5)")
+        #expect(session.handle("select 0000000001").first == "selected figure #1")
+        #expect(session.handle("nudge 00000000000001 -000000000001 0").first == "nudged figure #1 to (0.0, 1.5)")
+    }
+
+    /// "-0" is zero, shown as 0.0: a minus sign on zero would make "-0.0" appear in answers,
+    /// positions and step names.
+    @Test func negativeZeroIsZero() throws {
+        for text in ["-0", "-0.00", "-.0", "-0."] {
+            let value = try #require(Session.decimal(text))
+            #expect(value == 0 && value.sign == .plus, "\(text)")
+        }
+        let session = Session()
+        _ = session.handle("add 0 5")
+        #expect(session.handle("radius -0").first == "figure #1 already has corner radius 0.0")
+        #expect(session.handle("move 1 -0 5").first == "figure #1 is already at (0.0, 5.0)")
+        #expect(session.handle("move 1 -0.00 -0").first == "moved figure #1 to (0.0, 0.0)")
+        #expect(session.buttons.undoTitle == "Undo Move to (0.0, 0.0)")
+        #expect(session.handle("nudge 1 -0 -0").first == "figure #1 stays at (0.0, 0.0)")
+        #expect(!session.render().joined().contains("-0"))
     }
 
     @Test(arguments: ["", "-", ".", "0x10", "1e9", "1E2", "inf", "nan", "1.234", "1,5", "١٢", "1.2.3", "--1", " 1"])
@@ -170,7 +228,8 @@ struct SessionTests {
             #expect(commands.contains(Substring(word)), "\(word)")
         }
         for color in FigureColor.allCases { #expect(Session.help.contains(color.rawValue)) }
-        #expect(Session.help.split(separator: "\n").allSatisfy { $0.count <= 100 })
+        // It fits an 80-column terminal without wrapping (a line of 80 would, in some terminals).
+        for line in Session.help.split(separator: "\n") { #expect(line.count <= 79, "\(line)") }
     }
 
     @Test func renderShowsTheBoardTheSelectionAndTheButtons() {
@@ -264,6 +323,32 @@ struct SessionTests {
         #expect(after.contains("  3  Move to (9.0, 9.0)  (redo)"))
         #expect(session.handle("history 2").last == "board: [Undo Move to (5.0, 5.0)] [Redo Move to (9.0, 9.0)]")
         #expect(session.handle("history 2").first == "already at position 2")
+    }
+
+    /// A figure that left the board with unsaved changes comes back with an empty history that
+    /// does not hold its saved state: no row of that history is marked saved, as the status line
+    /// says `* unsaved`. Leaving by a removal or by undoing (then redoing) its addition alike.
+    @Test(arguments: [["remove 1", "undo"], ["undo", "redo"]])
+    func aFigureBackWithUnsavedChangesHasNoSavedRowInItsHistory(leaveAndReturn: [String]) throws {
+        let session = Session()
+        for command in ["add 10 20", "save", "color red"] + leaveAndReturn + ["select 1", "figure"] {
+            _ = session.handle(command)
+        }
+        #expect(session.board.figure(1)?.color == .red)
+        #expect(session.render().last == "figure #1: (Undo) (Redo)  * unsaved")
+        let listing = try #require(session.handle("history").first)
+        #expect(
+            listing == """
+                figure #1 history (type history N to go to position N):
+                  0  (start)  <- you are here
+                """)
+        _ = session.handle("color blue")
+        _ = session.handle("undo")
+        let after = try #require(session.handle("history").first)
+        #expect(!after.contains("saved"), "\(after)")
+        #expect(session.handle("save").last == "figure #1: (Undo) [Redo Change Color]")
+        let saved = try #require(session.handle("history").first)
+        #expect(saved.contains("  0  (start)       <- you are here, saved"), "\(saved)")
     }
 
     @Test func saveClearsTheUnsavedMarkUntilTheNextChange() {

@@ -1,8 +1,8 @@
 // The board: figures on a board, with an undo history for the board and one for each figure.
 //
 // Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour.
-// Everything interesting lives in the BoardModel target (Board, Figure, Session, UndoButtons);
-// this file only reads lines and prints answers.
+// Everything interesting lives in the BoardModel target (Board, Figure, Session, UndoButtons, and
+// LineBuffer, which cuts the input into lines); this file only reads input and prints answers.
 
 import BoardModel
 
@@ -35,33 +35,39 @@ func wantsColor() -> Bool {
 /// `readLine()` cannot tell a line that ended with Return from one that ended with Ctrl-D typed
 /// after some text; this reader can, so the program can end the output line the terminal left
 /// open. (It reads the descriptor itself because the C library's `stdin` is a global that Swift 6's
-/// strict concurrency checking does not let code touch.)
+/// strict concurrency checking does not let code touch.) `LineBuffer` cuts the bytes into lines.
 final class InputReader {
-    private var pending: [UInt8] = []
+    private var buffer = LineBuffer()
     private var atEnd = false
 
-    /// The next line without its line break, and whether it had one; nil at the end of input.
-    func nextLine() -> (text: String, endedWithNewline: Bool)? {
+    /// The next line; nil at the end of input.
+    func nextLine() -> LineBuffer.Line? {
         while true {
-            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                var bytes = pending[..<newline]
-                pending.removeSubrange(...newline)
-                if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
-                return (String(decoding: bytes, as: UTF8.self), true)
-            }
-            if atEnd {
-                guard !pending.isEmpty else { return nil }
-                defer { pending.removeAll() }
-                return (String(decoding: pending, as: UTF8.self), false)
-            }
+            if let line = buffer.nextLine() { return line }
+            if atEnd { return buffer.finish() }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
             if count > 0 {
-                pending += chunk[..<count]
+                buffer.append(chunk[..<count])
             } else if count == 0 || errno != EINTR {
                 // End of input (Ctrl-D at a terminal), or an error reading it: no more lines.
                 atEnd = true
             }
+        }
+    }
+}
+
+/// Prints a line on standard error, where errors about the command line belong. (It writes to the
+/// descriptor for the same reason `InputReader` reads one: the C library's `stderr` is a global.)
+func printError(_ message: String) {
+    let bytes = Array((message + "\n").utf8)
+    var written = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if count > 0 {
+            written += count
+        } else if count == 0 || errno != EINTR {
+            return  // nowhere to report that reporting failed
         }
     }
 }
@@ -75,7 +81,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 if let unknown = arguments.first(where: { $0 != "--demo" }) {
-    print("board: unknown option \(Session.quote(unknown)) (try --help)")
+    printError("board: unknown option \(Session.quote(unknown)) (try --help)")
     exit(2)
 }
 
@@ -94,18 +100,23 @@ let interactive = isatty(STDIN_FILENO) != 0
 let input = InputReader()
 if interactive { print("ActionStack board — type help for the commands, quit to leave.") }
 for line in session.render() { print(line) }
-while !session.isFinished {
+reading: while !session.isFinished {
     if interactive {
         print("> ", terminator: "")
         fflush(nil)  // flush the prompt (all output streams)
     }
-    guard let (line, endedWithNewline) = input.nextLine() else {
+    switch input.nextLine() {
+    case nil:
         // Ctrl-D on an empty line: end the prompt's line, so the shell's prompt starts on its own.
         if interactive { print() }
-        break
+        break reading
+    case .tooLong(let start):
+        if !interactive { print("> \(Session.printable(start))...") }
+        print(Session.lineTooLong)
+    case .text(let line, let endedWithNewline):
+        // Ctrl-D after some text: the terminal's line is still open after what was typed.
+        if interactive && !endedWithNewline { print() }
+        if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(Session.printable(line))") }
+        for output in session.handle(line) { print(output) }
     }
-    // Ctrl-D after some text: the terminal's line is still open after what was typed.
-    if interactive && !endedWithNewline { print() }
-    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(Session.printable(line))") }
-    for output in session.handle(line) { print(output) }
 }

@@ -6,7 +6,7 @@
 /// it, `[1+2]` (or `[1]+(2)` when their corners differ), so no figure hides another; the selected
 /// one keeps its star. With colour on, each figure's number is drawn in its colour.
 @MainActor
-enum BoardPicture {
+public enum BoardPicture {
     static let columns = Int(Board.width / 2) + 1
     static let rows = Int(Board.height / 4) + 1
 
@@ -16,11 +16,64 @@ enum BoardPicture {
         var color: FigureColor?
     }
 
-    /// Figures whose labels are drawn as one, and the column their label is centred on.
+    /// How many steps laying out the labels of every picture drawn so far took: one for each
+    /// label measured, each merge, and each figure and character of a label drawn. (A test hook of
+    /// the example: it grows with the number of figures drawn, never with its square.)
+    public static private(set) var layoutSteps = 0
+
+    /// Figures whose labels are drawn as one: a run of one row's figures in the order of their
+    /// columns, with what the width of their label depends on, so that the width of a merged label
+    /// is known without drawing it.
+    @MainActor
     struct Cluster {
-        var members: [Figure]
-        /// The mean of the members' columns.
-        var centre: Double
+        /// The members: positions in the row's figures ordered by column.
+        var members: Range<Int>
+        /// The sum of the members' columns: the label is centred on their mean.
+        var columnSum: Int
+        /// How many members have rounded corners.
+        var rounded: Int
+        /// The characters of the members' numbers, the selected one's star included.
+        var numbers: Int
+        /// Whether the selected figure is a member.
+        var hasSelected: Bool
+
+        /// The cluster of one figure, at `index` in the row's order.
+        init(_ figure: Figure, at index: Int, selected: Int?) {
+            members = index..<index + 1
+            columnSum = column(of: figure)
+            rounded = figure.cornerRadius > 0 ? 1 : 0
+            numbers = String(figure.id).count + (figure.id == selected ? 1 : 0)
+            hasSelected = figure.id == selected
+        }
+
+        /// Takes in the members of `next`, the cluster that follows this one.
+        mutating func absorb(_ next: Cluster) {
+            members = members.lowerBound..<next.members.upperBound
+            columnSum += next.columnSum
+            rounded += next.rounded
+            numbers += next.numbers
+            hasSelected = hasSelected || next.hasSelected
+        }
+
+        /// The mean of the members' columns (exact sums of whole columns, so a merged cluster's
+        /// centre lies between those of its parts).
+        var centre: Double { Double(columnSum) / Double(members.count) }
+
+        /// Whether all the members have the same kind of corner, and so share one pair of brackets.
+        var sharesBrackets: Bool { rounded == 0 || rounded == members.count }
+
+        /// The width of the label every member is written out in: `[1+*2]` or `[1]+(*2)`.
+        var fullWidth: Int {
+            let pluses = members.count - 1
+            return numbers + pluses + (sharesBrackets ? 2 : 2 * members.count)
+        }
+
+        /// The width of the label `label(of:in:selected:)` draws.
+        func width(selected: Int?) -> Int {
+            guard fullWidth > columns else { return fullWidth }
+            if hasSelected, let selected { return "[*\(selected) and \(members.count - 1) more]".count }
+            return "[\(members.count) figures]".count
+        }
     }
 
     /// The frame with the figures, then the list of figures.
@@ -63,25 +116,38 @@ enum BoardPicture {
     }
 
     /// The labels of one row's figures and the column each starts at, merged until none overlap.
+    ///
+    /// The figures are taken in the order of their columns (those in one column in the board's
+    /// order), and each one's label is merged with the label before it while the two overlap
+    /// (touching is fine: "[1][2]" reads well); the merged label is wider and may now reach the one
+    /// before it. The labels already placed never overlap each other, so this merges the same
+    /// pairs, in the same order, as merging the leftmost overlapping pair of the whole row and
+    /// placing every label again, until none overlaps; but each figure is measured once and each
+    /// merge costs the same whatever the labels' sizes, and a label too wide to write out is
+    /// counted, not drawn: a row of n figures takes time linear in n, not O(n² log n).
     static func place(_ figures: [Figure], selected: Int?) -> [(start: Int, label: [Cell])] {
-        var clusters = figures.map { Cluster(members: [$0], centre: Double(column(of: $0))) }
-        while true {
-            clusters.sort { $0.centre < $1.centre }
-            let placed = clusters.map { cluster in
-                let text = label(cluster.members, selected: selected)
-                return (start: start(of: text.count, centredOn: cluster.centre), label: text)
+        // Sorted by column, one bucket per column: figures in one column keep the board's order.
+        var byColumn = Array(repeating: [Figure](), count: columns)
+        for figure in figures { byColumn[column(of: figure)].append(figure) }
+        let ordered = Array(byColumn.joined())
+        var clusters: [Cluster] = []
+        func start(_ cluster: Cluster) -> Int {
+            Self.start(of: cluster.width(selected: selected), centredOn: cluster.centre)
+        }
+        func end(_ cluster: Cluster) -> Int { start(cluster) + cluster.width(selected: selected) }
+        for (index, figure) in ordered.enumerated() {
+            clusters.append(Cluster(figure, at: index, selected: selected))
+            layoutSteps += 1
+            while clusters.count > 1 && start(clusters[clusters.count - 1]) < end(clusters[clusters.count - 2]) {
+                let last = clusters.removeLast()
+                clusters[clusters.count - 1].absorb(last)
+                layoutSteps += 1
             }
-            // Merge the first pair that overlaps (touching is fine: "[1][2]" reads well), then
-            // place again: the merged label is wider and may now reach a neighbour.
-            guard
-                let index = placed.indices.dropFirst().first(where: { i in
-                    placed[i].start < placed[i - 1].start + placed[i - 1].label.count
-                })
-            else { return placed }
-            let members = clusters[index - 1].members + clusters[index].members
-            let centre = members.map { Double(column(of: $0)) }.reduce(0, +) / Double(members.count)
-            clusters[index - 1] = Cluster(members: members, centre: centre)
-            clusters.remove(at: index)
+        }
+        return clusters.map { cluster in
+            let text = label(of: cluster, in: ordered, selected: selected)
+            assert(text.count == cluster.width(selected: selected), "the width measured is the width drawn")
+            return (start: start(cluster), label: text)
         }
     }
 
@@ -91,10 +157,10 @@ enum BoardPicture {
         return max(0, min(columns - width, ideal))
     }
 
-    /// The label of a group of figures: `[*1]`, `(2)`, `[1+*2]`, `[1]+(2)`, or, when it would not
-    /// fit in the frame, a count that still names the selected figure: `[*4 and 17 more]`.
-    static func label(_ figures: [Figure], selected: Int?) -> [Cell] {
-        let members = figures.sorted { $0.id < $1.id }
+    /// The label of a cluster of figures: `[*1]`, `(2)`, `[1+*2]`, `[1]+(2)`, or, when it would
+    /// not fit in the frame, a count that still names the selected figure: `[*4 and 17 more]`.
+    static func label(of cluster: Cluster, in ordered: [Figure], selected: Int?) -> [Cell] {
+        let figures = ordered[cluster.members]
         func text(_ string: String, _ color: FigureColor? = nil) -> [Cell] {
             string.map { Cell(character: $0, color: color) }
         }
@@ -105,30 +171,38 @@ enum BoardPicture {
             figure.cornerRadius > 0 ? ("(", ")") : ("[", "]")
         }
         var cells: [Cell]
-        if Set(members.map { brackets($0).open }).count == 1 {
-            // One kind of corner: shared brackets, numbers joined by "+".
-            let (open, close) = brackets(members[0])
-            let color = members.count == 1 ? members[0].color : nil
-            cells = text(open, color)
-            for (index, figure) in members.enumerated() {
-                if index > 0 { cells += text("+") }
-                cells += number(figure)
+        if cluster.fullWidth > columns {
+            // Too wide to write out: the members are counted, not sorted and drawn.
+            layoutSteps += figures.count
+            if cluster.hasSelected, let chosen = figures.first(where: { $0.id == selected }) {
+                cells = text("[") + number(chosen) + text(" and \(figures.count - 1) more]")
+            } else {
+                cells = text("[\(figures.count) figures]")
             }
-            cells += text(close, color)
         } else {
-            // Mixed corners: each figure keeps its own brackets.
-            cells = []
-            for (index, figure) in members.enumerated() {
-                if index > 0 { cells += text("+") }
-                let (open, close) = brackets(figure)
-                cells += text(open, figure.color) + number(figure) + text(close, figure.color)
+            let members = figures.sorted { $0.id < $1.id }
+            if cluster.sharesBrackets {
+                // One kind of corner: shared brackets, numbers joined by "+".
+                let (open, close) = brackets(members[0])
+                let color = members.count == 1 ? members[0].color : nil
+                cells = text(open, color)
+                for (index, figure) in members.enumerated() {
+                    if index > 0 { cells += text("+") }
+                    cells += number(figure)
+                }
+                cells += text(close, color)
+            } else {
+                // Mixed corners: each figure keeps its own brackets.
+                cells = []
+                for (index, figure) in members.enumerated() {
+                    if index > 0 { cells += text("+") }
+                    let (open, close) = brackets(figure)
+                    cells += text(open, figure.color) + number(figure) + text(close, figure.color)
+                }
             }
         }
-        guard cells.count > columns else { return cells }
-        if let chosen = members.first(where: { $0.id == selected }) {
-            return text("[") + number(chosen) + text(" and \(members.count - 1) more]")
-        }
-        return text("[\(members.count) figures]")
+        layoutSteps += cells.count
+        return cells
     }
 
     // MARK: Colour

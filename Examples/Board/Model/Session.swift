@@ -35,6 +35,9 @@ public final class Session {
     /// The longest piece of the user's input that an error message quotes.
     public static let longestQuote = 40
 
+    /// The answer to a line longer than `LineBuffer.maximumLength` bytes, which is not read.
+    public static let lineTooLong = "error: line too long (over \(LineBuffer.maximumLength) bytes); it was ignored"
+
     /// Creates a session on an empty board.
     public init(usesColor: Bool = false) {
         self.usesColor = usesColor
@@ -56,7 +59,7 @@ public final class Session {
     /// Handles one command line as one user event; returns what to print.
     public func handle(_ line: String) -> [String] {
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let command = words.first?.lowercased() else { return [] }
+        guard let command = words.first else { return [] }
         let arguments = Array(words.dropFirst())
         do {
             let reply = try perform(command, arguments)
@@ -80,11 +83,17 @@ public final class Session {
             selectedID = nil
             context = .board
         }
-        // The Edit menu covers the stacks of the figures on the board, and no others.
-        for stack in edit.stacks where stack !== board.undoStack {
-            if !board.figures.contains(where: { $0.undoStack === stack }) { edit.remove(stack) }
+        // The Edit menu covers the stacks of the figures on the board, and no others. Compared by
+        // identity through sets, so that this takes time linear in the figures, not quadratic
+        // (`add` and `remove` each search the group's stacks).
+        let onBoard = Set(board.figures.map { ObjectIdentifier($0.undoStack) })
+        for stack in edit.stacks where stack !== board.undoStack && !onBoard.contains(ObjectIdentifier(stack)) {
+            edit.remove(stack)
         }
-        for figure in board.figures { edit.add(figure.undoStack) }
+        let inMenu = Set(edit.stacks.map(ObjectIdentifier.init))
+        for figure in board.figures where !inMenu.contains(ObjectIdentifier(figure.undoStack)) {
+            edit.add(figure.undoStack)
+        }
         let active = activeStack ?? board.undoStack
         edit.activeStack = active
         if buttons.stack !== active { buttons.follow(active) } else { buttons.refresh() }
@@ -96,7 +105,9 @@ public final class Session {
         var showsBoard = true
     }
 
-    private func perform(_ command: String, _ arguments: [String]) throws(CommandError) -> Reply {
+    /// Performs `typed`, a command in any case ("add", "ADD").
+    private func perform(_ typed: String, _ arguments: [String]) throws(CommandError) -> Reply {
+        let command = typed.lowercased()
         switch command {
         case "add":
             let point = try point(arguments, from: 0, usage: "add X Y")
@@ -145,7 +156,7 @@ public final class Session {
             return Reply(
                 message: "figure #\(figure.id) \(changed ? "now has" : "already has") corner radius \(radius)")
         case "undo", "redo":
-            try expectCount(arguments, 0, usage: command)
+            try expectNoArguments(command, arguments)
             guard activeStack != nil else { throw .invalid("no figure is selected; use select N") }
             let possible = command == "undo" ? edit.canUndo : edit.canRedo
             guard possible else { throw .invalid("nothing to \(command) in the \(context.rawValue) context") }
@@ -154,11 +165,11 @@ public final class Session {
             if command == "undo" { edit.undo() } else { edit.redo() }
             return Reply(message: title)
         case "board":
-            try expectCount(arguments, 0, usage: "board")
+            try expectNoArguments(command, arguments)
             context = .board
             return Reply(message: "undo and redo now act on the board")
         case "figure":
-            try expectCount(arguments, 0, usage: "figure")
+            try expectNoArguments(command, arguments)
             let figure = try requireSelection()
             context = .figure
             return Reply(message: "undo and redo now act on figure #\(figure.id)")
@@ -174,16 +185,19 @@ public final class Session {
             stack.jump(to: position)
             return Reply(message: "jumped to position \(position)")
         case "save":
-            try expectCount(arguments, 0, usage: "save")
+            try expectNoArguments(command, arguments)
             board.save()
             return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
         case "help":
+            try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)
         case "quit", "exit":
+            try expectNoArguments(command, arguments)
             isFinished = true
             return Reply(message: "bye", showsBoard: false)
         default:
-            throw .invalid("unknown command \(Session.quote(command)); type help for the list")
+            // Quoted as typed: the user looks for what they typed, not for its lower case.
+            throw .invalid("unknown command \(Session.quote(typed)); type help for the list")
         }
     }
 
@@ -213,11 +227,20 @@ public final class Session {
     /// A stack's history, as a history panel shows it: every position from the start, oldest
     /// first, with the step that leads to it, where you are, the saved position, and the steps
     /// that redo would bring back.
+    ///
+    /// A figure that left the board with unsaved changes and came back has a new, empty history
+    /// that its stack calls clean (`removeAllActions()` marks the emptied stack clean), yet the
+    /// figure is not as saved (`hasUnsavedChangesWithoutHistory`): its saved state is in no row of
+    /// this history, so none is marked saved, as the status line's `* unsaved` says.
     private func history(of stack: ActionStack) -> String {
         // Undo entries come newest first and redo entries next-first: lay them out oldest first.
         let steps = stack.undoEntries.reversed() + stack.redoEntries
         let position = stack.historyPosition
-        let rows = [("(start)", stack.isCleanAtStart)] + steps.map { ($0.actionName, $0.isClean) }
+        let owner = board.figures.first { $0.undoStack === stack }
+        let holdsSavedState = !(owner?.hasUnsavedChangesWithoutHistory ?? false)
+        let rows =
+            [("(start)", holdsSavedState && stack.isCleanAtStart)]
+            + steps.map { ($0.actionName, holdsSavedState && $0.isClean) }
         let width = rows.map(\.0.count).max() ?? 0
         let numberWidth = String(rows.count - 1).count
         var lines = ["\(contextName) history (type history N to go to position N):"]
@@ -244,38 +267,67 @@ public final class Session {
           remove N        remove figure N; its own history is dropped        (board)
           select N        select figure N
           color NAME      recolour the selected figure                       (figure)
-                          NAME is one of: \(FigureColor.names)
+                          NAME: \(FigureColor.names)
           radius R        round the selected figure's corners (0 to \(Figure.maximumCornerRadius))     (figure)
           board | figure  choose what undo and redo act on
           undo | redo     undo or redo in the chosen context
           history [N]     list the chosen context's steps, or go to position N
           save            mark the board and every figure on it saved; the
                           status line shows * unsaved after any change
-          help | quit
+          help | quit     show this list, or leave
         numbers are decimal, with at most two decimals: 12, 12.5, -0.25
-        the board runs from (0.0, 0.0) at the top left to (\(Board.width), \(Board.height)) at the bottom right
-        figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners; * marks the selected one
+        the board runs from (0.0, 0.0), top left, to (\(Board.width), \(Board.height)), bottom right
+        figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners;
+        the selected one has a star: [*1]
         """
 
     // MARK: Parsing
 
     /// `text` in quotes for an error message: at most `longestQuote` characters (a long input is
-    /// cut, ending in "..."), control characters shown as "?".
+    /// cut, ending in "..."), made `printable`.
     public static func quote(_ text: String) -> String {
         let visible = printable(text)
         let shown = visible.count <= longestQuote ? visible : visible.prefix(longestQuote - 3) + "..."
         return "'\(shown)'"
     }
 
-    /// `text` with each control character (escape, backspace, ...) shown as "?", so that
-    /// printing what the user typed can never drive the terminal.
+    /// `text` as it can be printed back to the user: a tab is a space, and each character that is
+    /// or holds a control character (escape, backspace, ...), an invisible format character (a
+    /// bidirectional override such as U+202E, a zero-width space) or a line or paragraph separator
+    /// (U+2028, U+2029) is shown as "?". Printing what the user typed can then never drive the
+    /// terminal, reorder the line it is on, or break it. The joiners that emoji sequences and some
+    /// scripts are written with (U+200D, U+200C) are kept.
     public static func printable(_ text: String) -> String {
-        String(text.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? "?" : $0 })
+        String(text.map { $0 == "\t" ? " " : $0.unicodeScalars.contains(where: isHidden) ? "?" : $0 })
     }
 
+    /// Whether printing `scalar` as it is could hide or rearrange text, or drive the terminal.
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        case .format: scalar != "\u{200D}" && scalar != "\u{200C}"
+        default: false
+        }
+    }
+
+    /// The most digits a number has before its point, leading zeros aside: numbers are less than
+    /// 1,000,000,000 in size. Larger ones are off the board anyway, and this keeps every number the
+    /// board prints in plain decimal notation ("(999999999.99, 1.0) is off the board").
+    public static let digitsBeforePoint = 9
+
+    /// The rule `decimal(_:)` follows, as error messages state it.
+    static let decimalRule: String = {
+        let largest = String(repeating: "9", count: digitsBeforePoint) + ".99"
+        return "at most two decimals, from -\(largest) to \(largest): 12 or -0.25"
+    }()
+
+    /// The largest whole number (figure numbers, history positions) that `number` reads.
+    static let largestWhole = Int(String(repeating: "9", count: digitsBeforePoint))!
+
     /// Reads a decimal number: ASCII digits, an optional sign, an optional point and at most two
-    /// decimals ("12", "-0.5", "3.25", ".5"). `Double(_:)` alone would also take "0x10", "1e9",
-    /// "inf" and "nan", which no one means as a coordinate.
+    /// decimals ("12", "-0.5", "3.25", ".5", "007"), with at most `digitsBeforePoint` digits
+    /// before the point once leading zeros are set aside. `Double(_:)` alone would also take
+    /// "0x10", "1e9", "inf" and "nan", which no one means as a coordinate. "-0" reads as 0.
     public static func decimal(_ text: String) -> Double? {
         var body = Substring(text)
         if body.first == "+" || body.first == "-" { body = body.dropFirst() }
@@ -283,11 +335,14 @@ public final class Session {
         let whole = parts[0]
         let fraction = parts.count == 2 ? parts[1] : ""
         func digits(_ part: Substring) -> Bool { part.allSatisfy { ("0"..."9").contains($0) } }
-        // At most nine digits before the point: larger numbers are off the board anyway, and
-        // this keeps every number the board prints in plain decimal notation.
-        guard whole.count + fraction.count > 0, whole.count <= 9, fraction.count <= 2, digits(whole), digits(fraction)
+        // The limit is on the size of the number, not on how it is written: leading zeros are fine.
+        let significant = whole.drop { $0 == "0" }
+        guard whole.count + fraction.count > 0, significant.count <= digitsBeforePoint, fraction.count <= 2,
+            digits(whole), digits(fraction)
         else { return nil }
-        return Double(text)
+        // "-0" is zero: without this it would be -0.0, and printed as "-0.0" in answers and names.
+        guard let value = Double(text) else { return nil }
+        return value == 0 ? 0 : value
     }
 
     private func requireSelection() throws(CommandError) -> Figure {
@@ -299,6 +354,12 @@ public final class Session {
         guard arguments.count == count else { throw .invalid("usage: \(usage)") }
     }
 
+    /// Refuses arguments after a command that takes none, all alike: "save now" must not save,
+    /// and "quit now" must not quit.
+    private func expectNoArguments(_ command: String, _ arguments: [String]) throws(CommandError) {
+        guard arguments.isEmpty else { throw .invalid("\(command) takes no arguments") }
+    }
+
     private func point(_ arguments: [String], from start: Int, usage: String) throws(CommandError) -> Point {
         guard arguments.count == start + 2 else { throw .invalid("usage: \(usage)") }
         return Point(x: try decimal(arguments[start], what: "x"), y: try decimal(arguments[start + 1], what: "y"))
@@ -306,17 +367,21 @@ public final class Session {
 
     private func decimal(_ text: String, what: String) throws(CommandError) -> Double {
         guard let value = Session.decimal(text) else {
-            throw .invalid(
-                "\(what) must be a number, not \(Session.quote(text)) "
-                    + "(decimal digits, at most two after the point: 12 or 12.25)")
+            throw .invalid("\(what) must be a number, not \(Session.quote(text)) (\(Session.decimalRule))")
         }
         return value
     }
 
+    /// Reads a whole number, "12" or "#12": ASCII digits, at most `digitsBeforePoint` of them
+    /// once leading zeros are set aside.
     private func number(_ text: String, what: String) throws(CommandError) -> Int {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
-        guard (1...9).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits)
-        else { throw .invalid("\(what) must be a whole number, not \(Session.quote(text))") }
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
+            digits.drop(while: { $0 == "0" }).count <= Session.digitsBeforePoint, let value = Int(digits)
+        else {
+            throw .invalid(
+                "\(what) must be a whole number, not \(Session.quote(text)) (0 to \(Session.largestWhole))")
+        }
         return value
     }
 
