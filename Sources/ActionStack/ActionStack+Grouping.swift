@@ -14,6 +14,11 @@ extension ActionStack {
     /// event into it). It also ends the continuation of a coalesced step. From a handler or an
     /// observer of an operation in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
     ///
+    /// Inside the body of a scoped group (``group(named:_:)``), the event's end waits until the
+    /// outermost scope ends, as a run-loop close does, so a helper that ends with `endEvent()` can
+    /// run inside a scope: the scope's group is not closed under it, and is still named and rolled
+    /// back as a whole.
+    ///
     /// ```swift
     /// stack.automaticGroupClosing = .manual
     /// while let line = readLine() {
@@ -31,7 +36,19 @@ extension ActionStack {
             return
         }
         guard let token = eventClose.pending else { return }
+        if scopeDepth > 0 {
+            eventEndAfterScopes = token
+            return
+        }
         eventEnded(token: token)
+    }
+
+    /// The outermost scoped group ended: ends the event ``endEvent()`` asked to end meanwhile, if
+    /// it is still pending (a rollback or a removal may have cancelled it).
+    func endEventPutOffByScopes() {
+        guard let token = eventEndAfterScopes else { return }
+        eventEndAfterScopes = nil
+        if eventClose.pending == token { eventEnded(token: token) }
     }
 
     // MARK: Internals
@@ -124,11 +141,26 @@ extension ActionStack {
 
     /// Makes the current event's close pending (if it is not) and, with
     /// ``AutomaticGroupClosing/runLoop``, schedules it on the current run loop.
+    ///
+    /// `RunLoop.perform` cannot be taken back, so a close already queued on the same run loop, in
+    /// the same modes, that has not fired yet is reused for the new event: a program that ends its
+    /// events with ``endEvent()`` and never turns its run loop keeps one queued block, not one per
+    /// event.
     func scheduleEventClose() {
         guard let token = eventClose.schedule(), automaticGroupClosing == .runLoop else { return }
+        let runLoop = RunLoop.current
+        let modes = runLoopModes
+        if let queued = queuedClose, !queued.hasFired, queued.runLoop === runLoop, queued.modes == modes {
+            queued.token = token
+            return
+        }
+        let queued = QueuedClose(token: token, runLoop: runLoop, modes: modes)
+        queuedClose = queued
+        runLoopClosesQueued &+= 1
         let reference = WeakStackReference(stack: self)
-        RunLoop.current.perform(inModes: runLoopModes) {
-            reference.stack?.scheduledCloseFired(token: token)
+        runLoop.perform(inModes: modes) {
+            queued.hasFired = true
+            reference.stack?.scheduledCloseFired(token: queued.token)
         }
     }
 
@@ -240,6 +272,25 @@ extension ActionStack {
         }
         if side === undoSide { trimOrDefer() }
         return metadata?.isDiscardable ?? false
+    }
+}
+
+/// A close queued on a run loop that has not fired yet: later events reuse it (see
+/// `ActionStack.scheduleEventClose()`).
+///
+/// Read and written only on the thread whose run loop it is queued on, which is the thread the
+/// stack is used from (the same reasoning as ``WeakStackReference``).
+final class QueuedClose: @unchecked Sendable {
+    /// The token of the event the block closes when it fires.
+    var token: UInt64
+    weak var runLoop: RunLoop?
+    let modes: [RunLoop.Mode]
+    var hasFired = false
+
+    init(token: UInt64, runLoop: RunLoop, modes: [RunLoop.Mode]) {
+        self.token = token
+        self.runLoop = runLoop
+        self.modes = modes
     }
 }
 

@@ -81,21 +81,43 @@ extension ActionStack {
     /// }
     /// ```
     ///
-    /// The sequence ends when the stack is freed. Updates are buffered (the newest 64 kept) for a
-    /// slow consumer. When the consumer stops (its task is cancelled, or it drops the sequence) the
-    /// stack forgets it at once.
+    /// The first state is the state between calls: asked for from a handler or an observer (in the
+    /// middle of a call), the sequence starts once that call has ended, with the state it leaves.
+    /// A state is never given twice in a row. The sequence ends when the stack is freed. Updates
+    /// are buffered (the newest 64 kept) for a slow consumer. When the consumer stops (its task is
+    /// cancelled, or it drops the sequence) the stack forgets it at once.
     ///
     /// - Returns: The sequence of states.
     /// - Complexity: O(1) amortized.
     public func stateUpdates() -> AsyncStream<State> {
         let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(64))
+        let inTheMiddleOfACall = callDepth > 0 || !activities.isEmpty || publisher.isPublishing
         enterCall()
         defer { leaveCall() }
         startObserving()
-        continuation.yield(publisher.lastState ?? readOnlySnapshot())
+        // The stream hears deliveries only once it has given its first state, and never the same
+        // state twice in a row (the first state may be one the other observers are yet to hear).
+        let start = StreamStart()
         let observers = publisher.observers
-        let id = observers.add({ state in continuation.yield(state) }, onListEnd: { continuation.finish() })
+        let id = observers.add(
+            { state in
+                guard start.hasStarted, state != start.last else { return }
+                start.last = state
+                continuation.yield(state)
+            },
+            onListEnd: { continuation.finish() }
+        )
         continuation.onTermination = { [weak observers] _ in observers?.removeObserver(id) }
+        let begin = { [weak self] in
+            guard let self else { return }
+            self.enterCall()
+            defer { self.leaveCall() }
+            let first = self.snapshot()
+            start.hasStarted = true
+            start.last = first
+            continuation.yield(first)
+        }
+        if inTheMiddleOfACall { whenIdle(begin) } else { begin() }
         return stream
     }
 
@@ -143,7 +165,9 @@ extension ActionStack {
         }
         if checksInvariants { _checkInvariants() }
         publish()
-        while !publisher.whenIdle.isEmpty && callDepth == 0 {
+        // Not while a delivery further up the call stack is in progress: the work waits for its
+        // end, after the states queued meanwhile are told.
+        while !publisher.whenIdle.isEmpty && callDepth == 0 && !publisher.isPublishing {
             publisher.whenIdle.removeFirst()()
         }
     }
@@ -151,7 +175,7 @@ extension ActionStack {
     /// Runs `body` now if no call on the stack is in progress, otherwise right after the outermost
     /// one ends (after its state has been published).
     func whenIdle(_ body: @escaping () -> Void) {
-        if callDepth == 0 && activities.isEmpty {
+        if callDepth == 0 && activities.isEmpty && !publisher.isPublishing {
             body()
         } else {
             publisher.whenIdle.append(body)
@@ -175,14 +199,19 @@ extension ActionStack {
         guard !publisher.isPublishing else { return }
         publisher.isPublishing = true
         defer { publisher.isPublishing = false }
-        while !publisher.queue.isEmpty {
-            let entry = publisher.queue.removeFirst()
+        // Read by position, so that an observer queueing many states (one per call it makes) costs
+        // O(1) per state; emptied (its storage kept) once everything is told.
+        var next = 0
+        while next < publisher.queue.count {
+            let entry = publisher.queue[next]
+            next += 1
             if postsNotifications && entry.isClean != publisher.lastPostedClean {
                 publisher.lastPostedClean = entry.isClean
                 post(ActionStack.cleanStateDidChangeNotification)
             }
             if let state = entry.state { publisher.observers.notify(state) }
         }
+        publisher.queue.removeAll(keepingCapacity: true)
     }
 
     private func enqueueIfChanged() {
@@ -279,3 +308,10 @@ struct Publisher {
 }
 
 @available(*, unavailable) extension Publisher: Sendable {}
+
+/// Where a ``ActionStack/stateUpdates()`` sequence is: whether it has given its first state, and
+/// the last state it gave. Used only in the stack's isolation domain.
+private final class StreamStart {
+    var hasStarted = false
+    var last: ActionStack.State?
+}

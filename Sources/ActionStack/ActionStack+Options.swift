@@ -11,8 +11,8 @@ extension ActionStack {
     /// ```
     public struct RegistrationOptions: Hashable, Sendable {
         /// What the action keeps alive (for example, bytes), counted against
-        /// ``ActionStack/maximumCost``. Default 0. A negative cost counts as 0, and the undo stack's
-        /// total stops at `Int.max` instead of overflowing.
+        /// ``ActionStack/maximumCost``. Default 0. A negative cost counts as 0; the undo stack adds
+        /// costs exactly, even past `Int.max`.
         public var cost: Int
         /// When set, the registration continues the previous step if that step was made by
         /// registrations with the same key on the same target, with no break in between.

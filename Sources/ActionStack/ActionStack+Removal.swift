@@ -157,7 +157,7 @@ extension ActionStack {
             for _ in 0..<count {
                 if shouldRemove(side.actions[read]) {
                     releaseAction(side.actions.take(read))
-                    if side.hasCosts { side.totalCost -= side.costs[read] }
+                    if side.hasCosts { side.totalCost.subtract(side.costs[read]) }
                 } else {
                     if write != read {
                         side.actions.moveElement(from: read, to: write)
@@ -263,7 +263,7 @@ extension ActionStack {
             while undoSide.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }
         if maximumCost > 0 {
-            while undoSide.totalCost > maximumCost && undoSide.closedCount > 1 { dropOldestUndoStep() }
+            while undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 { dropOldestUndoStep() }
         }
     }
 

@@ -60,6 +60,7 @@ extension ActionStack {
             let result = try body()
             scopeDepth -= 1
             closeScope(scope, on: side, name: name)
+            if scopeDepth == 0 { endEventPutOffByScopes() }
             if scopeDepth == 0 && needsTrim && isIdle {
                 needsTrim = false
                 trimToLimits()
@@ -68,6 +69,7 @@ extension ActionStack {
         } catch {
             scopeDepth -= 1
             rollBack(scope, on: side, automaticGroup: automaticGroup)
+            if scopeDepth == 0 { endEventPutOffByScopes() }
             if scopeDepth == 0 && needsTrim && isIdle {
                 needsTrim = false
                 trimToLimits()

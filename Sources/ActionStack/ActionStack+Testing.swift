@@ -22,7 +22,7 @@ extension ActionStack {
         for (name, side) in [("undo", undoSide), ("redo", redoSide)] {
             if side.inFlight != 0 { problems.append("\(name): \(side.inFlight) actions in flight") }
             var held = 0
-            var cost = 0
+            var cost = CostTotal()
             for position in 0..<side.steps.count {
                 let step = side.steps[position]
                 if step.count < 0 { problems.append("\(name): negative step count") }
@@ -70,10 +70,10 @@ extension ActionStack {
             for offset in 0..<side.actions.count {
                 let action = side.actions[offset]
                 boxCounts[ObjectIdentifier(action.box), default: 0] += 1
-                cost += side.cost(at: side.base + offset)
+                cost.add(side.cost(at: side.base + offset))
             }
             if cost != side.totalCost {
-                problems.append("\(name): total cost \(side.totalCost), actions sum to \(cost)")
+                problems.append("\(name): total cost \(side.totalCost.description), actions sum to \(cost.description)")
             }
         }
         if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
@@ -81,10 +81,10 @@ extension ActionStack {
             problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
         }
         // Cost is trimmed when a group closes: with a group open, its cost may exceed the limit.
-        if maximumCost > 0 && undoSide.totalCost > maximumCost && undoSide.closedCount > 1 && !needsTrim
+        if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 && !needsTrim
             && scopeDepth == 0 && undoSide.frames.isEmpty
         {
-            problems.append("undo stack costs \(undoSide.totalCost), limit \(maximumCost)")
+            problems.append("undo stack costs \(undoSide.totalCost.description), limit \(maximumCost)")
         }
         if disableCount < protectedDisableCount { problems.append("disable count below its protected part") }
         // Each concern checks its own state.
@@ -210,4 +210,7 @@ extension ActionStack {
 
     /// The number of distinct targets the stack tracks.
     package var _trackedTargetCount: Int { registry.count }
+
+    /// The blocks queued on run loops for the automatic close so far.
+    package var _runLoopClosesQueued: Int { runLoopClosesQueued }
 }

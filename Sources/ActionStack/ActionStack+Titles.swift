@@ -45,13 +45,35 @@ public struct TitleTemplates: Hashable, Sendable {
     /// - Parameter actionName: The step's name.
     /// - Returns: The title.
     public func undoTitle(for actionName: String) -> String {
-        actionName.isEmpty ? undoWithoutName : undo.replacing(Self.placeholder, with: actionName)
+        actionName.isEmpty ? undoWithoutName : Self.fill(undo, with: actionName)
     }
 
     /// The Redo title for `actionName` (the plain one when the name is empty).
     /// - Parameter actionName: The step's name.
     /// - Returns: The title.
     public func redoTitle(for actionName: String) -> String {
-        actionName.isEmpty ? redoWithoutName : redo.replacing(Self.placeholder, with: actionName)
+        actionName.isEmpty ? redoWithoutName : Self.fill(redo, with: actionName)
+    }
+
+    /// `template` with every `{name}` replaced by `name`, matched by Unicode scalars, so that a
+    /// combining mark right after the placeholder (which joins its brace in one character) does
+    /// not hide it.
+    ///
+    /// - Complexity: O(m) for the m scalars of the template and the name.
+    private static func fill(_ template: String, with name: String) -> String {
+        let scalars = template.unicodeScalars
+        let placeholder = placeholder.unicodeScalars
+        var result = String.UnicodeScalarView()
+        var index = scalars.startIndex
+        while index != scalars.endIndex {
+            if scalars[index...].starts(with: placeholder) {
+                result.append(contentsOf: name.unicodeScalars)
+                index = scalars.index(index, offsetBy: placeholder.count)
+            } else {
+                result.append(scalars[index])
+                index = scalars.index(after: index)
+            }
+        }
+        return String(result)
     }
 }

@@ -136,6 +136,13 @@ open class ActionStack {
     @exclusivity(unchecked) var callDepth = 0
     /// Scoped groups whose body is running; trimming waits until the outermost ends.
     @exclusivity(unchecked) var scopeDepth = 0
+    /// The token of the event whose end ``endEvent()`` asked for while a scoped group's body was
+    /// running: it ends when the outermost scope ends, if it is still the pending event.
+    @exclusivity(unchecked) var eventEndAfterScopes: UInt64?
+    /// The event's close queued on a run loop and not fired yet, which later events may reuse.
+    @exclusivity(unchecked) var queuedClose: QueuedClose?
+    /// The blocks queued on run loops for the automatic close (for tests).
+    @exclusivity(unchecked) var runLoopClosesQueued = 0
     /// The frames of the scoped groups in progress, with the serial of the step each became if its
     /// body closed it itself.
     @exclusivity(unchecked) var scopeSteps: [UInt64: UInt32?] = [:]
@@ -186,8 +193,18 @@ open class ActionStack {
     ///
     /// Default `true`, as Foundation. Each notification is a post on `NotificationCenter.default`,
     /// which costs more than the stack's own work for a registration; turn posting off when nothing
-    /// observes them. ``cleanStateDidChangeNotification`` is not posted either while it is off.
-    @exclusivity(unchecked) public var postsNotifications = true
+    /// observes them. ``cleanStateDidChangeNotification`` is not posted either while it is off;
+    /// turning posting back on does not post what changed meanwhile: the next clean-state
+    /// notification is for the next change from the state the stack is in then.
+    ///
+    /// - Complexity: O(1).
+    @exclusivity(unchecked) public var postsNotifications = true {
+        didSet {
+            guard postsNotifications && !oldValue else { return }
+            publisher.lastClean = states.isClean
+            publisher.lastPostedClean = states.isClean
+        }
+    }
 
     /// What the stack does when it is misused: log and report (default), report silently, or trap.
     @exclusivity(unchecked) public var misusePolicy: MisusePolicy = .log
@@ -392,6 +409,11 @@ open class ActionStack {
     /// rule; with ``dropsEmptyGroups`` on, an open group counts only when it holds an action).
     ///
     /// - Complexity: O(1) amortized (a step whose targets were all freed is dropped here, once).
+    ///   Two cases look through freed actions on every read, since nothing may be dropped then:
+    ///   with ``dropsEmptyGroups`` on, an open group whose newest actions have freed targets (O(k)
+    ///   for those k actions, until the group closes); and from a handler or an observer of an
+    ///   operation in progress, freed steps on top of the stack (O(d) for d such actions). The
+    ///   names, titles, ``canRedo`` and ``state`` are the same.
     open var canUndo: Bool { _canUndo }
 
     /// Whether ``redo()`` has something to redo. Reading it posts ``checkpointNotification``, as
@@ -415,7 +437,9 @@ open class ActionStack {
 
     /// Empties both stacks, open groups included (``groupingLevel`` returns to 0), re-enables
     /// registration (the disable counter returns to 0), cancels the pending automatic close and
-    /// marks the state clean, like a freshly opened document. Posts nothing.
+    /// marks the state clean, like a freshly opened document. Posts none of the eight undo
+    /// notifications (only ``cleanStateDidChangeNotification``, at the end of the call, when the
+    /// state was not clean).
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.

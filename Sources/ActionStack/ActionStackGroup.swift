@@ -16,8 +16,11 @@
 /// ```
 ///
 /// Use a group, like its stacks, from one isolation domain at a time.
+///
+/// The group holds its stacks strongly: a stack stays alive while it is in the group (remove it
+/// with ``remove(_:)`` when its document closes).
 public final class ActionStackGroup {
-    /// The stacks in the group, in the order they were added.
+    /// The stacks in the group, in the order they were added; held strongly.
     public private(set) var stacks: [ActionStack] = []
 
     /// The stack that the group's calls act on; `nil` for none (the menu items are disabled).
@@ -119,9 +122,13 @@ public final class ActionStackGroup {
         guard !isDelivering else { return }
         isDelivering = true
         defer { isDelivering = false }
-        while !queue.isEmpty {
-            observers.notify(queue.removeFirst())
+        var next = 0
+        while next < queue.count {
+            let state = queue[next]
+            next += 1
+            observers.notify(state)
         }
+        queue.removeAll(keepingCapacity: true)
     }
 }
 

@@ -12,8 +12,10 @@ public import Observation
 /// }
 /// ```
 ///
-/// The model updates once per call on the stack that changes what it shows. Use it where the
-/// stack is used (one isolation domain).
+/// The model updates once per call on the stack that changes what it shows. Observation tracks the
+/// state as one value: reading any property (``canUndo``, say) tracks the whole ``state``, so a
+/// view is told of every change of the stack's state, not only of the property it read. Use it
+/// where the stack is used (one isolation domain).
 @Observable
 public final class ActionStackModel {
     /// Everything the model shows, as one value.

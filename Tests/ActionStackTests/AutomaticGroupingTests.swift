@@ -93,6 +93,29 @@ struct AutomaticGroupingTests {
         #expect(stack.lastMisuse == nil)
     }
 
+    /// A program that ends its events with endEvent() and never turns its run loop keeps one
+    /// queued close, not one per event; the queued close still closes the event that is pending
+    /// when the run loop turns.
+    @Test func eventsEndedByHandReuseTheCloseQueuedOnTheRunLoop() {
+        let stack = makeStack(groupsByEvent: true)
+        let counter = Counter()
+        for value in 1...1_000 {
+            counter.set(value, on: stack)
+            stack.endEvent()
+        }
+        #expect(stack.undoCount == 1_000)
+        #expect(stack._runLoopClosesQueued == 1)
+        counter.set(0, on: stack)  // an event the run loop closes
+        #expect(stack.groupingLevel == 1)
+        spinRunLoop()
+        #expect(stack.groupingLevel == 0)
+        #expect(stack.undoCount == 1_001)
+        counter.set(1, on: stack)  // the queued close has fired: a new one is queued
+        #expect(stack._runLoopClosesQueued == 2)
+        spinRunLoop()
+        #expect(stack.groupingLevel == 0)
+    }
+
     @Test func closingTheAutomaticGroupByHandIsSafeWhenTheRunLoopCloseComes() {
         // Foundation crashes here: the run loop's close finds nothing open.
         let stack = makeStack(groupsByEvent: true)

@@ -4,6 +4,23 @@ import Observation
 import Testing
 
 struct CleanStateTests {
+    /// Turning notifications back on does not post what changed while they were off; the next
+    /// clean-state notification is for the next change.
+    @Test func turningPostingBackOnStartsFromTheStateThen() {
+        let stack = makeStack()
+        let counter = Counter()
+        let posts = Flag()
+        let hook = NotificationHook(ActionStack.cleanStateDidChangeNotification, stack) { _ in posts.count += 1 }
+        stack.postsNotifications = false
+        group(stack) { counter.set(1, on: stack) }
+        stack.postsNotifications = true
+        _ = stack.isClean
+        #expect(posts.count == 0, "the change made while off is not posted")
+        stack.markClean()
+        #expect(posts.count == 1, "the save is")
+        withExtendedLifetime(hook) {}
+    }
+
     @Test func aNewStackIsCleanAndAChangeMakesItDirty() {
         let stack = makeStack()
         let counter = Counter()
@@ -334,6 +351,50 @@ struct ObservationTests {
         #expect(titles.last == "Undo|Redo A")
     }
 
+    /// The first state is the state now, even when another observer has not yet heard a change
+    /// made outside any call (a freed target), and the sequence never gives a state twice in a row.
+    @Test func stateUpdatesStartsWithTheStateNow() async {
+        let stack = makeStack()
+        var target: Counter? = Counter()
+        group(stack) { target?.set(1, on: stack) }
+        var heard: [Bool] = []
+        let other = stack.observe { heard.append($0.canUndo) }
+        target = nil
+        var updates = stack.stateUpdates().makeAsyncIterator()
+        let first = await updates.next()
+        #expect(first?.canUndo == false, "the step's only target was freed")
+        #expect(heard == [false], "the other observer hears the change at the end of that call")
+        let counter = Counter()
+        group(stack, named: "Next") { counter.set(1, on: stack) }
+        var later: [ActionStack.State] = []
+        while let state = await updates.next() {
+            later.append(state)
+            if state.undoMenuItemTitle == "Undo Next" && state.groupingLevel == 0 { break }
+        }
+        #expect(later.first != first, "not the first state again")
+        #expect(zip(later, later.dropFirst()).allSatisfy { $0 != $1 }, "never a state twice in a row")
+        withExtendedLifetime(other) {}
+    }
+
+    /// Asked for from an undo handler, the sequence starts after the undo, with the state it left.
+    @Test func stateUpdatesAskedForInTheMiddleOfACallStartsAfterIt() async {
+        let stack = makeStack()
+        let counter = Counter()
+        var updates: AsyncStream<ActionStack.State>?
+        group(stack) {
+            stack.registerUndo(withTarget: counter) { counter in
+                counter.set(0, on: stack)
+                updates = stack.stateUpdates()
+            }
+        }
+        stack.undo()
+        var iterator = try! #require(updates).makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.groupingLevel == 0)
+        #expect(first?.canRedo == true)
+        #expect(first?.canUndo == false)
+    }
+
     @Test func theObservableModelTracksTheStack() {
         let stack = makeStack()
         let model = ActionStackModel(stack)
@@ -365,6 +426,28 @@ struct ObservationTests {
 }
 
 struct StackGroupTests {
+    /// An observer of the new stack switches the group to it while another observer (an autosave)
+    /// has already queued a later state: the group's observers hear each state once.
+    @Test func switchingFromAnObserverDuringADeliveryTellsEachStateOnce() {
+        final class Model { var value = 0 }
+        let first = makeStack()
+        let second = makeStack(groupsByEvent: true)
+        second.automaticGroupClosing = .manual
+        let edit = ActionStackGroup()
+        edit.activeStack = first
+        var heard: [String] = []
+        let token = edit.observe {
+            heard.append(
+                "\($0?.undoMenuItemTitle ?? "nil") clean \($0?.isClean ?? true) level \($0?.groupingLevel ?? -1)")
+        }
+        let autosave = second.observe { if !$0.isClean { second.markClean() } }
+        let focus = second.observe { _ in edit.activeStack = second }
+        let model = Model()
+        second.setValue(1, for: \.value, on: model, actionName: "Edit")  // one call
+        #expect(heard == ["Undo Edit clean true level 1"])
+        withExtendedLifetime((token, autosave, focus)) {}
+    }
+
     @Test func theGroupActsOnTheActiveStack() {
         let edit = ActionStackGroup()
         let first = makeStack()

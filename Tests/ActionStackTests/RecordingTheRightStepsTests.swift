@@ -352,6 +352,36 @@ struct ScopedGroupTests {
         #expect(!stack.canUndo)
     }
 
+    /// `endEvent()` called inside a scope's body (a helper that handles one event) waits until the
+    /// outermost scope ends: the scope's group is named and rolled back as a whole.
+    @Test(arguments: [false, true])
+    func endEventInsideAScopeWaitsForTheScope(throwing: Bool) {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        func handleOneEvent(_ value: Int) {
+            counter.set(value, on: stack)
+            stack.endEvent()
+        }
+        _ = try? stack.group(named: "Twice") {
+            handleOneEvent(1)
+            #expect(stack.groupingLevel == 2, "the scope's group is still open")
+            handleOneEvent(2)
+            if throwing { throw Failure() }
+        }
+        #expect(stack.groupingLevel == 0, "the put-off end closed the event's group")
+        if throwing {
+            #expect(counter.value == 0)
+            #expect(!stack.canUndo)
+        } else {
+            #expect(stack.undoCount == 1)
+            #expect(stack.undoMenuItemTitle == "Undo Twice")
+            stack.undo()
+            #expect(counter.value == 0)
+        }
+        #expect(stack.lastMisuse == nil)
+    }
+
     @Test func whileDisabledTheBodyJustRuns() {
         let stack = makeStack()
         stack.disableUndoRegistration()
@@ -435,6 +465,21 @@ struct CostLimitTests {
         #expect(stack._invariantViolations().isEmpty, "the total equals the sum of the costs kept")
     }
 
+    /// Costs past `Int.max` are added exactly: once a huge step is trimmed, the rest count in full.
+    @Test(arguments: [
+        ([Int.max, 50, 60], 1), ([Int.max, Int.max, 10, 10], 2), ([Int.max, Int.max, Int.max, 40, 50], 2),
+    ])
+    func costsAddUpExactlyPastIntMax(costs: [Int], kept: Int) {
+        let stack = makeStack()
+        stack.maximumCost = 100
+        let target = Counter()
+        for cost in costs {
+            group(stack) { stack.registerUndo(withTarget: target, options: .cost(cost)) { $0.value -= 1 } }
+        }
+        #expect(stack.undoCount == kept)
+        #expect(stack._invariantViolations().isEmpty)
+    }
+
     @Test func theNewestStepIsKeptEvenIfItAloneIsOverTheLimit() {
         let stack = makeStack()
         stack.maximumCost = 10
@@ -490,6 +535,19 @@ struct CostLimitTests {
 struct TitleTemplateTests {
     @Test func englishIsTheDefault() {
         #expect(ActionStack().titleTemplates == .english)
+    }
+
+    /// The placeholder is found by Unicode scalars: twice, at the edges, or followed by a combining
+    /// mark that joins its closing brace into one character.
+    @Test func thePlaceholderIsReplacedEverywhereEvenBeforeACombiningMark() {
+        let templates = TitleTemplates(
+            undo: "{name}\u{301} / {name}", redo: "Redo {name}{name}", undoWithoutName: "U", redoWithoutName: "R")
+        #expect(templates.undoTitle(for: "Move") == "Move\u{301} / Move")
+        #expect(templates.redoTitle(for: "é") == "Redo éé")
+        #expect(templates.undoTitle(for: "") == "U")
+        let plain = TitleTemplates(undo: "Undo", redo: "Redo 🙂", undoWithoutName: "U", redoWithoutName: "R")
+        #expect(plain.undoTitle(for: "Move") == "Undo", "no placeholder: the template as it is")
+        #expect(plain.redoTitle(for: "Move") == "Redo 🙂")
     }
 
     @Test func templatesMayPutTheNameAnywhere() {

@@ -321,17 +321,34 @@ extension ReferenceModel {
             if let misuse = refusal(.endEvent) { return report(misuse) }
             // Nothing pending: nothing.
             guard pendingClose else { return }
-            pendingClose = false
-            // The continuation ends.
-            continuationStepID = nil
-            // One level only, even while registration is disabled.
-            guard groupsByEvent, !undoSide.frames.isEmpty else { return }
-            post(.checkpoint)
-            // SPEC-QUESTION: if an observer of this checkpoint closed the group (or turned
-            // groupsByEvent off), the model closes nothing rather than report `.endWithoutBegin`.
-            guard groupsByEvent, !undoSide.frames.isEmpty else { return }
-            closeInnermost(willActivity: .closingGroup, didActivity: nil)
+            // (Decided) Inside a scope's body the event's end waits for the outermost scope.
+            if scopeDepth > 0 {
+                eventEndAfterScopes = eventNumber
+                return
+            }
+            endEventNow()
         }
+    }
+
+    /// The outermost scope ended: the event's end put off meanwhile, if still pending.
+    func endEventPutOffByScopes() {
+        guard let event = eventEndAfterScopes else { return }
+        eventEndAfterScopes = nil
+        if pendingClose && eventNumber == event { endEventNow() }
+    }
+
+    /// The event's end (section 8), once decided.
+    func endEventNow() {
+        pendingClose = false
+        // The continuation ends.
+        continuationStepID = nil
+        // One level only, even while registration is disabled.
+        guard groupsByEvent, !undoSide.frames.isEmpty else { return }
+        post(.checkpoint)
+        // SPEC-QUESTION: if an observer of this checkpoint closed the group (or turned
+        // groupsByEvent off), the model closes nothing rather than report `.endWithoutBegin`.
+        guard groupsByEvent, !undoSide.frames.isEmpty else { return }
+        closeInnermost(willActivity: .closingGroup, didActivity: nil)
     }
 
     // MARK: - Metadata (section 4)
@@ -847,6 +864,7 @@ extension ReferenceModel {
             scopeDepth += 1
             defer {
                 scopeDepth -= 1
+                if scopeDepth == 0 { endEventPutOffByScopes() }
                 // 6. Trimming deferred while any scope runs; runs when the outermost one ends.
                 if scopeDepth == 0 && pendingTrim && activities.isEmpty {
                     pendingTrim = false

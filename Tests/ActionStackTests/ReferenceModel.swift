@@ -310,7 +310,14 @@ final class ReferenceModel {
     var isUndoing = false
     var isRedoing = false
     /// The event's close is pending (section 8).
-    var pendingClose = false
+    var pendingClose = false {
+        didSet { if pendingClose && !oldValue { eventNumber += 1 } }
+    }
+    /// Counts the events whose close became pending (a pending close stays the same event).
+    var eventNumber = 0
+    /// The event whose end `endEvent()` asked for while a scope's body ran (section 8, decided):
+    /// it ends when the outermost scope ends, if it is still pending.
+    var eventEndAfterScopes: Int?
     /// Set while a failed scope closes the automatic group it opened: an empty close drops it.
     var droppingEmptyGroup = false
 

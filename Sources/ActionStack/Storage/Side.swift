@@ -101,7 +101,7 @@ final class Side {
     /// Frame 0's metadata.
     @exclusivity(unchecked) var frameMetadata: StepMetadata?
     /// The sum of the costs of the held actions.
-    @exclusivity(unchecked) var totalCost = 0
+    @exclusivity(unchecked) var totalCost = CostTotal()
     /// Actions at the end of the buffer that belong to a step being performed: detached from the
     /// history, not yet run.
     @exclusivity(unchecked) var inFlight = 0
@@ -135,11 +135,10 @@ final class Side {
         if cost > 0 && !hasCosts { startKeepingCosts() }
         actions.append(action)
         if hasCosts {
-            // A negative cost counts as 0, and the total stops at Int.max rather than overflow;
-            // the cost kept is the one counted, so taking the action out subtracts exactly it.
-            let counted = cost <= 0 ? 0 : Swift.min(cost, Int.max - totalCost)
+            // A negative cost counts as 0.
+            let counted = Swift.max(cost, 0)
             costs.append(counted)
-            totalCost += counted
+            totalCost.add(counted)
         }
     }
 
@@ -148,7 +147,7 @@ final class Side {
     /// - Complexity: O(1).
     @inline(__always)
     func removeLastAction() -> Action {
-        if hasCosts { totalCost -= costs.removeLast() }
+        if hasCosts { totalCost.subtract(costs.removeLast()) }
         return actions.removeLast()
     }
 
@@ -156,7 +155,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func removeFirstAction() -> Action {
-        if hasCosts { totalCost -= costs.removeFirst() }
+        if hasCosts { totalCost.subtract(costs.removeFirst()) }
         base &+= 1
         return actions.removeFirst()
     }
@@ -171,7 +170,7 @@ final class Side {
         frames.removeAll()
         nested.removeAll()
         frameMetadata = nil
-        totalCost = 0
+        totalCost = CostTotal()
         base = 0
     }
 
@@ -218,3 +217,34 @@ final class Side {
 }
 
 @available(*, unavailable) extension Side: Sendable {}
+
+/// The exact sum of non-negative `Int` costs, which may pass `Int.max` (a cost may be as large as
+/// `Int.max`): 128 bits, as two words, so adding and taking away are exact and never trap.
+struct CostTotal: Equatable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// Adds a non-negative cost.
+    ///
+    /// - Complexity: O(1).
+    mutating func add(_ cost: Int) {
+        let (sum, carry) = low.addingReportingOverflow(UInt64(cost))
+        low = sum
+        if carry { high &+= 1 }
+    }
+
+    /// Takes away a cost that was added.
+    ///
+    /// - Complexity: O(1).
+    mutating func subtract(_ cost: Int) {
+        let (difference, borrow) = low.subtractingReportingOverflow(UInt64(cost))
+        low = difference
+        if borrow { high &-= 1 }
+    }
+
+    /// Whether the total is more than `limit` (a non-negative limit).
+    func exceeds(_ limit: Int) -> Bool { high > 0 || low > UInt64(limit) }
+
+    /// The total as text, for diagnostics.
+    var description: String { high == 0 ? "\(low)" : "\(high) * 2^64 + \(low)" }
+}
