@@ -63,7 +63,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // Scenario 1: one action per explicit group; per step: register, undo, redo, release.
     for notify in [false, true] {
-        Benchmark("S1-each-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) { benchmark in
+        Benchmark("S1-each-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) {
+            benchmark in
             let stack = explicitStack(notify: notify)
             let model = Model()
             benchmark.startMeasurement()
@@ -75,7 +76,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // Scenario 2: 1,000 actions in one group, one undo, one redo; per action.
     for notify in [false, true] {
-        Benchmark("S2-single-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) { benchmark in
+        Benchmark("S2-single-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) {
+            benchmark in
             let stack = explicitStack(notify: notify)
             let model = Model()
             benchmark.startMeasurement()
@@ -114,7 +116,8 @@ let benchmarks: @Sendable () -> Void = {
     // Scenario 5: automatic grouping, the program ending each event with endEvent(): 100 events of
     // 10 registrations, then every event undone; per registration.
     for notify in [false, true] {
-        Benchmark("S5-endEvent-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration) {
+        Benchmark("S5-endEvent-notifications-\(notify ? "on" : "off")", configuration: notify ? posting : configuration)
+        {
             benchmark in
             let stack = endEventStack(notify: notify)
             let model = Model()
