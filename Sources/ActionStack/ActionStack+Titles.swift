@@ -44,6 +44,7 @@ public struct TitleTemplates: Hashable, Sendable {
     /// The Undo title for `actionName` (the plain one when the name is empty).
     /// - Parameter actionName: The step's name.
     /// - Returns: The title.
+    /// - Complexity: O(m) for the m characters of the template and the name.
     public func undoTitle(for actionName: String) -> String {
         actionName.isEmpty ? undoWithoutName : Self.fill(undo, with: actionName)
     }
@@ -51,6 +52,7 @@ public struct TitleTemplates: Hashable, Sendable {
     /// The Redo title for `actionName` (the plain one when the name is empty).
     /// - Parameter actionName: The step's name.
     /// - Returns: The title.
+    /// - Complexity: O(m) for the m characters of the template and the name.
     public func redoTitle(for actionName: String) -> String {
         actionName.isEmpty ? redoWithoutName : Self.fill(redo, with: actionName)
     }

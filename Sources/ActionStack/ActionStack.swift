@@ -277,6 +277,8 @@ open class ActionStack {
     }
 
     /// Creates an empty stack: ``levelsOfUndo`` 0, ``groupsByEvent`` on, registration enabled.
+    ///
+    /// - Complexity: O(1).
     public init() {}
 
     /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
@@ -622,6 +624,7 @@ extension ActionStack: Hashable {
     /// Hashes the stack's identity.
     ///
     /// - Parameter hasher: The hasher.
+    /// - Complexity: O(1).
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
@@ -633,6 +636,8 @@ extension ActionStack: Sendable {}
 extension ActionStack: CustomReflectable {
     /// What `dump(_:)`, a debugger and test failure messages show of a stack: its counts and state,
     /// as held (nothing is changed, nothing is posted).
+    ///
+    /// - Complexity: O(1).
     public var customMirror: Mirror {
         Mirror(
             self,

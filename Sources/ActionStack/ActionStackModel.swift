@@ -16,6 +16,9 @@ public import Observation
 /// state as one value: reading any property (``canUndo``, say) tracks the whole ``state``, so a
 /// view is told of every change of the stack's state, not only of the property it read. Use it
 /// where the stack is used (one isolation domain).
+///
+/// Every property of the model reads a stored value: O(1). Following the stack costs, per change of
+/// its state, one snapshot of the state (O(1) amortized) and one assignment that Observation reports.
 @Observable
 public final class ActionStackModel {
     /// Everything the model shows, as one value.
@@ -25,6 +28,7 @@ public final class ActionStackModel {
 
     /// Creates a model that follows `stack`.
     /// - Parameter stack: The stack to follow.
+    /// - Complexity: O(1) amortized (it observes the stack, as ``ActionStack/ActionStack/observe(_:)``).
     public init(_ stack: ActionStack) {
         state = stack.state
         token = nil
