@@ -221,7 +221,7 @@ func closureComparisons(
     var names = ["closures register+undo", "strong closure stacks", "weak closure stacks"]
     var values = [closures, strong, weak]
     if !plainStrong.isNaN {
-        names += ["strong, arrays of closures (issue's form)", "weak, arrays of closures (issue's form)"]
+        names += ["strong, plain closure arrays", "weak, plain closure arrays"]
         values += [plainStrong, plainWeak]
     }
     return zip(names, values).enumerated().map { index, pair in

@@ -287,11 +287,11 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
         ("register", "begin + registerUndo + end", "O(1) amortized"),
         ("undo", "undo()", "O(1) per action"),
         ("redo", "redo()", "O(1) per action"),
-        ("canUndo", "canUndo", "O(t), t targets"),
-        ("canRedo", "canRedo", "O(t)"),
-        ("undoMenuItemTitle", "undoMenuItemTitle", "O(t)"),
-        ("undoActionName", "undoActionName", "O(t)"),
-        ("trim", "register with levelsOfUndo full (trims)", "O(1)/dropped + O(t)"),
+        ("canUndo", "canUndo", "O(1) amortized"),
+        ("canRedo", "canRedo", "O(1) amortized"),
+        ("undoMenuItemTitle", "undoMenuItemTitle", "O(1) amortized"),
+        ("undoActionName", "undoActionName", "O(1) amortized"),
+        ("trim", "register with levelsOfUndo full (trims)", "O(1) per dropped action"),
         ("endEvent", "registerUndo + endEvent()", "O(1) amortized"),
         ("markClean", "markClean()", "O(1)"),
         ("disable+enable", "disable + enableUndoRegistration()", "O(1)"),
@@ -310,7 +310,7 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
     add(
         ScaleRow(
             operation: "canUndo: \(large) targets vs 1 target", sizeUnit: "(\(large) steps)", small: 1,
-            large: large, nsSmall: canUndo.small, nsLarge: canUndo.large, documented: "O(t)",
+            large: large, nsSmall: canUndo.small, nsLarge: canUndo.large, documented: "O(1) amortized",
             note: "target: within 2x"))
     for scale in [smallStack, largeStack, oneTarget] {
         scale.stack.removeAllActions()
@@ -345,7 +345,7 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
         ScaleRow(
             operation: "ObservationToken.cancel()", sizeUnit: "observers", small: sizes.observers,
             large: 16 * sizes.observers, nsSmall: observersSmall.cancel, nsLarge: observersLarge.cancel,
-            documented: "O(k), k observers", note: "\(1000 / scaleRounds) cancels, spread"))
+            documented: "O(1) amortized", note: "\(1000 / scaleRounds) cancels, spread"))
 
     let streams = alternate(droppedStreamCosts, sizes.streams, 16 * sizes.streams)
     let streamsSmall = (
@@ -364,7 +364,7 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
         ScaleRow(
             operation: "next change, per dropped stream", sizeUnit: "streams", small: sizes.streams,
             large: 16 * sizes.streams, nsSmall: streamsSmall.firstChange, nsLarge: streamsLarge.firstChange,
-            documented: "-", note: "then \(format(streamsLarge.nextChange, 0)) ns for the change after"))
+            documented: "O(1) per stream", note: "then \(format(streamsLarge.nextChange, 0)) ns for the change after"))
 
     let followed = alternate(followedStepCost, sizes.followed, 4 * sizes.followed)
     let followedSmall = median(followed.small)
@@ -372,7 +372,7 @@ func runScaleTable(_ sizes: ScaleSizes) -> [ScaleRow] {
     add(
         ScaleRow(
             operation: "step with an ActionStackModel following", sizeUnit: "targets", small: sizes.followed,
-            large: 4 * sizes.followed, nsSmall: followedSmall, nsLarge: followedLarge, documented: "-",
+            large: 4 * sizes.followed, nsSmall: followedSmall, nsLarge: followedLarge, documented: "O(1) per change",
             note: "4x the size; target O(1)/change"))
     return rows
 }
