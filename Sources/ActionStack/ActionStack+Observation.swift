@@ -187,7 +187,7 @@ extension ActionStack {
     /// what it changes.
     private func startObserving() {
         if !publisher.mayHaveObservers || publisher.observers.isEmpty {
-            publisher.lastState = isIdle ? snapshot() : readOnlySnapshot()
+            publisher.lastState = snapshot()
         }
         publisher.mayHaveObservers = true
     }
@@ -232,29 +232,15 @@ extension ActionStack {
     }
 
     /// The state now, dropping freed steps from the top of each stack when the stack is idle.
-    func snapshot() -> State {
-        let undoNext = nextUndoStep()
-        let redoNext = nextRedoStep()
-        let undoName = undoNext?.name ?? ""
-        let redoName = redoNext?.name ?? ""
-        return State(
-            canUndo: undoNext != nil,
-            canRedo: redoNext != nil,
-            undoCount: undoSide.closedCount,
-            redoCount: redoSide.closedCount,
-            undoActionName: undoName,
-            redoActionName: redoName,
-            undoMenuItemTitle: undoMenuTitle(forUndoActionName: undoName),
-            redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
-            isClean: states.isClean,
-            groupingLevel: currentSide.frames.count
-        )
-    }
+    func snapshot() -> State { snapshot(noticing: isIdle) }
 
     /// The state now, without dropping anything.
-    func readOnlySnapshot() -> State {
-        let undoNext = nextStep(of: undoSide, noticing: false)
-        let redoNext = nextStep(of: redoSide, noticing: false)
+    func readOnlySnapshot() -> State { snapshot(noticing: false) }
+
+    /// The state now; freed steps on top of each stack are dropped when `noticing`.
+    private func snapshot(noticing: Bool) -> State {
+        let undoNext = nextStep(of: undoSide, noticing: noticing)
+        let redoNext = nextStep(of: redoSide, noticing: noticing)
         let undoName = undoNext?.name ?? ""
         let redoName = redoNext?.name ?? ""
         return State(
