@@ -32,10 +32,7 @@ extension ActionStack {
     public func markClean() {
         enterCall()
         defer { leaveCall() }
-        if let activity = activities.refusing(.markClean) {
-            report(.reentrantCall(.markClean, during: activity))
-            return
-        }
+        if refusesReentrantCall(.markClean) { return }
         states.markClean()
         coalescer.clear()
     }

@@ -31,10 +31,7 @@ extension ActionStack {
     public func endEvent() {
         enterCall()
         defer { leaveCall() }
-        if let activity = activities.refusing(.endEvent) {
-            report(.reentrantCall(.endEvent, during: activity))
-            return
-        }
+        if refusesReentrantCall(.endEvent) { return }
         guard let token = eventClose.pending else { return }
         if scopeDepth > 0 {
             eventEndAfterScopes = token
@@ -70,10 +67,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard disableCount == 0 else { return nil }
-        if let activity = activities.refusing(.beginUndoGrouping) {
-            report(.reentrantCall(.beginUndoGrouping, during: activity))
-            return nil
-        }
+        if refusesReentrantCall(.beginUndoGrouping) { return nil }
         let side = currentSide
         if !(side.frames.isEmpty && groupsByEvent) {
             // Observers of the checkpoint run before the decision; read the state again after it.
@@ -102,10 +96,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard disableCount == 0 else { return }
-        if let activity = activities.refusing(.endUndoGrouping) {
-            report(.reentrantCall(.endUndoGrouping, during: activity))
-            return
-        }
+        if refusesReentrantCall(.endUndoGrouping) { return }
         postCheckpoint()
         guard disableCount == 0 else { return }
         let side = currentSide

@@ -113,10 +113,7 @@ extension ActionStack {
     public func jump(to position: Int) {
         enterCall()
         defer { leaveCall() }
-        if let activity = activities.refusing(.jump) {
-            report(.reentrantCall(.jump, during: activity))
-            return
-        }
+        if refusesReentrantCall(.jump) { return }
         sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount

@@ -132,10 +132,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard disableCount == 0 else { return }
-        if let activity = activities.refusing(operation) {
-            report(.reentrantCall(operation, during: activity))
-            return
-        }
+        if refusesReentrantCall(operation) { return }
         let side = currentSide
         if performing == nil && coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
             apply(change, to: &side.steps[side.steps.count - 1].metadata)

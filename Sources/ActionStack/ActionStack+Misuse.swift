@@ -132,6 +132,16 @@ extension ActionStack {
         case trap
     }
 
+    /// Whether the activity the stack is in refuses `operation` (the re-entrancy table); when it
+    /// does, the ``Misuse/reentrantCall(_:during:)`` is reported. Entry points ask before they
+    /// change anything.
+    @inline(__always)
+    func refusesReentrantCall(_ operation: Misuse.Operation) -> Bool {
+        guard let activity = activities.refusing(operation) else { return false }
+        report(.reentrantCall(operation, during: activity))
+        return true
+    }
+
     /// Reports `misuse` according to ``misusePolicy``. The caller has changed nothing.
     func report(_ misuse: Misuse) {
         switch misusePolicy {

@@ -34,10 +34,7 @@ extension ActionStack {
             target[keyPath: keyPath] = value
             return
         }
-        if let activity = activities.refusing(.setValue) {
-            report(.reentrantCall(.setValue, during: activity))
-            return
-        }
+        if refusesReentrantCall(.setValue) { return }
         if currentSide.frames.isEmpty && !groupsByEvent {
             report(.noOpenGroup(.setValue))
             return

@@ -90,10 +90,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard disableCount == 0 else { return }
-        if let activity = activities.refusing(.registerUndo) {
-            report(.reentrantCall(.registerUndo, during: activity))
-            return
-        }
+        if refusesReentrantCall(.registerUndo) { return }
         if register(target, handler, cost: cost, key: key, window: window, misuseOperation: .registerUndo) {
             post(ActionStack.didOpenUndoGroupNotification)
         }

@@ -11,10 +11,7 @@ extension ActionStack {
     func _removeAllActions() {
         enterCall()
         defer { leaveCall() }
-        if let activity = activities.refusing(.removeAllActions) {
-            report(.reentrantCall(.removeAllActions, during: activity))
-            return
-        }
+        if refusesReentrantCall(.removeAllActions) { return }
         emptySide(undoSide)
         emptySide(redoSide)
         registry.removeAll()

@@ -41,10 +41,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard registrationEnabled else { return try body() }
-        if let activity = activities.refusing(.group) {
-            report(.reentrantCall(.group, during: activity))
-            return try body()
-        }
+        if refusesReentrantCall(.group) { return try body() }
         let side = currentSide
         let frame0Before = undoSide.frames.first?.id
         // The scope's own frame, found by its id from now on (an observer of the notifications

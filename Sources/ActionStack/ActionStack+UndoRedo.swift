@@ -2,10 +2,7 @@ extension ActionStack {
     func _undo() {
         enterCall()
         defer { leaveCall() }
-        if let activity = activities.refusing(.undo) {
-            report(.reentrantCall(.undo, during: activity))
-            return
-        }
+        if refusesReentrantCall(.undo) { return }
         // Observers of the first checkpoint run before the decision.
         postCheckpoint()
         let level = undoSide.frames.count
@@ -25,10 +22,7 @@ extension ActionStack {
     func _undoNestedGroup() {
         enterCall()
         defer { leaveCall() }
-        if let activity = activities.refusing(.undoNestedGroup) {
-            report(.reentrantCall(.undoNestedGroup, during: activity))
-            return
-        }
+        if refusesReentrantCall(.undoNestedGroup) { return }
         undoNewest(checkpoint: true)
     }
 
@@ -39,10 +33,7 @@ extension ActionStack {
             report(.redoWhileUndoing)
             return
         }
-        if let activity = activities.refusing(.redo) {
-            report(.reentrantCall(.redo, during: activity))
-            return
-        }
+        if refusesReentrantCall(.redo) { return }
         postCheckpoint()
         let level = undoSide.frames.count
         guard level < 2 else {
