@@ -23,8 +23,10 @@ extension ActionStack {
     /// because its target was freed or removed). When opening the group opened the event's
     /// automatic group and that is left holding nothing, it is closed and dropped too: a failed
     /// scope leaves no step. The redo stack that the body's registrations emptied stays empty. If the body
-    /// closed the group itself and something else became the newest step since, nothing is rolled
-    /// back. Trimming to ``levelsOfUndo`` and ``maximumCost`` waits until the outermost scoped group
+    /// closed the group itself, the scope names it only while it is still open, and rolls it back
+    /// only while it is still the newest step: when something else became the newest step since,
+    /// or the body undid the group (``undo()`` closes and undoes it), nothing is named or rolled
+    /// back, and the redo step such an undo built stays, unnamed, as any undone step does. Trimming to ``levelsOfUndo`` and ``maximumCost`` waits until the outermost scoped group
     /// ends, so a rollback never meets a step that was trimmed meanwhile. Works nested and inside
     /// undo handlers. While registration is disabled, `body` simply runs; so it does when the call is
     /// refused as a misuse (``Misuse/reentrantCall(_:during:)``), with nothing to roll back.

@@ -290,6 +290,46 @@ struct ScopedGroupTests {
         #expect(b.value == 1)
     }
 
+    /// A group the body closed itself is not named by the scope; it stays a step of its own.
+    @Test func aGroupTheBodyClosedItselfIsNotNamed() {
+        let stack = makeStack()
+        let counter = Counter()
+        stack.group(named: "Import") {
+            counter.set(1, on: stack)
+            stack.endUndoGrouping()
+        }
+        #expect(stack.lastMisuse == nil)
+        #expect(stack.groupingLevel == 0)
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoMenuItemTitle == "Undo")
+        stack.undo()
+        #expect(counter.value == 0)
+    }
+
+    /// A body that undoes its own group (`undo()` closes it, then undoes it) leaves the scope
+    /// nothing to roll back and nothing to name, whether the body then returns or throws: the redo
+    /// step that the undo built stays, unnamed, as any undone step does.
+    @Test(arguments: [false, true])
+    func aScopeWhoseBodyUndidItsOwnGroupLeavesTheRedoStep(throwing: Bool) {
+        let stack = makeStack()
+        let counter = Counter()
+        group(stack, named: "Keep") { counter.set(1, on: stack) }
+        try? stack.group(named: "Import") {
+            counter.set(2, on: stack)
+            stack.undo()
+            #expect(counter.value == 1)
+            if throwing { throw Failure() }
+        }
+        #expect(counter.value == 1)
+        #expect(stack.groupingLevel == 0)
+        #expect(stack.undoCount == 1)
+        #expect(stack.undoActionName == "Keep")
+        #expect(stack.redoCount == 1)
+        #expect(stack.redoMenuItemTitle == "Redo")
+        stack.redo()
+        #expect(counter.value == 2)
+    }
+
     /// A scope inside an automatic group that was already open leaves that group alone.
     @Test func aFailedScopeLeavesAnAutomaticGroupItDidNotOpen() {
         let stack = makeStack(groupsByEvent: true)
