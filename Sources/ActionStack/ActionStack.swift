@@ -453,7 +453,10 @@ open class ActionStack {
     /// included.
     ///
     /// A closed step, or a closed group nested in an open one, that this leaves empty is removed
-    /// too; groups that were already empty, and open groups, stay. Posts nothing and does not
+    /// too; groups that were already empty, and open groups, stay. A closed group keeps its actions
+    /// only, not the groups that closed empty inside it: one left with nothing but such groups is
+    /// left empty and removed (Foundation, which keeps the empty nested group as an item, keeps
+    /// its parent too). Posts nothing and does not
     /// touch the disable counter. Whether the document is clean does not change (the document did
     /// not change), but a step that loses some of its actions no longer leads back to the state
     /// before it (see <doc:CleanStateAndHistory>). Every accepted call ends the continuation of a

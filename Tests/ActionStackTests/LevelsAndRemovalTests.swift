@@ -143,6 +143,26 @@ struct RemovalTests {
         #expect(stack.undoCount == 1)
     }
 
+    /// A closed step keeps its actions only: a group that closed empty inside it leaves no trace,
+    /// so a step left with nothing but such a group is left empty and goes (as documented; in
+    /// Foundation the empty nested group would keep its parent).
+    @Test func aClosedStepLeftWithOnlyAnEmptyNestedGroupGoes() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let keep = Counter("keep")
+        group(stack) { keep.set(1, on: stack) }
+        stack.beginUndoGrouping()
+        stack.beginUndoGrouping()
+        stack.endUndoGrouping()
+        a.set(1, on: stack)
+        stack.endUndoGrouping()
+        #expect(stack.undoCount == 2)
+        stack.removeAllActions(withTarget: a)
+        #expect(stack.undoCount == 1)
+        stack.undo()
+        #expect(keep.value == 0)
+    }
+
     @Test(arguments: [false, true])
     func openGroupsStayWhenEmptiedByRemoval(dropsEmptyGroups: Bool) {
         let stack = makeStack(dropsEmptyGroups: dropsEmptyGroups)
