@@ -24,6 +24,36 @@ struct LevelsOfUndoTests {
         #expect(stack.undoCount == 5, "0 means unlimited")
     }
 
+    @Test func stepsSurviveTheStorageGrowingAfterTrimming() {
+        // Trimming takes steps from the front of the storage; growing it afterwards must keep every
+        // step, in order, whatever the sizes (each size puts the oldest step at another position).
+        for limit in [5, 6, 7, 9, 13] {
+            let stack = makeStack()
+            stack.levelsOfUndo = limit
+            let counter = Counter()
+            var value = 0
+            for _ in 0..<(limit + 7) {
+                value += 1
+                group(stack) { counter.set(value, on: stack) }
+            }
+            stack.levelsOfUndo = 0
+            for _ in 0..<40 {
+                value += 1
+                group(stack) { counter.set(value, on: stack) }
+            }
+            #expect(stack.undoCount == limit + 40)
+            var expected = value
+            while stack.canUndo {
+                stack.undo()
+                expected -= 1
+                #expect(counter.value == expected, "limit \(limit)")
+            }
+            #expect(counter.value == value - limit - 40)
+            while stack.canRedo { stack.redo() }
+            #expect(counter.value == value, "limit \(limit)")
+        }
+    }
+
     @Test func theRedoStackIsNeverTrimmed() {
         let stack = makeStack()
         let counter = Counter()

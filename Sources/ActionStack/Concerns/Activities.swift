@@ -19,13 +19,20 @@ struct Activities {
     typealias Operation = ActionStack.Misuse.Operation
 
     /// The innermost activity in progress: the one that decides. Kept apart from the outer ones so
-    /// that an undo's handlers (one activity, the common case) cost no array operation.
+    /// that an undo's handlers (two activities deep: preparing, then undoing, the common case) cost
+    /// no array operation.
     private(set) var innermost: Activity?
-    /// The outer activities, outermost first.
+    /// The activity just outside the innermost one.
+    private var second: Activity?
+    /// The activities outside `second`, outermost first.
     private var outer: [Activity] = []
 
     /// The activities in progress, outermost first.
-    var stack: [Activity] { innermost.map { outer + [$0] } ?? [] }
+    var stack: [Activity] {
+        guard let innermost else { return [] }
+        guard let second else { return [innermost] }
+        return outer + [second, innermost]
+    }
 
     var isEmpty: Bool { innermost == nil }
 
@@ -34,15 +41,19 @@ struct Activities {
         isEmpty ? [] : ["activities left in progress: \(stack)"]
     }
 
+    /// - Complexity: O(1) amortized.
     @inline(__always)
     mutating func push(_ activity: Activity) {
-        if let innermost { outer.append(innermost) }
+        if let second { outer.append(second) }
+        second = innermost
         innermost = activity
     }
 
+    /// - Complexity: O(1).
     @inline(__always)
     mutating func pop() {
-        innermost = outer.popLast()
+        innermost = second
+        second = outer.isEmpty ? nil : outer.removeLast()
     }
 
     /// The innermost activity, when it forbids `operation`; nil when the call may go ahead.

@@ -1,3 +1,15 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#elseif canImport(ucrt)
+    import ucrt
+#endif
+
 /// A double-ended queue of values in one contiguous allocation used as a ring.
 ///
 /// The history needs four cheap operations: append and remove at the newest end (register, undo,
@@ -19,7 +31,8 @@ struct RingBuffer<Element>: ~Copyable {
     private(set) var count = 0
 
     init() {
-        slots = UnsafeMutablePointer<Element>.allocate(capacity: 0)
+        // No allocation until the first append; the pointer is never read while capacity is 0.
+        slots = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
         capacity = 0
     }
 
@@ -29,7 +42,7 @@ struct RingBuffer<Element>: ~Copyable {
             (slots + slot(position)).deinitialize(count: 1)
             position += 1
         }
-        slots.deallocate()
+        if capacity > 0 { free(slots) }
     }
 
     var isEmpty: Bool { count == 0 }
@@ -113,15 +126,34 @@ struct RingBuffer<Element>: ~Copyable {
         count = newCount
     }
 
+    /// Doubles the capacity.
+    ///
+    /// The memory is the C allocator's, so that a buffer whose elements start at its first slot (one
+    /// that has only grown, the common case) is grown with `realloc`, which extends large blocks in
+    /// place or remaps their pages instead of copying them. Moving the elements' bytes is a valid
+    /// move of the elements themselves: the stored types (actions, steps, costs) hold only strong
+    /// references, closures and integers, which Swift moves bitwise (no weak references, whose
+    /// address may be registered with the runtime on Apple platforms).
+    ///
+    /// - Complexity: O(n), amortized O(1) per append.
+    @inline(never)
     private mutating func grow() {
         let newCapacity = Swift.max(8, capacity &* 2)
-        let newSlots = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        // Move the elements to the start of the new allocation, oldest first: two runs at most.
-        let firstRun = Swift.min(count, capacity &- head)
-        newSlots.moveInitialize(from: slots + head, count: firstRun)
-        (newSlots + firstRun).moveInitialize(from: slots, count: count &- firstRun)
-        slots.deallocate()
-        slots = newSlots
+        let bytes = newCapacity * MemoryLayout<Element>.stride
+        if capacity == 0 || head == 0 {
+            let old: UnsafeMutableRawPointer? = capacity == 0 ? nil : UnsafeMutableRawPointer(slots)
+            guard let grown = realloc(old, bytes) else { fatalError("ActionStack: out of memory") }
+            slots = grown.bindMemory(to: Element.self, capacity: newCapacity)
+        } else {
+            guard let fresh = malloc(bytes) else { fatalError("ActionStack: out of memory") }
+            let newSlots = fresh.bindMemory(to: Element.self, capacity: newCapacity)
+            // Move the elements to the start of the new allocation, oldest first: two runs.
+            let firstRun = Swift.min(count, capacity &- head)
+            newSlots.moveInitialize(from: slots + head, count: firstRun)
+            (newSlots + firstRun).moveInitialize(from: slots, count: count &- firstRun)
+            free(slots)
+            slots = newSlots
+        }
         capacity = newCapacity
         head = 0
     }

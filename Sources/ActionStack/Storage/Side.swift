@@ -58,6 +58,86 @@ struct Frame {
     var id: UInt64
 }
 
+/// The open frames of a side, outermost first.
+///
+/// Frame 0 (the step being built) is stored inline and the nested frames in an array, so that
+/// opening and closing a top-level group, which most steps are, costs no array operation (no
+/// uniqueness check, no bounds check on the array's buffer).
+struct FrameStack {
+    /// The number of open frames.
+    private(set) var count = 0
+    /// Frame 0, when `count > 0`.
+    private var outermost = Frame(start: 0, low: 0, id: 0)
+    /// Frames 1 and up.
+    private var nested: [Frame] = []
+
+    var isEmpty: Bool {
+        @inline(__always) get { count == 0 }
+    }
+
+    var indices: Range<Int> { 0..<count }
+
+    /// Frame 0, if one is open.
+    var first: Frame? { count == 0 ? nil : outermost }
+
+    /// The frame at `index` (0 is the outermost).
+    ///
+    /// - Complexity: O(1).
+    subscript(index: Int) -> Frame {
+        @inline(__always) get {
+            precondition(index >= 0 && index < count, "frame index out of range")
+            return index == 0 ? outermost : nested[index &- 1]
+        }
+        @inline(__always) _modify {
+            precondition(index >= 0 && index < count, "frame index out of range")
+            if index == 0 {
+                yield &outermost
+            } else {
+                yield &nested[index &- 1]
+            }
+        }
+    }
+
+    /// Opens `frame` as the innermost.
+    ///
+    /// - Complexity: O(1) amortized.
+    @inline(__always)
+    mutating func append(_ frame: Frame) {
+        if count == 0 { outermost = frame } else { nested.append(frame) }
+        count &+= 1
+    }
+
+    /// Removes and returns the innermost frame.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always) @discardableResult
+    mutating func removeLast() -> Frame {
+        precondition(count > 0, "removeLast with no open frame")
+        count &-= 1
+        return count == 0 ? outermost : nested.removeLast()
+    }
+
+    /// Closes every frame.
+    ///
+    /// - Complexity: O(1) (the nested frames are values).
+    mutating func removeAll() {
+        count = 0
+        if !nested.isEmpty { nested.removeAll() }
+    }
+
+    /// The index of the innermost frame that satisfies `predicate`.
+    ///
+    /// - Complexity: O(count).
+    func lastIndex(where predicate: (Frame) -> Bool) -> Int? {
+        var index = count &- 1
+        while index >= 0 {
+            if predicate(self[index]) { return index }
+            index &-= 1
+        }
+        return nil
+    }
+}
+
 /// A closed group nested in an open frame: observable while its parent is open, because
 /// `undoNestedGroup()` can undo it alone. Once the parent closes it is just part of the parent.
 struct NestedGroup {
@@ -95,7 +175,7 @@ final class Side {
     /// Absolute index of `actions[0]`.
     @exclusivity(unchecked) var base = 0
     /// The open frames, outermost first.
-    @exclusivity(unchecked) var frames: [Frame] = []
+    @exclusivity(unchecked) var frames = FrameStack()
     /// The closed groups nested in open frames, in order.
     @exclusivity(unchecked) var nested: [NestedGroup] = []
     /// Frame 0's metadata.
