@@ -68,13 +68,20 @@ extension ActionStack {
         defer { leaveCall() }
         guard disableCount == 0 else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
-        let side = currentSide
-        if !(side.frames.isEmpty && groupsByEvent) {
+        // Each side read from its own `let` (see `register(on:...)`).
+        if performing == .undo { return beginGroup(on: redoSide, forScope: forScope) }
+        return beginGroup(on: undoSide, forScope: forScope)
+    }
+
+    /// `beginGroup(forScope:)` on `side`, the current side, after its refusal checks.
+    @inline(__always)
+    private func beginGroup(on side: Side, forScope: Bool) -> Frame? {
+        if !(side.frames.isEmpty && groupsByEventValue) {
             // Observers of the checkpoint run before the decision; read the state again after it.
             postCheckpoint()
             guard disableCount == 0 else { return nil }
         }
-        if side.frames.isEmpty && groupsByEvent {
+        if side.frames.isEmpty && groupsByEventValue {
             // The automatic group opens without a checkpoint; the explicit group nested in it
             // opens after one, as any nested group does. Observers of both notifications run before
             // the explicit group exists and cannot close the automatic one.
@@ -99,7 +106,17 @@ extension ActionStack {
         if refusesReentrantCall(.endUndoGrouping) { return }
         postCheckpoint()
         guard disableCount == 0 else { return }
-        let side = currentSide
+        // Each side read from its own `let` (see `register(on:...)`).
+        if performing == .undo {
+            endUndoGrouping(on: redoSide)
+        } else {
+            endUndoGrouping(on: undoSide)
+        }
+    }
+
+    /// `endUndoGrouping()` on `side`, the current side, after its checkpoint.
+    @inline(__always)
+    private func endUndoGrouping(on side: Side) {
         // The group an undo or redo in progress is building is not the handlers' to close.
         let protected = performing != nil ? 1 : 0
         guard side.frames.count > protected else {
@@ -177,12 +194,12 @@ extension ActionStack {
     private func eventEnded(token: UInt64) {
         guard eventClose.fire(token) else { return }
         coalescer.eventEnded()
-        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
+        guard groupsByEventValue, !undoSide.frames.isEmpty, performing == nil else { return }
         postCheckpoint()
         // The checkpoint's observers run before the decision: they may have closed the group or
         // turned `groupsByEvent` off (then the event's close does nothing, as it would had they
         // done it earlier).
-        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
+        guard groupsByEventValue, !undoSide.frames.isEmpty, performing == nil else { return }
         closeInnermostFrame(of: undoSide, notify: true)
     }
 
@@ -228,7 +245,7 @@ extension ActionStack {
 
     /// A new step, with a serial of its own.
     @inline(__always)
-    func makeStep(count: Int, metadata: StepMetadata?, low: StateID, high: StateID) -> Step {
+    func makeStep(count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID) -> Step {
         nextStepSerial &+= 1
         return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high)
     }
@@ -242,27 +259,32 @@ extension ActionStack {
     @discardableResult
     func closeTopLevelFrame(of side: Side, dropsIfEmpty: Bool = false) -> Bool {
         let frame = side.frames.removeLast()
-        side.nested.removeAll()
-        let metadata = side.frameMetadata
-        side.frameMetadata = nil
+        if !side.nested.isEmpty { side.nested.removeAll() }
+        let metadata = side.frameMetadata.take()
+        let discardable = metadata?.isDiscardable ?? false
         let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
-        var step: Step?
-        if count == 0 {
-            if !dropsEmptyGroups && !dropsIfEmpty {
-                step = makeStep(count: 0, metadata: metadata, low: states.current, high: states.current)
-                if side === undoSide && performing == nil { clearRedoSide() }
-            }
-        } else {
-            step = makeStep(count: count, metadata: metadata, low: frame.low, high: states.current)
-        }
-        if let step {
-            // A scoped group whose body closes the scope's own group finds the step by this.
-            if !scopeSteps.isEmpty, scopeSteps.keys.contains(frame.id) { scopeSteps[frame.id] = step.serial }
-            side.steps.append(step)
+        if count > 0 {
+            appendStep(
+                makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current),
+                closing: frame.id,
+                to: side
+            )
+        } else if !dropsEmptyGroups && !dropsIfEmpty {
+            let step = makeStep(count: 0, metadata: consume metadata, low: states.current, high: states.current)
+            if side === undoSide && performing == nil { clearRedoSide() }
+            appendStep(step, closing: frame.id, to: side)
         }
         if side === undoSide { trimOrDefer() }
-        return metadata?.isDiscardable ?? false
+        return discardable
+    }
+
+    /// Appends `step`, which the frame with id `frameID` became, to `side`'s closed steps.
+    @inline(__always)
+    private func appendStep(_ step: consuming Step, closing frameID: UInt64, to side: Side) {
+        // A scoped group whose body closes the scope's own group finds the step by this.
+        if !scopeSteps.isEmpty, scopeSteps.keys.contains(frameID) { scopeSteps[frameID] = step.serial }
+        side.steps.append(step)
     }
 }
 

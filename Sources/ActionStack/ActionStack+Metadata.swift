@@ -140,7 +140,7 @@ extension ActionStack {
         }
         var opened = false
         if side.frames.isEmpty {
-            guard groupsByEvent else {
+            guard groupsByEventValue else {
                 report(.noOpenGroup(operation))
                 return
             }

@@ -110,15 +110,37 @@ extension ActionStack {
         window: Duration?,
         misuseOperation: Misuse.Operation
     ) -> Bool {
-        let outside = performing == nil
-        let side = outside ? undoSide : currentSide
-        if let key, outside, side.frames.isEmpty,
-            coalescer.canJoin(key: key, box: registry.box(for: target), window: window, now: coalescingClock)
-        {
+        // One call per side, each reading its own `let`: a side chosen by a conditional would be
+        // retained and released around the registration.
+        if performing == .undo {
+            return register(
+                on: redoSide, outside: false, target, handler, cost: cost, key: key, window: window,
+                misuseOperation: misuseOperation)
+        }
+        return register(
+            on: undoSide, outside: performing == nil, target, handler, cost: cost, key: key, window: window,
+            misuseOperation: misuseOperation)
+    }
+
+    /// The registration on `side`, the current side; `outside`: no undo or redo is in progress.
+    ///
+    /// - Complexity: O(1) amortized, plus O(r) to empty a redo stack of r actions.
+    @inline(__always)
+    private func register(
+        on side: Side,
+        outside: Bool,
+        _ target: AnyObject,
+        _ handler: consuming @escaping (AnyObject) -> Void,
+        cost: Int,
+        key: String?,
+        window: Duration?,
+        misuseOperation: Misuse.Operation
+    ) -> Bool {
+        if let key, outside, side.frames.isEmpty, canJoinCoalescedStep(key: key, target: target, window: window) {
             joinCoalescedStep(target, handler, cost: cost)
             return false
         }
-        if side.frames.isEmpty && !groupsByEvent {
+        if side.frames.isEmpty && !groupsByEventValue {
             report(.noOpenGroup(misuseOperation))
             return false
         }
@@ -131,12 +153,31 @@ extension ActionStack {
         if outside {
             // Every change made outside undo and redo is a new document state.
             _ = states.change()
-            coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
+            if key != nil || coalescer.candidate != nil {
+                coalescerSawRegistration(key: key, box: box, into: frameWasEmpty)
+            }
         }
         return opened
     }
 
+    // The coalescing paths are kept out of line: a `ContinuousClock.Instant` has a layout known only
+    // at run time, and the registration path would otherwise look up its metadata and size a stack
+    // slot for it on every call.
+
+    /// Whether a registration with `key` on `target` may continue the newest closed undo step.
+    @inline(never)
+    private func canJoinCoalescedStep(key: String, target: AnyObject, window: Duration?) -> Bool {
+        coalescer.canJoin(key: key, box: registry.box(for: target), window: window, now: coalescingClock)
+    }
+
+    /// Tells the coalescer of a registration outside undo and redo (`key` nil: a plain one).
+    @inline(never)
+    private func coalescerSawRegistration(key: String?, box: Unmanaged<TargetBox>, into frameWasEmpty: Bool) {
+        coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
+    }
+
     /// Continues the newest closed undo step with a coalescing registration.
+    @inline(never)
     private func joinCoalescedStep(_ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int) {
         clearRedoSide()
         let box = registry.retainBox(for: target)
@@ -147,7 +188,7 @@ extension ActionStack {
         coalescer.joined(at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined
         // step until it ends.
-        if groupsByEvent { scheduleEventClose() }
+        if groupsByEventValue { scheduleEventClose() }
         if cost != 0 { trimOrDefer() }
     }
 

@@ -66,11 +66,11 @@ extension ActionStack {
                 return false
             }
             coalescer.clear()
-            _ = perform(.undo, from: undoSide, group: .newestNested)
+            _ = perform(.undo, from: undoSide, to: redoSide, group: .newestNested)
             return true
         }
         coalescer.clear()
-        return performNewestStep(of: undoSide, .undo)
+        return performNewestStep(of: undoSide, .undo, to: redoSide)
     }
 
     /// One redo of the newest redo step, after the checks and the close of an open undo group.
@@ -78,7 +78,7 @@ extension ActionStack {
     @discardableResult
     func redoNewest() -> Bool {
         coalescer.clear()
-        return performNewestStep(of: redoSide, .redo)
+        return performNewestStep(of: redoSide, .redo, to: undoSide)
     }
 
     /// Undoes (or redoes) the newest step of `side` that still has a live action; returns whether
@@ -90,16 +90,16 @@ extension ActionStack {
     /// the step is simply performed: one whose every action has a freed target runs nothing, builds
     /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
     /// way the only weak load per action is the one that runs its handler.
-    private func performNewestStep(of side: Side, _ direction: Direction) -> Bool {
+    private func performNewestStep(of side: Side, _ direction: Direction, to destination: Side) -> Bool {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
-            if perform(direction, from: side, group: .newestStep) { return true }
+            if perform(direction, from: side, to: destination, group: .newestStep) { return true }
             if direction == .undo { coalescer.clear() }
         }
         return false
     }
 
-    /// Which group of a side ``perform(_:from:group:)`` performs.
+    /// Which group of a side ``perform(_:from:to:group:)`` performs.
     enum NewestGroup {
         /// The newest closed step.
         case newestStep
@@ -116,9 +116,8 @@ extension ActionStack {
     /// runs. As in Foundation, the will-notification is posted before the group leaves the history.
     /// Each action is then removed from the end of the buffer just before it runs, so an undo costs
     /// O(1) per action whatever else the stack holds.
-    func perform(_ direction: Direction, from source: Side, group: NewestGroup) -> Bool {
+    func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
-        let destination = undoing ? redoSide : undoSide
         let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = states.current
         performing = direction
@@ -138,9 +137,9 @@ extension ActionStack {
         let high: StateID
         switch group {
         case .newestStep:
-            var step = source.steps.removeLast()
+            let step = source.steps.removeLast()
             (count, low, high) = (step.actionCount, step.low, step.high)
-            metadata = step.metadata.take()
+            metadata = (consume step).metadata
         case .newestNested:
             let nested = source.nested.removeLast()
             (count, low, high) = (nested.count, nested.low, nested.high)
@@ -190,14 +189,15 @@ extension ActionStack {
             destination.steps.append(
                 makeStep(
                     count: builtCount,
-                    metadata: builtMetadata,
+                    metadata: consume builtMetadata,
                     low: undoing ? stateAfter : stateBefore,
                     high: undoing ? stateBefore : stateAfter
                 )
             )
         } else if !undoing && !dropsEmptyGroups {
             // Foundation keeps the step a redo builds even when its handlers registered nothing.
-            destination.steps.append(makeStep(count: 0, metadata: builtMetadata, low: stateAfter, high: stateAfter))
+            destination.steps.append(
+                makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter))
         }
         if !undoing { trimOrDefer() }
 

@@ -338,6 +338,33 @@ struct SubclassingTests {
         return seen
     }
 
+    /// A subclass whose getters report other values than its setters stored.
+    final class MisreportingStack: ActionStack {
+        override var levelsOfUndo: Int {
+            get { 1 }
+            set { super.levelsOfUndo = newValue }
+        }
+        override var groupsByEvent: Bool {
+            get { true }
+            set { super.groupsByEvent = newValue }
+        }
+    }
+
+    @Test func theStackActsOnWhatTheSettersStoredNotOnWhatAnOverrideReports() {
+        let stack = MisreportingStack()
+        stack.misusePolicy = .report
+        stack.groupsByEvent = false
+        let counter = Counter()
+        for value in 1...3 { group(stack) { counter.set(value, on: stack) } }
+        #expect(stack.levelsOfUndo == 1)
+        #expect(stack.undoCount == 3, "no limit was stored")
+        counter.set(4, on: stack)
+        #expect(stack.groupsByEvent)
+        #expect(stack.lastMisuse == .noOpenGroup(.registerUndo), "automatic grouping was stored off")
+        stack.levelsOfUndo = 2
+        #expect(stack.undoCount == 2)
+    }
+
     @Test func aSubclassThatOverridesEveryOpenMemberAndCallsSuperKeepsEveryRule() {
         let plain = ActionStack()
         let recording = RecordingUndoManager()
