@@ -76,12 +76,12 @@ extension ActionStack {
     /// `beginGroup(forScope:)` on `side`, the current side, after its refusal checks.
     @inline(__always)
     private func beginGroup(on side: Side, forScope: Bool) -> Frame? {
-        if !(side.frames.isEmpty && groupsByEventValue) {
+        if !(side.frames.isEmpty && groupsByEvent) {
             // Observers of the checkpoint run before the decision; read the state again after it.
             postCheckpoint()
             guard disableCount == 0 else { return nil }
         }
-        if side.frames.isEmpty && groupsByEventValue {
+        if side.frames.isEmpty && groupsByEvent {
             // The automatic group opens without a checkpoint; the explicit group nested in it
             // opens after one, as any nested group does. Observers of both notifications run before
             // the explicit group exists and cannot close the automatic one.
@@ -194,12 +194,12 @@ extension ActionStack {
     private func eventEnded(token: UInt64) {
         guard eventClose.fire(token) else { return }
         coalescer.eventEnded()
-        guard groupsByEventValue, !undoSide.frames.isEmpty, performing == nil else { return }
+        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         postCheckpoint()
         // The checkpoint's observers run before the decision: they may have closed the group or
         // turned `groupsByEvent` off (then the event's close does nothing, as it would had they
         // done it earlier).
-        guard groupsByEventValue, !undoSide.frames.isEmpty, performing == nil else { return }
+        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         closeInnermostFrame(of: undoSide, notify: true)
     }
 

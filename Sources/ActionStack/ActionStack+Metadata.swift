@@ -140,7 +140,7 @@ extension ActionStack {
         }
         var opened = false
         if side.frames.isEmpty {
-            guard groupsByEventValue else {
+            guard groupsByEvent else {
                 report(.noOpenGroup(operation))
                 return
             }

@@ -35,7 +35,7 @@ extension ActionStack {
             return
         }
         if refusesReentrantCall(.setValue) { return }
-        if currentSide.frames.isEmpty && !groupsByEventValue {
+        if currentSide.frames.isEmpty && !groupsByEvent {
             report(.noOpenGroup(.setValue))
             return
         }

@@ -140,7 +140,7 @@ extension ActionStack {
             joinCoalescedStep(target, handler, cost: cost)
             return false
         }
-        if side.frames.isEmpty && !groupsByEventValue {
+        if side.frames.isEmpty && !groupsByEvent {
             report(.noOpenGroup(misuseOperation))
             return false
         }
@@ -188,7 +188,7 @@ extension ActionStack {
         coalescer.joined(at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined
         // step until it ends.
-        if groupsByEventValue { scheduleEventClose() }
+        if groupsByEvent { scheduleEventClose() }
         if cost != 0 { trimOrDefer() }
     }
 

@@ -243,7 +243,7 @@ extension ActionStack {
     /// scoped group's body is running.
     @inline(__always)
     func trimOrDefer() {
-        guard levelsOfUndoValue > 0 || maximumCost > 0 else { return }
+        guard levelsOfUndo > 0 || maximumCost > 0 else { return }
         if scopeDepth > 0 {
             needsTrim = true
         } else {
@@ -256,8 +256,8 @@ extension ActionStack {
     ///
     /// - Complexity: O(k) for the k actions dropped.
     func trimToLimits() {
-        if levelsOfUndoValue > 0 {
-            while undoSide.closedCount > levelsOfUndoValue { dropOldestUndoStep() }
+        if levelsOfUndo > 0 {
+            while undoSide.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }
         if maximumCost > 0 {
             while undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 { dropOldestUndoStep() }

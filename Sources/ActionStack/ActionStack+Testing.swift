@@ -77,8 +77,8 @@ extension ActionStack {
             }
         }
         if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
-        if levelsOfUndoValue > 0 && undoSide.closedCount > levelsOfUndoValue && !needsTrim && scopeDepth == 0 {
-            problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndoValue)")
+        if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !needsTrim && scopeDepth == 0 {
+            problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
         }
         // Cost is trimmed when a group closes: with a group open, its cost may exceed the limit.
         if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 && !needsTrim

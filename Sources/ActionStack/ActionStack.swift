@@ -158,12 +158,6 @@ open class ActionStack {
     @exclusivity(unchecked) var isReportingMisuse = false
     /// Whether every call ends with an invariant check (a test hook).
     @exclusivity(unchecked) var checksInvariants = false
-    /// What ``groupsByEvent``'s setter stored. The stack reads it directly (no dynamic dispatch on
-    /// the registration path): what an override's getter returns is for callers.
-    @exclusivity(unchecked) var groupsByEventValue = true
-    /// What ``levelsOfUndo``'s setter stored (never negative), read directly like
-    /// `groupsByEventValue`.
-    @exclusivity(unchecked) var levelsOfUndoValue = 0
 
     // MARK: Settings
 
@@ -256,16 +250,9 @@ open class ActionStack {
     /// flag is off when the event's close comes, the close does nothing and the program must close
     /// the group itself.
     ///
-    /// The stack acts on the value the setter stores: a subclass that overrides the property acts
-    /// on the stack by calling `super`'s setter; what its getter returns is what callers see.
-    ///
     /// - Complexity: O(1).
-    open var groupsByEvent: Bool {
-        get { groupsByEventValue }
-        set {
-            groupsByEventValue = newValue
-            settingChanged()
-        }
+    @exclusivity(unchecked) open var groupsByEvent = true {
+        didSet { settingChanged() }
     }
 
     /// The run-loop modes in which the automatic close of ``groupsByEvent`` is scheduled.
@@ -279,14 +266,12 @@ open class ActionStack {
     /// are more closed steps than the limit, the oldest are dropped silently; setting the limit trims
     /// at once (at the end of the call in progress, when set from a handler or an observer). The redo
     /// stack is never trimmed. Steps are counted as the stack holds them: a step whose targets were
-    /// all freed counts until the stack drops it (see <doc:Performance>). As with ``groupsByEvent``,
-    /// the stack acts on the value the setter stores, not on what an override's getter returns.
+    /// all freed counts until the stack drops it (see <doc:Performance>).
     ///
     /// - Complexity: Setting it is O(k) for the k actions dropped.
-    open var levelsOfUndo: Int {
-        get { levelsOfUndoValue }
-        set {
-            levelsOfUndoValue = Swift.max(newValue, 0)
+    @exclusivity(unchecked) open var levelsOfUndo = 0 {
+        didSet {
+            if levelsOfUndo < 0 { levelsOfUndo = 0 }
             limitsChanged()
         }
     }

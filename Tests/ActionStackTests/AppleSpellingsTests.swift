@@ -338,31 +338,31 @@ struct SubclassingTests {
         return seen
     }
 
-    /// A subclass whose getters report other values than its setters stored.
-    final class MisreportingStack: ActionStack {
+    /// A subclass whose getters decide, whatever the setters stored (they never call `super`).
+    final class FixedSettingsStack: ActionStack {
         override var levelsOfUndo: Int {
-            get { 1 }
-            set { super.levelsOfUndo = newValue }
+            get { 2 }
+            set {}
         }
         override var groupsByEvent: Bool {
-            get { true }
-            set { super.groupsByEvent = newValue }
+            get { false }
+            set {}
         }
     }
 
-    @Test func theStackActsOnWhatTheSettersStoredNotOnWhatAnOverrideReports() {
-        let stack = MisreportingStack()
+    @Test func theStackReadsGroupsByEventAndLevelsOfUndoThroughOverriddenGetters() {
+        let stack = FixedSettingsStack()
         stack.misusePolicy = .report
-        stack.groupsByEvent = false
         let counter = Counter()
-        for value in 1...3 { group(stack) { counter.set(value, on: stack) } }
-        #expect(stack.levelsOfUndo == 1)
-        #expect(stack.undoCount == 3, "no limit was stored")
-        counter.set(4, on: stack)
-        #expect(stack.groupsByEvent)
-        #expect(stack.lastMisuse == .noOpenGroup(.registerUndo), "automatic grouping was stored off")
-        stack.levelsOfUndo = 2
-        #expect(stack.undoCount == 2)
+        counter.set(1, on: stack)
+        #expect(stack.lastMisuse == .noOpenGroup(.registerUndo), "the getter says no automatic grouping")
+        #expect(!stack.canUndo)
+        for value in 2...6 { group(stack) { counter.set(value, on: stack) } }
+        #expect(stack.undoCount == 2, "the getter's limit trims")
+        stack.undo()
+        stack.undo()
+        stack.undo()
+        #expect(counter.value == 4)
     }
 
     @Test func aSubclassThatOverridesEveryOpenMemberAndCallsSuperKeepsEveryRule() {

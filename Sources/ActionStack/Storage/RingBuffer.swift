@@ -21,7 +21,7 @@
 /// buffer has one owner (a ``Side`` of one stack, which stores it inline), is never copied, and so
 /// needs neither copy-on-write, nor the uniqueness check an `Array` makes on every mutation, nor a
 /// retain of a buffer object on every access.
-struct RingBuffer<Element>: ~Copyable {
+struct RingBuffer<Element: BitwiseMovable>: ~Copyable {
     /// The slots; `capacity` of them, a power of two (or zero).
     private var slots: UnsafeMutablePointer<Element>
     private var capacity: Int
@@ -131,13 +131,13 @@ struct RingBuffer<Element>: ~Copyable {
     /// The memory is the C allocator's, so that a buffer whose elements start at its first slot (one
     /// that has only grown, the common case) is grown with `realloc`, which extends large blocks in
     /// place or remaps their pages instead of copying them. Moving the elements' bytes is a valid
-    /// move of the elements themselves: the stored types (actions, steps, costs) hold only strong
-    /// references, closures and integers, which Swift moves bitwise (no weak references, whose
-    /// address may be registered with the runtime on Apple platforms).
+    /// move of the elements themselves: `Element` is ``BitwiseMovable``.
     ///
     /// - Complexity: O(n), amortized O(1) per append.
     @inline(never)
     private mutating func grow() {
+        // `malloc` and `realloc` align to 16 bytes.
+        precondition(MemoryLayout<Element>.alignment <= 16, "RingBuffer: element alignment above 16")
         let newCapacity = Swift.max(8, capacity &* 2)
         let bytes = newCapacity * MemoryLayout<Element>.stride
         if capacity == 0 || head == 0 {
@@ -158,6 +158,19 @@ struct RingBuffer<Element>: ~Copyable {
         head = 0
     }
 }
+
+/// A type whose values a ``RingBuffer`` may move by copying their bytes, as `realloc` does.
+///
+/// Swift moves a value bitwise when what it holds is strong references, closures and plain data. A
+/// value that holds a weak reference (or, on Apple platforms, an unowned reference to an
+/// Objective-C object) must not conform: the runtime may keep track of that reference's address.
+/// What the stack stores conforms: actions (a box reference and a closure), steps (counts, ids and a
+/// strong reference) and costs.
+protocol BitwiseMovable {}
+
+extension Action: BitwiseMovable {}
+extension Step: BitwiseMovable {}
+extension Int: BitwiseMovable {}
 
 // A ring buffer belongs to one stack and lives in that stack's isolation domain.
 @available(*, unavailable) extension RingBuffer: Sendable {}
