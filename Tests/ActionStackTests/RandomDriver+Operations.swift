@@ -598,12 +598,12 @@ enum DriverGenerator {
 
 /// Runs a case on two worlds (a stack and the model, or two models) and compares them.
 enum DriverRunner {
-    /// Whether `DRIVER_TRACE` asks for a trace of each step on standard output.
-    nonisolated(unsafe) static var trace = false
-
     /// Returns nil when the worlds agreed throughout, or a description of the first divergence.
+    /// `tracing` prints each step on standard output. It is a parameter, not a shared switch: tests
+    /// run the driver in parallel, and a switch one test flips races with the others' reads
+    /// (ThreadSanitizer caught exactly that).
     static func run(
-        _ driverCase: DriverCase, expected makeExpected: (DriverCase) -> any DriverWorld,
+        _ driverCase: DriverCase, tracing: Bool = false, expected makeExpected: (DriverCase) -> any DriverWorld,
         actual makeActual: (DriverCase) -> any DriverWorld
     ) -> String? {
         let expected = makeExpected(driverCase)
@@ -646,7 +646,7 @@ enum DriverRunner {
             actual.plan.resetBudget()
             expected.perform(op)
             actual.perform(op)
-            if trace { print("op \(index) \(op)\n   \(expected.snapshot(readGetters: false))") }
+            if tracing { print("op \(index) \(op)\n   \(expected.snapshot(readGetters: false))") }
             if case .free = op { lastFreed = true } else { lastFreed = false }
             if let problem = compare("after op \(index) \(op)", readGetters: !lastFreed) { return problem }
         }

@@ -397,21 +397,24 @@ struct RandomDriverTests {
 
     static let environment = ProcessInfo.processInfo.environment
 
+    /// Whether `DRIVER_TRACE` asks for a trace of each step on standard output (read once, never
+    /// written: the driver runs in parallel tests).
+    static let tracing = environment["DRIVER_TRACE"] != nil
+
     /// Runs `sequences` seeded cases of `length` top-level operations from `firstSeed`. Returns the
     /// number of operations run (scope bodies included) and whether all agreed; stops at the first
     /// divergence, which it records shrunk.
     func drive(firstSeed: UInt64, sequences: Int, length: Int) -> (operations: Int, agreed: Bool) {
-        DriverRunner.trace = Self.environment["DRIVER_TRACE"] != nil
         var operations = 0
         var tally: [String: Int] = [:]
         for offset in 0..<UInt64(sequences) {
             let seed = firstSeed &+ offset
             let driverCase = DriverGenerator.makeCase(seed: seed, count: length)
-            if DriverRunner.trace { print("seed \(seed) \(driverCase.config)") }
+            if Self.tracing { print("seed \(seed) \(driverCase.config)") }
             operations += driverCase.size
             var model: ModelWorld?
             let problem = DriverRunner.run(
-                driverCase,
+                driverCase, tracing: Self.tracing,
                 expected: {
                     model = ModelWorld($0, decisions: Self.decisions)
                     return model!
@@ -434,17 +437,15 @@ struct RandomDriverTests {
     static let decisions = ReferenceModel.Decisions.flipping(
         (environment["DRIVER_DECISIONS"] ?? "").split(separator: ",").map(String.init))
 
-    static func run(_ driverCase: DriverCase) -> String? {
+    static func run(_ driverCase: DriverCase, tracing: Bool = Self.tracing) -> String? {
         DriverRunner.run(
-            driverCase, expected: { ModelWorld($0, decisions: decisions) }, actual: { StackWorld($0) })
+            driverCase, tracing: tracing, expected: { ModelWorld($0, decisions: decisions) },
+            actual: { StackWorld($0) })
     }
 
     /// Records a divergence with its seed and the shrunk case, as Swift source to paste.
     static func report(_ driverCase: DriverCase, _ problem: String) {
-        let wasTracing = DriverRunner.trace
-        DriverRunner.trace = false
-        let short = DriverRunner.shrink(driverCase) { run($0) != nil }
-        DriverRunner.trace = wasTracing
+        let short = DriverRunner.shrink(driverCase) { run($0, tracing: false) != nil }
         let shortProblem = run(short) ?? problem
         Issue.record(
             """
