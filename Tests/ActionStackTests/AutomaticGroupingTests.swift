@@ -419,9 +419,12 @@ struct NotificationSequenceTests {
         let stack = makeStack()
         let id = ObjectIdentifier(stack)
         await confirmation(expectedCount: 1) { opened in
+            // Observing this stack only (a post with another object would not reach the block),
+            // and checking the object too: an observer of every object would also run for the
+            // posts of the tests running in parallel, on their threads.
             let token = NotificationCenter.default.addObserver(
                 forName: ActionStack.didOpenUndoGroupNotification,
-                object: nil,
+                object: stack,
                 queue: nil
             ) { note in
                 if let object = note.object as? ActionStack, ObjectIdentifier(object) == id { opened() }
