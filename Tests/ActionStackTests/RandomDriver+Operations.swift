@@ -600,8 +600,8 @@ enum DriverGenerator {
 enum DriverRunner {
     /// Returns nil when the worlds agreed throughout, or a description of the first divergence.
     /// `tracing` prints each step on standard output. It is a parameter, not a shared switch: tests
-    /// run the driver in parallel, and a switch one test flips races with the others' reads
-    /// (ThreadSanitizer caught exactly that).
+    /// run the driver in parallel, and a switch one test flips races with the others' reads (the
+    /// likely source of a ThreadSanitizer warning in one CI run, which did not come back).
     static func run(
         _ driverCase: DriverCase, tracing: Bool = false, expected makeExpected: (DriverCase) -> any DriverWorld,
         actual makeActual: (DriverCase) -> any DriverWorld
