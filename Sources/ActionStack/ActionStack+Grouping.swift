@@ -53,7 +53,21 @@ extension ActionStack {
     /// The side that registration, grouping and the metadata setters act on: the redo stack while
     /// undoing, the undo stack otherwise.
     @inline(__always)
-    var currentSide: Side { performing == .undo ? redoSide : undoSide }
+    var currentSide: Side {
+        if operations != nil, let run = operations?.runBelongsToCurrentTask() { return run.handlerSide }
+        return performing == .undo ? redoSide : undoSide
+    }
+
+    /// The undo or redo in progress as the caller sees it: the synchronous one, or, from the task
+    /// of an asynchronous operation (and the tasks it starts), that operation.
+    var performing: Direction? {
+        @inline(__always) get {
+            if let now = performingNow { return now }
+            if operations == nil { return nil }
+            return operations?.runBelongsToCurrentTask()?.direction
+        }
+        @inline(__always) set { performingNow = newValue }
+    }
 
     func _beginUndoGrouping() {
         _ = beginGroup()
@@ -68,6 +82,9 @@ extension ActionStack {
         defer { leaveCall() }
         guard disableCount == 0 else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
+        if operations != nil, let run = operations?.runBelongsToCurrentTask() {
+            return beginGroup(on: run.handlerSide, forScope: forScope)
+        }
         // Each side read from its own `let` (see `register(on:...)`).
         if performing == .undo { return beginGroup(on: redoSide, forScope: forScope) }
         return beginGroup(on: undoSide, forScope: forScope)
@@ -106,8 +123,9 @@ extension ActionStack {
         if refusesReentrantCall(.endUndoGrouping) { return }
         postCheckpoint()
         guard disableCount == 0 else { return }
-        // Each side read from its own `let` (see `register(on:...)`).
-        if performing == .undo {
+        if operations != nil, let run = operations?.runBelongsToCurrentTask() {
+            endUndoGrouping(on: run.handlerSide)
+        } else if performing == .undo {
             endUndoGrouping(on: redoSide)
         } else {
             endUndoGrouping(on: undoSide)

@@ -114,6 +114,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.jump) { return }
+        if operations != nil, routesToAsyncOperation(.jump(to: position), .jump) { return }
         sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount

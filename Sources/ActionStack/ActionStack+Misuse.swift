@@ -24,6 +24,19 @@ extension ActionStack {
         /// A call that the stack cannot take while it is in the middle of `activity` (see the
         /// table in <doc:Reentrancy>).
         case reentrantCall(Operation, during: Activity)
+        /// `performUndo()`, `performRedo()` or `performJump(to:)` awaited by a handler of the
+        /// asynchronous operation in flight on the same stack: it would wait for itself.
+        case awaitsOwnOperation(Operation)
+        /// An undo, redo or jump while the stack holds a broken step (see
+        /// ``ActionStack/brokenStep``): discard or retry it first.
+        case stepIsBroken(Operation)
+        /// A synchronous `undo()`, `redo()` or `jump(to:)` that would start an asynchronous
+        /// operation (the step holds an asynchronous action, or an operation is in flight), called
+        /// off the main thread: await ``ActionStack/performUndo(isolation:)`` and its siblings there.
+        case needsAwait(Operation)
+        /// `undoNestedGroup()` on a group with an asynchronous action, or while an asynchronous
+        /// operation is in flight: it has no asynchronous form.
+        case notWhileAsync(Operation)
 
         /// The public call that was misused.
         public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -89,6 +102,10 @@ extension ActionStack {
             case .redoWhileUndoing: .redo
             case .noOpenGroup(let operation): operation
             case .reentrantCall(let operation, _): operation
+            case .awaitsOwnOperation(let operation): operation
+            case .stepIsBroken(let operation): operation
+            case .needsAwait(let operation): operation
+            case .notWhileAsync(let operation): operation
             }
         }
 
@@ -114,6 +131,18 @@ extension ActionStack {
                         : "must begin a group before naming or marking a step")
             case .reentrantCall(let operation, let activity):
                 "\(operation) was called while \(activity); the call was ignored"
+            case .awaitsOwnOperation(let operation):
+                "the awaited form of \(operation) was called by a handler of the operation in flight on the same "
+                    + "stack, which would wait for itself; the call was ignored"
+            case .stepIsBroken(let operation):
+                "\(operation) was called while the stack holds a broken step; "
+                    + "call discardBrokenStep() or retryBrokenStep() first"
+            case .needsAwait(let operation):
+                "\(operation) would start an asynchronous operation but was called off the main thread; "
+                    + "await its asynchronous form (performUndo(), performRedo(), performJump(to:)) instead"
+            case .notWhileAsync(let operation):
+                "\(operation) was called on a group with an asynchronous action or while an asynchronous "
+                    + "operation is in flight; it has no asynchronous form, and the call was ignored"
             }
         }
     }
@@ -137,7 +166,18 @@ extension ActionStack {
     /// change anything.
     @inline(__always)
     func refusesReentrantCall(_ operation: Misuse.Operation) -> Bool {
-        guard let activity = activities.refusing(operation) else { return false }
+        if let activity = activities.refusing(operation) {
+            report(.reentrantCall(operation, during: activity))
+            return true
+        }
+        guard operations != nil, activities.isEmpty, let run = operations?.runBelongsToCurrentTask() else {
+            return false
+        }
+        // A handler of the asynchronous operation in flight, between its own awaits: the rows of a
+        // synchronous undo's handlers (or of a rollback) apply.
+        let activity: Misuse.Activity =
+            run.phase == .rollingBack ? .rollingBack : run.direction == .undo ? .undoing : .redoing
+        guard !Activities.allows(operation, during: activity) else { return false }
         report(.reentrantCall(operation, during: activity))
         return true
     }

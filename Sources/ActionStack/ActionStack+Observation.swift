@@ -28,6 +28,10 @@ extension ActionStack {
         public var isClean: Bool
         /// The number of open groups.
         public var groupingLevel: Int
+        /// Whether an asynchronous operation holds the turn (``ActionStack/isBusy``).
+        public var isBusy: Bool = false
+        /// The number of requests waiting behind it (``ActionStack/pendingRequestCount``).
+        public var pendingRequestCount: Int = 0
     }
 
     /// The stack's state now. Unlike reading ``canRedo``, taking a snapshot posts no notification.
@@ -158,8 +162,11 @@ extension ActionStack {
     }
 
     private func outermostCallEnded() {
-        if states.needsRenumbering && activities.isEmpty && performing == nil { renumberStates() }
-        if needsTrim && scopeDepth == 0 && activities.isEmpty {
+        let operationInFlight = operations?.run != nil
+        if states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
+            renumberStates()
+        }
+        if needsTrim && scopeDepth == 0 && activities.isEmpty && !operationInFlight {
             needsTrim = false
             trimToLimits()
         }
@@ -253,7 +260,9 @@ extension ActionStack {
             undoMenuItemTitle: undoMenuTitle(forUndoActionName: undoName),
             redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
             isClean: states.isClean,
-            groupingLevel: currentSide.frames.count
+            groupingLevel: currentSide.frames.count,
+            isBusy: operations?.queue.isBusy ?? false,
+            pendingRequestCount: operations?.queue.pendingCount ?? 0
         )
     }
 }

@@ -110,6 +110,12 @@ extension ActionStack {
         window: Duration?,
         misuseOperation: Misuse.Operation
     ) -> Bool {
+        if operations != nil, let run = operations?.runBelongsToCurrentTask() {
+            // A handler of the asynchronous operation in flight: into the step it builds.
+            return register(
+                on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
+                misuseOperation: misuseOperation)
+        }
         // One call per side, each reading its own `let`: a side chosen by a conditional would be
         // retained and released around the registration.
         if performing == .undo {
@@ -193,8 +199,16 @@ extension ActionStack {
     }
 
     /// Empties the redo stack, releasing its actions.
+    ///
+    /// While an asynchronous operation is in flight, this is a new change from another task: the
+    /// redo stack is emptied when the operation settles (it may be the operation's own side), and
+    /// the requests waiting are cancelled, since they meant an older state.
     @inline(__always)
     func clearRedoSide() {
+        if operations != nil, operations?.run != nil {
+            noteNewChangeDuringOperation()
+            return
+        }
         guard redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
         emptySide(redoSide)
     }

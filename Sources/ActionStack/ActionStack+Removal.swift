@@ -12,6 +12,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.removeAllActions) { return }
+        if operations != nil { removeAllForOperations() }
         emptySide(undoSide)
         emptySide(redoSide)
         registry.removeAll()
@@ -38,6 +39,13 @@ extension ActionStack {
         coalescer.forget(box)
         compact(undoSide) { $0.isOn(box) }
         compact(redoSide) { $0.isOn(box) }
+        if let run = operations?.run {
+            // The step in flight skips the target's actions it has not run yet; the step it builds
+            // loses them, as every step does.
+            run.removedBoxes.append(ObjectIdentifier(box))
+            compact(run.built) { $0.isOn(box) }
+            compact(run.bin) { $0.isOn(box) }
+        }
     }
 
     /// Whether `target` is an object whose deinitialization has begun: a weak reference formed to
@@ -244,7 +252,8 @@ extension ActionStack {
     @inline(__always)
     func trimOrDefer() {
         guard levelsOfUndo > 0 || maximumCost > 0 else { return }
-        if scopeDepth > 0 {
+        if scopeDepth > 0 || (operations != nil && operations?.run != nil) {
+            // Never a step in flight: the limits are applied when the operation settles.
             needsTrim = true
         } else {
             trimToLimits()

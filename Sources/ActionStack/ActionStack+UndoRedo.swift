@@ -3,6 +3,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.undo) { return }
+        if operations != nil, routesToAsyncOperation(.undo, .undo) { return }
         // Observers of the first checkpoint run before the decision.
         postCheckpoint()
         let level = undoSide.frames.count
@@ -23,6 +24,13 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.undoNestedGroup) { return }
+        if let operations,
+            operations.queue.isBusy || operations.broken != nil
+                || undoSide.frameMetadata?.holdsAsyncActions == true
+        {
+            report(.notWhileAsync(.undoNestedGroup))
+            return
+        }
         undoNewest(checkpoint: true)
     }
 
@@ -34,6 +42,7 @@ extension ActionStack {
             return
         }
         if refusesReentrantCall(.redo) { return }
+        if operations != nil, routesToAsyncOperation(.redo, .redo) { return }
         postCheckpoint()
         let level = undoSide.frames.count
         guard level < 2 else {

@@ -124,8 +124,12 @@ open class ActionStack {
     /// Observers of the stack's state, and what they have been told.
     @exclusivity(unchecked) var publisher = Publisher()
 
-    /// The undo or redo in progress, from its will-notification to its did-notification.
-    @exclusivity(unchecked) var performing: Direction?
+    /// The synchronous undo or redo in progress, from its will-notification to its did-notification
+    /// (read ``performing``, which also answers for an asynchronous operation's own task).
+    @exclusivity(unchecked) var performingNow: Direction?
+    /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
+    /// until the first asynchronous registration or operation.
+    @exclusivity(unchecked) var operations: AsyncOperations?
     /// The disable counter: registration is enabled while it is zero.
     @exclusivity(unchecked) var disableCount = 0
     /// The part of the disable counter that belongs to rollbacks in progress (a handler's

@@ -227,6 +227,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .redoWhileUndoing: .redoWhileUndoing
         case .noOpenGroup(let operation): .noOpenGroup(map(operation))
         case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
+        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync: .asynchronous("\(misuse)")
         }
     }
 

@@ -46,9 +46,12 @@ final class ReferenceModel {
         case redoWhileUndoing
         case noOpenGroup(Operation)
         case reentrantCall(Operation, during: Activity)
+        /// A misuse of the asynchronous operations, which this synchronous model never makes.
+        case asynchronous(String)
 
         var description: String {
             switch self {
+            case .asynchronous(let text): "asynchronous(\(text))"
             case .endWithoutBegin: "endWithoutBegin"
             case .enableWithoutDisable: "enableWithoutDisable"
             case .nestedGroupsOpen(let operation, let level): "nestedGroupsOpen(\(operation), \(level))"

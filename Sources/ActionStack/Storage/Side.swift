@@ -7,16 +7,20 @@ final class StepMetadata {
     var name = ""
     var isDiscardable = false
     var userInfo: [ActionStack.UserInfoKey: Any] = [:]
+    /// Whether the step holds an asynchronous action (see `registerAsyncUndo`): undoing it is an
+    /// asynchronous operation.
+    var holdsAsyncActions = false
 
     init() {}
 
-    var isEmpty: Bool { name.isEmpty && !isDiscardable && userInfo.isEmpty }
+    var isEmpty: Bool { name.isEmpty && !isDiscardable && userInfo.isEmpty && !holdsAsyncActions }
 
     func copy() -> StepMetadata {
         let copy = StepMetadata()
         copy.name = name
         copy.isDiscardable = isDiscardable
         copy.userInfo = userInfo
+        copy.holdsAsyncActions = holdsAsyncActions
         return copy
     }
 }

@@ -1,0 +1,824 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+// MARK: - Asynchronous actions and operations
+
+extension ActionStack {
+    /// Registers `handler`, an asynchronous inverse of a change made to `target`: undoing the step
+    /// awaits it (a server, a database, a file on another machine).
+    ///
+    /// The handler runs in the isolation of whoever performs the operation: awaited with
+    /// ``performUndo(isolation:)`` from the main actor, it runs on the main actor, so a `@MainActor`
+    /// model can be used in it directly, with no `Sendable` requirement. Like a synchronous handler,
+    /// it registers the opposite change (with ``registerUndo(withTarget:handler:)`` or this method),
+    /// before or after its own `await`s: the stack tells the operation's registrations apart from
+    /// those of every other task (see <doc:UndoingThroughAServerOrADatabase>). If it throws, the
+    /// step stays where it was and what the step's other actions did is rolled back.
+    ///
+    /// A step may hold synchronous and asynchronous actions together; they run one at a time, in
+    /// reverse registration order, never concurrently. Undoing a step with an asynchronous action
+    /// is an asynchronous operation: await ``performUndo(isolation:)``, or call ``undo()`` on the main
+    /// thread, which starts the operation and returns (see ``startedRequest``).
+    ///
+    /// ```swift
+    /// @MainActor final class Note {
+    ///     let stack = ActionStack()
+    ///     var text = ""
+    ///     func save(_ new: String) async throws {
+    ///         let old = text
+    ///         try await server.write(new)
+    ///         text = new
+    ///         stack.registerAsyncUndo(withTarget: self) { note in try await note.save(old) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Everything else is as for ``registerUndo(withTarget:handler:)``: the target is held weakly,
+    /// registration while disabled does nothing, and a registration outside an operation empties
+    /// the redo stack.
+    ///
+    /// - Parameters:
+    ///   - target: The object the change was made to; held weakly.
+    ///   - handler: The asynchronous inverse of the change, called with `target`.
+    /// - Complexity: O(1) amortized, plus two small allocations (the stored handler and, when it
+    ///   runs, its work).
+    public func registerAsyncUndo<TargetType: AnyObject>(
+        withTarget target: TargetType,
+        handler: nonisolated(nonsending) @escaping (TargetType) async throws -> Void
+    ) {
+        let slot = asyncOperations.slot
+        registerAsync(target) { object in
+            let target = unsafeDowncast(object, to: TargetType.self)
+            slot.work = { try await handler(target) }
+        }
+    }
+
+    /// Registers `handler`, an asynchronous inverse of a change made to the actor `target`, run
+    /// isolated to the actor: it can call the actor's synchronous members and re-register its
+    /// inverse without hopping.
+    ///
+    /// ```swift
+    /// actor Store { var rows: [String] = [] }
+    /// stack.registerAsyncUndo(withActor: store) { store in store.rows.removeLast() }
+    /// ```
+    ///
+    /// Otherwise as ``registerAsyncUndo(withTarget:handler:)``.
+    ///
+    /// - Complexity: O(1) amortized, plus two small allocations.
+    public func registerAsyncUndo<TargetType: Actor>(
+        withActor target: TargetType,
+        handler: @escaping @Sendable (isolated TargetType) async throws -> Void
+    ) {
+        let slot = asyncOperations.slot
+        registerAsync(target) { object in
+            let target = unsafeDowncast(object, to: TargetType.self)
+            slot.work = { try await handler(target) }
+        }
+    }
+
+    /// Undoes the newest step and waits until it has settled: the awaitable form of ``undo()``,
+    /// for steps whose actions await (and for any other step: a synchronous step runs as ``undo()``
+    /// would, in this task).
+    ///
+    /// Requests run one at a time, in request order: made while another operation is in flight,
+    /// it waits in a queue (see ``busyPolicy``) and is resolved when it starts, so two calls undo
+    /// two steps. The step stays on the undo stack until every action has succeeded. If an action
+    /// throws (or the awaiting task is cancelled), what the step's other actions did is rolled back,
+    /// the step stays where it was, ``didFailUndoChangeNotification`` pairs with the
+    /// will-notification, and the error says which action failed and whether the rollback restored
+    /// the document. ``isUndoing`` is `true` for the operation's task from the will-notification
+    /// to the did- or fail-notification, across its suspension points.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await stack.performUndo()
+    /// } catch {
+    ///     print(error)   // undoing step "Rename" failed at action 0 of 1 ...
+    /// }
+    /// ```
+    ///
+    /// Call it from the isolation that uses the stack (the main actor, or the actor that owns the
+    /// stack); the handlers run there. Awaited by a handler of the operation in flight on the same
+    /// stack it would wait for itself: that is the misuse ``Misuse/awaitsOwnOperation(_:)``.
+    ///
+    /// - Parameter isolation: The caller's isolation, where the handlers run; leave the default.
+    /// - Returns: Whether a step was undone (`false`: nothing to undo).
+    /// - Throws: ``OperationError``: nothing ran (cancelled, dropped, a broken step, a misuse), or
+    ///   an action failed.
+    /// - Complexity: O(n) for the n actions of the step, plus what its handlers await; no task hop.
+    @discardableResult
+    public func performUndo(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
+        try await submit(.undo, .undo, isolation: isolation).get()
+    }
+
+    /// Redoes the newest redo step and waits until it has settled: the awaitable form of
+    /// ``redo()``, the mirror image of ``performUndo(isolation:)``.
+    ///
+    /// - Parameter isolation: The caller's isolation, where the handlers run; leave the default.
+    /// - Returns: Whether a step was redone.
+    /// - Throws: ``OperationError``.
+    /// - Complexity: O(n) for the n actions of the step, plus what its handlers await.
+    @discardableResult
+    public func performRedo(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
+        try await submit(.redo, .redo, isolation: isolation).get()
+    }
+
+    /// Undoes or redoes step by step until the history reaches `position`, and waits until it has
+    /// settled: the awaitable form of ``jump(to:)``, queued as one request.
+    ///
+    /// The number of steps is resolved when the request starts. Each step is an operation of its
+    /// own, with its notifications, and completes or rolls back on its own: if one fails, the jump
+    /// stops at the last position it reached, which is where the stack is, and the error says it
+    /// (``ActionFailure/reachedPosition``). A new change from another task ends the jump after the
+    /// step in flight.
+    ///
+    /// - Parameters:
+    ///   - position: The position to reach (see ``historyPosition``); clamped.
+    ///   - isolation: The caller's isolation, where the handlers run; leave the default.
+    /// - Returns: Whether the history moved.
+    /// - Throws: ``OperationError``.
+    /// - Complexity: O(n) for the n actions of the steps, plus O(t) per step for t distinct targets.
+    @discardableResult
+    public func performJump(
+        to position: Int, isolation: isolated (any Actor)? = #isolation
+    ) async throws(OperationError) -> Bool {
+        try await submit(.jump(to: position), .jump, isolation: isolation).get()
+    }
+
+    /// Whether an asynchronous operation holds the turn (in flight, starting or settling).
+    ///
+    /// An Edit menu may disable itself while it is `true`, or keep its items enabled and let
+    /// presses queue (see ``busyPolicy``). Also in ``State/isBusy``.
+    ///
+    /// - Complexity: O(1).
+    public var isBusy: Bool { operations?.queue.isBusy ?? false }
+
+    /// The number of requests waiting behind the operation in flight. Also in
+    /// ``State/pendingRequestCount``.
+    ///
+    /// - Complexity: O(1).
+    public var pendingRequestCount: Int { operations?.queue.pendingCount ?? 0 }
+
+    /// What the stack does with an undo, redo or jump requested while an operation is in flight:
+    /// queue it, up to a limit (the default, ``BusyPolicy/default``: 64), or drop it.
+    ///
+    /// Changing it affects requests made afterwards; requests already waiting stay.
+    ///
+    /// - Complexity: O(1).
+    public var busyPolicy: BusyPolicy {
+        get { operations?.queue.policy ?? .default }
+        set { asyncOperations.queue.policy = newValue }
+    }
+
+    /// Cancels every request waiting behind the operation in flight: each awaiter gets
+    /// ``OperationError/cancelled(_:)`` (``CancellationReason/cancelPendingRequests``). The operation
+    /// in flight goes on.
+    ///
+    /// - Complexity: O(w) for the w waiting requests.
+    public func cancelPendingRequests() {
+        guard let operations else { return }
+        enterCall()
+        defer { leaveCall() }
+        for request in operations.queue.removeAllWaiting() { request.cancel(.cancelPendingRequests) }
+    }
+
+    /// The request that the last synchronous ``undo()``, ``redo()`` or ``jump(to:)`` started because
+    /// it reached a step with an asynchronous action (or an operation was in flight); await its
+    /// ``OperationRequest/value()`` to know how it ended.
+    ///
+    /// - Complexity: O(1).
+    public var startedRequest: OperationRequest? { operations?.startedRequest }
+
+    /// The step whose rollback failed, if any: the document is partly changed, and the stack cannot
+    /// tell how. Until the app calls ``discardBrokenStep()`` or ``retryBrokenStep(isolation:)``,
+    /// undo, redo and jumps report the misuse ``Misuse/stepIsBroken(_:)`` (and the awaitable forms
+    /// throw ``OperationError/stackBroken``), and requests that were waiting are cancelled.
+    /// Registration goes on: new changes are recorded.
+    ///
+    /// - Complexity: O(1).
+    public var brokenStep: BrokenStep? {
+        guard let mark = operations?.broken else { return nil }
+        return BrokenStep(isUndo: mark.isUndo, stepName: mark.failure.stepName, failure: mark.failure)
+    }
+
+    /// Gives up on the broken step: it leaves the history, and the document counts as changed (it is
+    /// not clean). Does nothing when no step is broken.
+    ///
+    /// - Complexity: O(n + k) for the n actions of the step and the k steps above it.
+    public func discardBrokenStep() {
+        guard let operations, let mark = operations.broken else { return }
+        enterCall()
+        defer { leaveCall() }
+        operations.broken = nil
+        removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
+        states.move(to: states.fresh())
+    }
+
+    /// Tries the broken step's operation again (an undo when it was being undone, a redo when it
+    /// was being redone), as a new request; when it succeeds the stack is whole again, when it
+    /// fails it reports as ``performUndo(isolation:)`` does (and the step may be broken again).
+    ///
+    /// - Parameter isolation: The caller's isolation, where the handlers run; leave the default.
+    /// - Returns: Whether a step ran; `false` when no step is broken.
+    /// - Throws: ``OperationError``.
+    @discardableResult
+    public func retryBrokenStep(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
+        guard let operations, let mark = operations.broken else { return false }
+        operations.broken = nil
+        return try await submit(mark.isUndo ? .undo : .redo, mark.isUndo ? .undo : .redo, isolation: isolation)
+            .get()
+    }
+
+    /// Posted after an asynchronous undo whose action failed, in place of
+    /// ``didUndoChangeNotification``: every ``willUndoChangeNotification`` is followed by one or the
+    /// other. Its `userInfo` holds the ``OperationError`` under ``operationErrorUserInfoKey``.
+    public static let didFailUndoChangeNotification = Notification.Name("ActionStackDidFailUndoChangeNotification")
+
+    /// Posted after an asynchronous redo whose action failed, in place of
+    /// ``didRedoChangeNotification``.
+    public static let didFailRedoChangeNotification = Notification.Name("ActionStackDidFailRedoChangeNotification")
+
+    /// The `userInfo` key of the ``OperationError`` in ``didFailUndoChangeNotification`` and
+    /// ``didFailRedoChangeNotification``.
+    public static let operationErrorUserInfoKey = "ActionStackOperationError"
+}
+
+// MARK: - Internals: registration
+
+/// A value handed to another task that the caller guarantees is used in one isolation at a time.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+}
+
+extension ActionStack {
+    /// The asynchronous-operations concern, made on first use.
+    var asyncOperations: AsyncOperations {
+        if let operations { return operations }
+        let made = AsyncOperations()
+        operations = made
+        return made
+    }
+
+    /// Registers an asynchronous action's stored handler and marks the step being recorded as
+    /// holding one.
+    func registerAsync(_ target: AnyObject, _ handler: @escaping (AnyObject) -> Void) {
+        enterCall()
+        defer { leaveCall() }
+        guard disableCount == 0 else { return }
+        if refusesReentrantCall(.registerUndo) { return }
+        let opened = register(target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo)
+        let side = currentSide
+        if !side.frames.isEmpty {
+            if !isKnownUniquelyReferenced(&side.frameMetadata) {
+                side.frameMetadata = side.frameMetadata?.copy() ?? StepMetadata()
+            }
+            side.frameMetadata!.holdsAsyncActions = true
+        }
+        if opened { post(ActionStack.didOpenUndoGroupNotification) }
+    }
+
+    /// A change recorded by another task while an operation is in flight.
+    func noteNewChangeDuringOperation() {
+        guard let operations, let run = operations.run else { return }
+        run.sawNewChange = true
+        for request in operations.queue.removeAllWaiting() { request.cancel(.newChange) }
+    }
+
+    // MARK: Internals: synchronous calls that start an operation
+
+    /// For a synchronous `undo()`, `redo()` or `jump(to:)`, after its refusal checks: whether the
+    /// call belongs to the asynchronous machinery (a broken step, an operation in flight, or a step
+    /// with an asynchronous action on the way), in which case it has been handled.
+    func routesToAsyncOperation(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) -> Bool {
+        guard let operations else { return false }
+        if operations.broken != nil {
+            report(.stepIsBroken(operation))
+            return true
+        }
+        guard operations.queue.isBusy || pathHoldsAsyncActions(kind) else { return false }
+        startFromSynchronousCall(kind, operation)
+        return true
+    }
+
+    /// Whether a step that `kind` would perform holds an asynchronous action.
+    ///
+    /// - Complexity: O(1) for an undo or redo; O(k) for a jump over k steps.
+    private func pathHoldsAsyncActions(_ kind: OperationRequest.Kind) -> Bool {
+        switch kind {
+        case .undo:
+            return nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+        case .redo:
+            return nextStep(of: redoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+        case .jump(let position):
+            if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
+            let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
+            let side = position < current ? undoSide : redoSide
+            let count = Swift.min(abs(position - current), side.steps.count)
+            for offset in 0..<count where side.steps[side.steps.count - 1 - offset].metadata?.holdsAsyncActions == true
+            {
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Starts `kind` as a request run by a new task on the main actor, for a synchronous call made on
+    /// the main thread (an Edit menu); elsewhere reports ``Misuse/needsAwait(_:)``.
+    private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) {
+        guard Thread.isMainThread else {
+            report(.needsAwait(operation))
+            return
+        }
+        let request = OperationRequest(kind)
+        asyncOperations.startedRequest = request
+        if let refusal = admit(request, operation) {
+            request.finish(.failure(refusal))
+            return
+        }
+        let stack = UnsafeTransfer(value: self)
+        MainActor.assumeIsolated {
+            _ = Task { @MainActor in
+                _ = await stack.value.runAdmitted(request, isolation: MainActor.shared)
+            }
+        }
+    }
+
+    // MARK: Internals: the queue
+
+    /// Submits a request and waits for it to settle.
+    private func submit(
+        _ kind: OperationRequest.Kind, _ operation: Misuse.Operation, isolation: isolated (any Actor)?
+    ) async -> Result<Bool, OperationError> {
+        let request = OperationRequest(kind)
+        if let refusal = admit(request, operation) {
+            request.finish(.failure(refusal))
+            return .failure(refusal)
+        }
+        return await runAdmitted(request, isolation: isolation)
+    }
+
+    /// Admits a request to the queue; returns why not when it is refused.
+    private func admit(_ request: OperationRequest, _ operation: Misuse.Operation) -> OperationError? {
+        enterCall()
+        defer { leaveCall() }
+        let operations = asyncOperations
+        if operations.runBelongsToCurrentTask() != nil {
+            report(.awaitsOwnOperation(operation))
+            return .misuse(.awaitsOwnOperation(operation))
+        }
+        if operations.broken != nil {
+            report(.stepIsBroken(operation))
+            return .stackBroken
+        }
+        switch operations.queue.admit(request) {
+        case .runs, .waits: return nil
+        case .dropped(let reason): return .dropped(reason)
+        }
+    }
+
+    /// Waits for the request's turn, runs it, finishes it and passes the turn on.
+    func runAdmitted(_ request: OperationRequest, isolation: isolated (any Actor)?) async -> Result<
+        Bool, OperationError
+    > {
+        if !request.isGranted {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { request.park($0) }
+            } onCancel: {
+                request.cancel(.task)
+            }
+        }
+        if let reason = request.cancellation {
+            enterCall()
+            asyncOperations.queue.remove(request)
+            leaveCall()
+            request.finish(.failure(.cancelled(reason)))
+            return .failure(.cancelled(reason))
+        }
+        let result: Result<Bool, OperationError>
+        if Task.isCancelled {
+            result = .failure(.cancelled(.task))
+        } else {
+            switch request.kind {
+            case .undo: result = await performStep(.undo, closingOpenGroup: true, isolation: isolation)
+            case .redo: result = await performStep(.redo, closingOpenGroup: true, isolation: isolation)
+            case .jump(let position): result = await performJumpSteps(to: position, isolation: isolation)
+            }
+        }
+        request.finish(result)
+        handOff()
+        return result
+    }
+
+    /// The running request finished: the next one waiting gets the turn (or, after a broken step,
+    /// every waiting request is cancelled).
+    private func handOff() {
+        enterCall()
+        defer { leaveCall() }
+        let operations = asyncOperations
+        if operations.broken != nil {
+            for request in operations.queue.removeAllWaiting() { request.cancel(.brokenStep) }
+        }
+        _ = operations.queue.finishRunning()
+    }
+
+    // MARK: Internals: one step
+
+    /// Performs the newest step of one side as an asynchronous operation.
+    private func performStep(
+        _ direction: Direction, closingOpenGroup: Bool, isolation: isolated (any Actor)?
+    ) async -> Result<Bool, OperationError> {
+        let run: RunningOperation
+        switch startStep(direction, closingOpenGroup: closingOpenGroup) {
+        case .failure(let error): return .failure(error)
+        case .success(nil): return .success(false)
+        case .success(let started?): run = started
+        }
+        if let failed = await runActions(run, isolation: isolation) {
+            let rollback = await rollBack(run, failedIndex: failed.index, isolation: isolation)
+            return .failure(.actionFailed(settleFailure(run, failed, rollback: rollback)))
+        }
+        settleSuccess(run)
+        return .success(true)
+    }
+
+    /// Decides the step, copies its actions out, opens the opposite step and posts the
+    /// will-notification. The step stays on its side.
+    private func startStep(
+        _ direction: Direction, closingOpenGroup: Bool
+    ) -> Result<RunningOperation?, OperationError> {
+        enterCall()
+        defer { leaveCall() }
+        let operations = asyncOperations
+        let undoing = direction == .undo
+        let operation: Misuse.Operation = undoing ? .undo : .redo
+        if operations.broken != nil {
+            report(.stepIsBroken(operation))
+            return .failure(.stackBroken)
+        }
+        postCheckpoint()
+        if closingOpenGroup {
+            let level = undoSide.frames.count
+            guard level < 2 else {
+                let misuse = Misuse.nestedGroupsOpen(operation, groupingLevel: level)
+                report(misuse)
+                return .failure(.misuse(misuse))
+            }
+            if level == 1 {
+                activities.push(undoing ? .preparingUndo : .preparingRedo)
+                postCheckpoint()
+                closeInnermostFrame(of: undoSide, notify: true)
+                activities.pop()
+            }
+        }
+        coalescer.clear()
+        let source = undoing ? undoSide : redoSide
+        dropDeadSteps(atTopOf: source)
+        guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
+
+        let end = source.openStart
+        var pending: [PendingAction] = []
+        pending.reserveCapacity(step.actionCount)
+        for index in (end - step.actionCount)..<end {
+            let action = source.action(at: index)
+            pending.append(PendingAction(action: action, box: action.box))
+        }
+        let run = RunningOperation(
+            direction: direction, step: step, stateBefore: states.current, serialMark: nextStepSerial,
+            pending: pending)
+        run.built.frames.append(Frame(start: run.built.end, low: states.current, id: nextFrameID))
+        nextFrameID &+= 1
+        if let metadata = step.metadata {
+            let copy = metadata.copy()
+            copy.holdsAsyncActions = false
+            if !copy.isEmpty { run.built.frameMetadata = copy }
+        }
+        operations.run = run
+        if postsNotifications {
+            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
+            post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
+            activities.pop()
+        }
+        return .success(run)
+    }
+
+    /// Runs the step's actions newest first, one at a time; returns the first failure.
+    private func runActions(
+        _ run: RunningOperation, isolation: isolated (any Actor)?
+    ) async -> (index: Int, error: any Error)? {
+        let chain = OperationChain(id: run.chainID, parent: OperationChain.current)
+        return await OperationChain.$current.withValue(chain) { () async -> (index: Int, error: any Error)? in
+            var index = run.pending.count - 1
+            while index >= 0 {
+                let pending = run.pending[index]
+                if Task.isCancelled {
+                    run.failedTargetType = Self.typeName(of: pending.box)
+                    return (index, CancellationError())
+                }
+                if run.removedAll || !run.isRemoved(pending.box) {
+                    let start = run.built.end
+                    do {
+                        let ran = try await perform(pending.action, of: run, isolation: isolation)
+                        run.ranges.append((index, start, run.built.end, ran))
+                    } catch {
+                        run.ranges.append((index, start, run.built.end, true))
+                        run.failedTargetType = Self.typeName(of: pending.box)
+                        return (index, error)
+                    }
+                } else {
+                    run.skippedAny = true
+                }
+                index -= 1
+            }
+            return nil
+        }
+    }
+
+    private static func typeName(of box: TargetBox) -> String {
+        box.object.map { String(reflecting: type(of: $0)) } ?? "a freed target"
+    }
+
+    /// Runs one action: its stored handler synchronously (a synchronous action is then done), then
+    /// the work an asynchronous action left. Returns whether it ran (its target was alive).
+    private func perform(
+        _ action: Action, of run: RunningOperation, isolation: isolated (any Actor)?
+    ) async throws -> Bool {
+        let slot = asyncOperations.slot
+        _ = slot.take()
+        enterCall()
+        activities.push(run.phase == .rollingBack ? .rollingBack : run.direction == .undo ? .undoing : .redoing)
+        let ran = action.perform()
+        activities.pop()
+        leaveCall()
+        if let work = slot.take() { try await work() }
+        return ran
+    }
+
+    /// Undoes what the actions that ran registered, newest first, to put the document back; what
+    /// those inverses register is thrown away. A cancelled task's rollback runs in a new task on the
+    /// same isolation, so that cancellation-aware inverses can still complete.
+    private func rollBack(
+        _ run: RunningOperation, failedIndex: Int, isolation: isolated (any Actor)?
+    ) async -> Rollback {
+        if Task.isCancelled {
+            let transfer = UnsafeTransfer(value: (self, run))
+            let task = Task { () async -> UnsafeTransfer<Rollback> in
+                let (stack, run) = transfer.value
+                return UnsafeTransfer(
+                    value: await stack.rollBackNow(run, failedIndex: failedIndex, isolation: isolation))
+            }
+            return await task.value.value
+        }
+        return await rollBackNow(run, failedIndex: failedIndex, isolation: isolation)
+    }
+
+    private func rollBackNow(
+        _ run: RunningOperation, failedIndex: Int, isolation: isolated (any Actor)?
+    ) async -> Rollback {
+        enterCall()
+        run.phase = .rollingBack
+        let built = run.built
+        while built.frames.count > 1 { closeNestedFrame(of: built) }
+        if !built.frames.isEmpty { built.frames.removeLast() }
+        built.nested.removeAll()
+        built.frameMetadata = nil
+        run.bin.frames.append(Frame(start: run.bin.end, low: states.current, id: nextFrameID))
+        nextFrameID &+= 1
+        leaveCall()
+
+        var unrestored = Set<Int>()
+        for range in run.ranges where range.ran && range.start == range.end && range.index != failedIndex {
+            unrestored.insert(range.index)
+        }
+        var failure: (index: Int, error: any Error)?
+        let chain = OperationChain(id: run.chainID, parent: OperationChain.current)
+        await OperationChain.$current.withValue(chain) { () async in
+            while built.actions.count > 0 {
+                let position = built.end - 1
+                let owner = run.ranges.last(where: { $0.start <= position && position < $0.end })?.index ?? -1
+                let action = built.removeLastAction()
+                let box = action.box
+                do {
+                    let ran = try await perform(action, of: run, isolation: isolation)
+                    if !ran && owner >= 0 { unrestored.insert(owner) }
+                } catch {
+                    failure = (owner, error)
+                }
+                registry.release(action.unmanagedBox)
+                withExtendedLifetime(box) {}
+                if failure != nil { break }
+            }
+        }
+        enterCall()
+        emptySide(built)
+        emptySide(run.bin)
+        leaveCall()
+        if let failure { return .failed(actionIndex: failure.index, error: failure.error) }
+        return unrestored.isEmpty ? .restored : .incomplete(unrestoredActions: unrestored.sorted())
+    }
+
+    /// The step succeeded: it leaves its side, the opposite step takes its place on the other, and
+    /// new changes from other tasks go on top.
+    private func settleSuccess(_ run: RunningOperation) {
+        enterCall()
+        defer { leaveCall() }
+        let undoing = run.direction == .undo
+        let built = run.built
+        while built.frames.count > 1 { closeNestedFrame(of: built) }
+        var builtCount = 0
+        var builtMetadata: StepMetadata?
+        if !built.frames.isEmpty {
+            let frame = built.frames.removeLast()
+            builtCount = built.end - frame.start
+            builtMetadata = built.frameMetadata.take()
+        }
+        built.nested.removeAll()
+        emptySide(run.bin)
+
+        if !run.removedAll {
+            removeStep(serial: run.serial, from: undoing ? undoSide : redoSide)
+            let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
+            let stateAfter =
+                undoing
+                ? states.destination(from: run.high, to: run.low, everyActionRan: everyActionRan)
+                : states.destination(from: run.low, to: run.high, everyActionRan: everyActionRan)
+            if run.sawNewChange {
+                relinkNewChanges(after: run.serialMark, to: stateAfter)
+            } else {
+                states.move(to: stateAfter)
+            }
+            let low = undoing ? stateAfter : run.stateBefore
+            let high = undoing ? run.stateBefore : stateAfter
+            if undoing {
+                if !run.sawNewChange && builtCount > 0 {
+                    redoSide.appendActions(movedFrom: built)
+                    redoSide.steps.append(makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high))
+                }
+            } else if builtCount > 0 || (!dropsEmptyGroups && disableCount == 0) {
+                let above = undoSide.firstStep(madeAfter: run.serialMark)
+                undoSide.lifting(stepsFrom: above.position, actionsFrom: above.start) {
+                    undoSide.appendActions(movedFrom: built)
+                    undoSide.steps.append(makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high))
+                }
+                needsTrim = true
+            }
+            if run.sawNewChange && (redoSide.actions.count != 0 || redoSide.closedCount != 0) {
+                emptySide(redoSide)
+            }
+        }
+        emptySide(built)
+
+        if postsNotifications {
+            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
+            post(
+                undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
+                discardable: run.metadata?.isDiscardable ?? false)
+            activities.pop()
+        }
+        operations?.run = nil
+        operations?.sawNewChangeInLastRun = run.sawNewChange
+        if needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false { needsTrim = false }
+    }
+
+    /// An action failed: the step stays; the failure is told.
+    private func settleFailure(
+        _ run: RunningOperation, _ failed: (index: Int, error: any Error), rollback: Rollback
+    ) -> ActionFailure {
+        enterCall()
+        defer { leaveCall() }
+        let undoing = run.direction == .undo
+        let failure = ActionFailure(
+            isUndo: undoing, stepName: run.stepName, actionIndex: failed.index, actionCount: run.pending.count,
+            targetType: run.failedTargetType, underlying: failed.error, rollback: rollback, reachedPosition: nil)
+        let source = undoing ? undoSide : redoSide
+        switch rollback {
+        case .restored:
+            break
+        case .incomplete, .failed:
+            // The document is in a state the history does not know: a new one, not clean. The step
+            // stays, leading from that state.
+            if !run.removedAll {
+                let fresh = states.fresh()
+                if !run.sawNewChange { states.move(to: fresh) }
+                if let found = source.locateStep(serial: run.serial) {
+                    if undoing {
+                        source.steps[found.position].high = fresh
+                    } else {
+                        source.steps[found.position].low = fresh
+                    }
+                }
+                if case .failed = rollback {
+                    asyncOperations.broken = BrokenMark(serial: run.serial, isUndo: undoing, failure: failure)
+                }
+            }
+        }
+        if run.sawNewChange && (redoSide.actions.count != 0 || redoSide.closedCount != 0) {
+            emptySide(redoSide)
+        }
+        if postsNotifications {
+            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
+            NotificationCenter.default.post(
+                name: undoing ? ActionStack.didFailUndoChangeNotification : ActionStack.didFailRedoChangeNotification,
+                object: self,
+                userInfo: [ActionStack.operationErrorUserInfoKey: OperationError.actionFailed(failure)])
+            activities.pop()
+        }
+        operations?.run = nil
+        operations?.sawNewChangeInLastRun = run.sawNewChange
+        return failure
+    }
+
+    /// Removes the closed step with `serial` from `side`, wherever it is, releasing its actions.
+    func removeStep(serial: UInt32, from side: Side) {
+        guard let found = side.locateStep(serial: serial) else { return }
+        let count = side.steps[found.position].actionCount
+        side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
+            for _ in 0..<count { releaseAction(side.removeLastAction()) }
+            _ = side.steps.removeLast()
+        }
+    }
+
+    /// New changes were recorded on the undo side while an operation was in flight: the oldest of
+    /// them now leads back to `state`, the state the operation reached.
+    private func relinkNewChanges(after mark: UInt32, to state: StateID) {
+        let first = undoSide.firstStep(madeAfter: mark)
+        if first.position < undoSide.steps.count {
+            undoSide.steps[first.position].low = state
+        } else if !undoSide.frames.isEmpty {
+            undoSide.frames[0].low = state
+        }
+    }
+
+    // MARK: Internals: jumps
+
+    /// A jump as one request: each step an operation of its own.
+    private func performJumpSteps(to position: Int, isolation: isolated (any Actor)?) async -> Result<
+        Bool, OperationError
+    > {
+        enterCall()
+        sweepFreedTargets()
+        let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
+        let total = current + redoSide.closedCount
+        let target = Swift.max(0, Swift.min(position, total))
+        let remaining = total - target
+        leaveCall()
+        guard target != current else { return .success(false) }
+        var first = true
+        var moved = false
+        while true {
+            enterCall()
+            sweepFreedTargets()
+            let more =
+                target < current
+                ? undoSide.closedCount + (first && openStepIsListed ? 1 : 0) > target
+                : redoSide.closedCount > remaining
+            leaveCall()
+            guard more else { break }
+            let result = await performStep(
+                target < current ? .undo : .redo, closingOpenGroup: first, isolation: isolation)
+            first = false
+            switch result {
+            case .success(false):
+                return .success(moved)
+            case .success(true):
+                moved = true
+            case .failure(.actionFailed(var failure)):
+                failure.reachedPosition = historyPosition
+                return .failure(.actionFailed(failure))
+            case .failure(let error):
+                return moved ? .success(true) : .failure(error)
+            }
+            if operations?.sawNewChangeInLastRun == true { break }
+        }
+        return .success(moved)
+    }
+}
+
+extension ActionStack {
+    /// `removeAllActions()` while requests wait or an operation is in flight: the waiting requests
+    /// are cancelled; the operation goes on to its end, and nothing it touched survives (its
+    /// opposite step is emptied now, and what it builds later is dropped when it settles). A broken
+    /// step goes with the history.
+    func removeAllForOperations() {
+        guard let operations else { return }
+        for request in operations.queue.removeAllWaiting() { request.cancel(.removeAllActions) }
+        operations.broken = nil
+        guard let run = operations.run else { return }
+        run.removedAll = true
+        for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
+            let wasOpen = !side.frames.isEmpty
+            emptySide(side)
+            if wasOpen {
+                side.frames.append(Frame(start: side.end, low: states.current, id: nextFrameID))
+                nextFrameID &+= 1
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// The asynchronous-operations concern of one stack: the request queue, the operation in flight,
+/// a broken step, and the slot through which an asynchronous action hands its work to the runner.
+///
+/// A stack makes it on its first asynchronous registration or operation; a stack that never uses
+/// them has none, and its synchronous paths pay one `nil` check.
+final class AsyncOperations {
+    /// Requests, in request order.
+    var queue = RequestQueue()
+    /// The operation in flight, from its will-notification to its did- or fail-notification.
+    var run: RunningOperation?
+    /// The step whose rollback failed, until the app discards or retries it.
+    var broken: BrokenMark?
+    /// Where an asynchronous action, called synchronously by the runner, leaves its work.
+    let slot = AsyncSlot()
+    /// The request the last synchronous `undo()`, `redo()` or `jump(to:)` started.
+    var startedRequest: ActionStack.OperationRequest?
+    /// Whether the last operation to settle saw a new change from another task (a jump stops).
+    var sawNewChangeInLastRun = false
+
+    /// Whether the running operation belongs to the current task (its own task or one it started).
+    /// - Complexity: O(d) for d operations (of any stacks) nested in the current task; usually 1.
+    func runBelongsToCurrentTask() -> RunningOperation? {
+        guard let run, OperationChain.current?.contains(run.chainID) == true else { return nil }
+        return run
+    }
+}
+
+/// A step whose rollback failed: where it is, and why.
+struct BrokenMark {
+    /// The serial of the step (it stays on its side).
+    var serial: UInt32
+    /// Whether it is on the undo side.
+    var isUndo: Bool
+    var failure: ActionStack.ActionFailure
+}
+
+/// The work of one asynchronous action, left by its stored synchronous handler for the runner.
+final class AsyncSlot {
+    var work: (nonisolated(nonsending) () async throws -> Void)?
+
+    /// Takes the work left since the last call.
+    func take() -> (nonisolated(nonsending) () async throws -> Void)? {
+        defer { work = nil }
+        return work
+    }
+}
+
+/// The chain of operations the current task runs handlers for, innermost first: a task-local value,
+/// so that registrations made by an operation's handlers (after an `await`, in tasks they start)
+/// are told apart from those of every other task.
+final class OperationChain: Sendable {
+    @TaskLocal static var current: OperationChain?
+
+    let id: ObjectIdentifier
+    let parent: OperationChain?
+
+    init(id: ObjectIdentifier, parent: OperationChain?) {
+        self.id = id
+        self.parent = parent
+    }
+
+    func contains(_ id: ObjectIdentifier) -> Bool {
+        var link: OperationChain? = self
+        while let current = link {
+            if current.id == id { return true }
+            link = current.parent
+        }
+        return false
+    }
+}
+
+/// One action of the step in flight, copied out of its side when the operation starts, with a
+/// strong reference to its target's box (the side's own copy may be removed meanwhile).
+struct PendingAction {
+    let action: Action
+    let box: TargetBox
+}
+
+/// The operation in flight: the step it performs, where it builds the opposite step, and what
+/// happened meanwhile.
+final class RunningOperation {
+    enum Phase {
+        case running
+        case rollingBack
+    }
+
+    let direction: Direction
+    /// The serial of the step performed; it stays on its side until the operation succeeds.
+    let serial: UInt32
+    /// The step's document states when the operation started.
+    let low: StateID
+    let high: StateID
+    /// The document state when the operation started.
+    let stateBefore: StateID
+    /// The step's metadata (name, discardable flag, user info).
+    let metadata: StepMetadata?
+    /// The serial of the newest step made before the operation started: steps made later on the
+    /// undo side are new changes from other tasks.
+    let serialMark: UInt32
+    /// The step's actions, oldest first.
+    let pending: [PendingAction]
+    /// Where the handlers' registrations build the opposite step.
+    let built = Side()
+    /// Where a rollback's inverses' registrations go, to be thrown away.
+    let bin = Side()
+    var phase = Phase.running
+    /// A change was recorded by another task while the operation was in flight.
+    var sawNewChange = false
+    /// `removeAllActions()` was called while the operation was in flight.
+    var removedAll = false
+    /// Boxes whose actions `removeAllActions(withTarget:)` removed meanwhile: not run.
+    var removedBoxes: [ObjectIdentifier] = []
+    /// For each action that ran: its index and the range of `built` its registrations took.
+    var ranges: [(index: Int, start: Int, end: Int, ran: Bool)] = []
+    /// Whether an action was skipped (its target's actions were removed meanwhile).
+    var skippedAny = false
+    /// The type of the failed action's target, for the error.
+    var failedTargetType = ""
+
+    var chainID: ObjectIdentifier { ObjectIdentifier(self) }
+
+    init(
+        direction: Direction, step: Step, stateBefore: StateID, serialMark: UInt32,
+        pending: [PendingAction]
+    ) {
+        self.direction = direction
+        self.serial = step.serial
+        self.low = step.low
+        self.high = step.high
+        self.stateBefore = stateBefore
+        self.metadata = step.metadata
+        self.serialMark = serialMark
+        self.pending = pending
+    }
+
+    /// The side that handler calls from the operation's task act on.
+    var handlerSide: Side { phase == .rollingBack ? bin : built }
+
+    func isRemoved(_ box: TargetBox) -> Bool {
+        removedBoxes.contains(ObjectIdentifier(box))
+    }
+
+    var stepName: String { metadata?.name ?? "" }
+}
+
+@available(*, unavailable) extension AsyncOperations: Sendable {}
+@available(*, unavailable) extension AsyncSlot: Sendable {}
+@available(*, unavailable) extension RunningOperation: Sendable {}
+@available(*, unavailable) extension PendingAction: Sendable {}
+@available(*, unavailable) extension BrokenMark: Sendable {}

@@ -1,0 +1,249 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+extension ActionStack {
+    /// One request for an awaited undo, redo or jump: queued while another operation is in flight,
+    /// resolved when it starts, finished when its operation settles.
+    ///
+    /// A synchronous ``ActionStack/undo()``, ``ActionStack/redo()`` or ``ActionStack/jump(to:)`` that
+    /// reaches a step with asynchronous actions starts a request and returns; it is then
+    /// ``ActionStack/startedRequest``, and any number of tasks may await its ``value()``.
+    ///
+    /// A request is `Sendable`: its state is guarded by a lock, so a task on any isolation may
+    /// await it, and the cancellation of the task that awaits it may come from any thread.
+    public final class OperationRequest: @unchecked Sendable, CustomStringConvertible {
+        /// What was requested.
+        public enum Kind: Hashable, Sendable {
+            /// An undo of the newest undo step when the request starts.
+            case undo
+            /// A redo of the newest redo step when the request starts.
+            case redo
+            /// A jump to a history position (see ``ActionStack/historyPosition``).
+            case jump(to: Int)
+        }
+
+        /// What was requested.
+        public let kind: Kind
+
+        private enum Phase {
+            case waiting(CheckedContinuation<Void, Never>?)
+            case granted
+            case cancelled(CancellationReason)
+            case finished(Result<Bool, OperationError>)
+        }
+
+        private let lock = NSLock()
+        private var phase = Phase.waiting(nil)
+        private var awaiters: [CheckedContinuation<Result<Bool, OperationError>, Never>] = []
+
+        init(_ kind: Kind) { self.kind = kind }
+
+        /// Whether the request has finished (successfully or not).
+        public var isFinished: Bool {
+            lock.withLock {
+                if case .finished = phase { return true }
+                return false
+            }
+        }
+
+        /// The request's outcome, once finished: whether it changed the history, or why it did not.
+        public var result: Result<Bool, OperationError>? {
+            lock.withLock {
+                if case .finished(let result) = phase { return result }
+                return nil
+            }
+        }
+
+        /// Waits until the request finishes and returns whether it undid, redid or jumped (`false`
+        /// when there was nothing to do), or throws why it did not. Cancelling the task that awaits
+        /// here stops only the waiting, not the request.
+        public func value() async throws(OperationError) -> Bool {
+            let result = await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<Bool, OperationError>, Never>) in
+                let finished: Result<Bool, OperationError>? = lock.withLock {
+                    if case .finished(let result) = phase { return result }
+                    awaiters.append(continuation)
+                    return nil
+                }
+                if let finished { continuation.resume(returning: finished) }
+            }
+            return try result.get()
+        }
+
+        /// A sentence that says what happened.
+        public var description: String { "OperationRequest(\(kind))" }
+
+        // MARK: The queue's side
+
+        /// Whether the request was granted its turn.
+        var isGranted: Bool {
+            lock.withLock {
+                if case .granted = phase { return true }
+                return false
+            }
+        }
+
+        /// Why the request was cancelled while it waited, if it was.
+        var cancellation: CancellationReason? {
+            lock.withLock {
+                if case .cancelled(let reason) = phase { return reason }
+                return nil
+            }
+        }
+
+        /// Parks the waiting task until the request is granted or cancelled (at once if it was).
+        func park(_ continuation: CheckedContinuation<Void, Never>) {
+            let resumeNow: Bool = lock.withLock {
+                guard case .waiting = phase else { return true }
+                phase = .waiting(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+
+        /// Gives the request its turn; false when it was cancelled meanwhile.
+        @discardableResult
+        func grant() -> Bool {
+            let parked: CheckedContinuation<Void, Never>?? = lock.withLock {
+                guard case .waiting(let continuation) = phase else { return nil }
+                phase = .granted
+                return .some(continuation)
+            }
+            guard let parked else { return false }
+            parked?.resume()
+            return true
+        }
+
+        /// Cancels the request if it is still waiting; returns whether it was.
+        @discardableResult
+        func cancel(_ reason: CancellationReason) -> Bool {
+            let parked: CheckedContinuation<Void, Never>?? = lock.withLock {
+                guard case .waiting(let continuation) = phase else { return nil }
+                phase = .cancelled(reason)
+                return .some(continuation)
+            }
+            guard let parked else { return false }
+            parked?.resume()
+            return true
+        }
+
+        /// Finishes the request and wakes everybody awaiting its value.
+        func finish(_ result: Result<Bool, OperationError>) {
+            let waiting: [CheckedContinuation<Result<Bool, OperationError>, Never>] = lock.withLock {
+                if case .finished = phase { return [] }
+                phase = .finished(result)
+                defer { awaiters = [] }
+                return awaiters
+            }
+            for awaiter in waiting { awaiter.resume(returning: result) }
+        }
+    }
+}
+
+/// The request queue concern: the request whose operation is in flight and those waiting behind
+/// it, in request order, under the busy policy.
+///
+/// Decide, then act: each event returns what the caller must do (wake a request, cancel some), so
+/// that continuations are resumed only after the queue is consistent.
+struct RequestQueue {
+    typealias Request = ActionStack.OperationRequest
+
+    /// The request that holds the turn (its operation may be starting, in flight or settling).
+    private(set) var running: Request?
+    /// The requests waiting for their turn, oldest first (from `head` on).
+    private var waiting: [Request] = []
+    private var head = 0
+
+    /// How requests made while one runs are treated.
+    var policy = ActionStack.BusyPolicy.default
+
+    /// The number of requests waiting.
+    var pendingCount: Int { waiting.count - head }
+
+    /// Whether a request holds the turn.
+    var isBusy: Bool { running != nil }
+
+    /// What a new request gets.
+    enum Admission {
+        /// It holds the turn now.
+        case runs
+        /// It waits behind the others.
+        case waits
+        /// The busy policy refused it.
+        case dropped(ActionStack.DropReason)
+    }
+
+    /// A new request arrives.
+    ///
+    /// - Complexity: O(1) amortized.
+    mutating func admit(_ request: Request) -> Admission {
+        guard running != nil else {
+            running = request
+            return .runs
+        }
+        switch policy {
+        case .dropWhileBusy:
+            return .dropped(.busy)
+        case .queue(let limit):
+            guard pendingCount < Swift.max(limit, 0) else { return .dropped(.queueFull) }
+            waiting.append(request)
+            return .waits
+        }
+    }
+
+    /// The running request finished: the next waiting one that is still waiting gets the turn.
+    /// Returns it, for the caller to grant (already granted here, under the request's lock).
+    ///
+    /// - Complexity: O(1) amortized, plus O(c) for c requests cancelled meanwhile.
+    mutating func finishRunning() -> Request? {
+        running = nil
+        while head < waiting.count {
+            let next = waiting[head]
+            head += 1
+            compactIfNeeded()
+            if next.grant() {
+                running = next
+                return next
+            }
+        }
+        return nil
+    }
+
+    /// Takes every waiting request out of the queue, for the caller to cancel.
+    ///
+    /// - Complexity: O(w) for w waiting requests.
+    mutating func removeAllWaiting() -> [Request] {
+        let removed = Array(waiting[head...])
+        waiting = []
+        head = 0
+        return removed
+    }
+
+    /// Takes `request` out of the queue if it waits there (its task was cancelled).
+    ///
+    /// - Complexity: O(w).
+    mutating func remove(_ request: Request) {
+        guard let index = waiting[head...].firstIndex(where: { $0 === request }) else { return }
+        waiting.remove(at: index)
+    }
+
+    private mutating func compactIfNeeded() {
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > waiting.count {
+            waiting.removeFirst(head)
+            head = 0
+        }
+    }
+}
+
+@available(*, unavailable) extension RequestQueue: Sendable {}
