@@ -100,9 +100,15 @@ extension ActionStack {
     ///
     /// A position out of range is clamped; the current position does nothing. Otherwise the one
     /// group open on the undo stack is closed first, as ``undo()`` does (with more than one open it
-    /// is the misuse ``Misuse/nestedGroupsOpen(_:groupingLevel:)``), then each step posts its usual
-    /// notifications; observers of ``observe(_:)`` and ``stateUpdates()`` hear of the jump once, at
-    /// the end. Observers of the notifications cannot restructure the history during the jump.
+    /// is the misuse ``Misuse/nestedGroupsOpen(_:groupingLevel:)``). Backward, it undoes until as
+    /// many steps are left to undo as `position` says; forward, it redoes until as many steps are
+    /// left to redo as lie beyond `position` (so trimming to ``levelsOfUndo``, which keeps the
+    /// position where it is, cannot stop it early). A step that performs nothing ends the jump.
+    /// While registration is disabled each step builds nothing on the opposite stack, as ``undo()``
+    /// and ``redo()`` then do: a jump forward redoes the same steps, and the position stays where
+    /// it was. Each step posts its usual notifications; observers of ``observe(_:)`` and
+    /// ``stateUpdates()`` hear of the jump once, at the end. Observers of the notifications cannot
+    /// restructure the history during the jump.
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)``. Ends coalescing.
     ///

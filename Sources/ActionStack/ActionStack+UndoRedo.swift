@@ -203,8 +203,12 @@ extension ActionStack {
                     high: undoing ? stateBefore : stateAfter
                 )
             )
-        } else if !undoing && !dropsEmptyGroups {
-            // Foundation keeps the step a redo builds even when its handlers registered nothing.
+        } else if !undoing && !dropsEmptyGroups && disableCount == 0 {
+            // Foundation keeps the step a redo builds even when its handlers registered nothing,
+            // but only while registration is enabled: it builds that step with
+            // beginUndoGrouping() and endUndoGrouping(), which do nothing while it is disabled.
+            // (A rollback's own disable is never in the count here: a rollback refuses redo, and
+            // one run by a handler of this redo has ended before the handler returns.)
             destination.steps.append(
                 makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter))
         }

@@ -310,6 +310,10 @@ open class ActionStack {
     /// Disables registration, grouping and the metadata setters until a matching
     /// ``enableUndoRegistration()``. Calls nest: each disable needs its own enable.
     ///
+    /// Undo and redo still work while registration is disabled: ``undo()``, ``redo()``,
+    /// ``undoNestedGroup()`` and each step of ``jump(to:)`` run the step, with its will and did
+    /// notifications, and build nothing on the opposite stack, as in Foundation.
+    ///
     /// - Complexity: O(1).
     open func disableUndoRegistration() { _disableUndoRegistration() }
 
@@ -386,8 +390,9 @@ open class ActionStack {
     ///
     /// Runs every action of the group, newest first, with ``isUndoing`` set; what the handlers
     /// register forms one group on the redo stack, carrying the undone step's name, discardable
-    /// flag and user info (a redo group that receives nothing is dropped). Posts
-    /// ``checkpointNotification``, ``willUndoChangeNotification`` and
+    /// flag and user info (a redo group that receives nothing is dropped). While registration is
+    /// disabled the group still runs, with its notifications, and nothing is built on the redo
+    /// stack. Posts ``checkpointNotification``, ``willUndoChangeNotification`` and
     /// ``didUndoChangeNotification``. With nothing to undo it returns quietly; when the newest item
     /// of the open group is an action or an open group it is the misuse
     /// ``Misuse/undoNestedGroupWithOpenGroup``.
@@ -399,6 +404,12 @@ open class ActionStack {
     /// ``isRedoing`` set and the handlers' registrations forming one step on the undo stack
     /// (without emptying the redo stack), kept even when it is empty unless ``dropsEmptyGroups`` is
     /// on, and trimmed to ``levelsOfUndo`` when it closes.
+    ///
+    /// While registration is disabled the step still runs, with its notifications, and nothing is
+    /// built on the undo stack, in either empty-group mode: Foundation builds that step with
+    /// `beginUndoGrouping()` and `endUndoGrouping()`, which do nothing then. So a redo while
+    /// registration is disabled leaves no do-nothing step to undo, as an undo while it is disabled
+    /// leaves nothing to redo.
     ///
     /// Like ``undo()``, it first closes the one group open on the undo stack, so the redone step is
     /// a top-level step of its own, with its name and clean state; with more than one open it is the

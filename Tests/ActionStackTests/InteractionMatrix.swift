@@ -290,7 +290,8 @@ enum InteractionMatrix {
             [
                 "Acceptance \"redo() closing an empty group in Foundation mode has nothing left to redo\"",
                 "Acceptance \"an empty group, Foundation mode: an empty step that empties the redo side\"",
-                "Acceptance \"redo while registration is disabled: drop mode drops the empty step\"",
+                "Acceptance \"redo while registration is disabled: drop mode builds no step\"",
+                "RegistrationDisabledTests.aRedoWhoseHandlersRegisterNothing",
                 "random driver: .undo/.redo x config dropsEmptyGroups/.dropsEmptyGroups",
             ]),
         .init(
@@ -319,7 +320,10 @@ enum InteractionMatrix {
             .undoRedo, .disableEnable,
             [
                 "DefaultsAndRegistrationTests.undoClosesTheOpenGroupEvenWhileRegistrationIsDisabled",
-                "Acceptance \"redo while registration is disabled: Foundation mode keeps the empty step\"",
+                "Acceptance \"redo while registration is disabled: Foundation mode builds no step\"",
+                "RegistrationDisabledTests.undoRunsTheStepAndBuildsNoRedoStep",
+                "RegistrationDisabledTests.redoRunsTheStepAndBuildsNoUndoStep",
+                "RegistrationDisabledTests.redoBuildsAgainOnceRegistrationIsEnabled",
                 "random driver: .undo/.redo x .disable/.enable",
             ]),
         .init(.undoNestedGroup, .jump, ["random driver: .undoNested x .jump (random driver only)"]),
@@ -378,7 +382,13 @@ enum InteractionMatrix {
                 "MisuseTests.undoNestedGroupWithOpenGroupTraps",
                 "random driver: .undoNested x config .report/.log; every refused op",
             ]),
-        .init(.undoNestedGroup, .disableEnable, ["random driver: .undoNested x .disable/.enable (random driver only)"]),
+        .init(
+            .undoNestedGroup, .disableEnable,
+            [
+                "RegistrationDisabledTests.undoNestedGroupRunsTheGroupAndBuildsNoRedoStep",
+                "RegistrationDisabledTests.undoNestedGroupOfAStepBuildsNoRedoStep",
+                "random driver: .undoNested x .disable/.enable",
+            ]),
         .init(
             .jump, .removalByTarget,
             ["random driver: .jump x .removeTarget/.removeValue/.removeAll (random driver only)"]),
@@ -417,7 +427,14 @@ enum InteractionMatrix {
         .init(
             .jump, .misusePolicies,
             ["random driver: .jump x config .report/.log; every refused op (random driver only)"]),
-        .init(.jump, .disableEnable, ["random driver: .jump x .disable/.enable (random driver only)"]),
+        .init(
+            .jump, .disableEnable,
+            [
+                "Acceptance \"jump forward while registration is disabled redoes every step and builds none\"",
+                "RegistrationDisabledTests.jumpBackwardUndoesEveryStepAndBuildsNoRedoStep",
+                "RegistrationDisabledTests.jumpForwardRedoesEveryStepAndBuildsNoUndoStep",
+                "random driver: .jump x .disable/.enable",
+            ]),
         .init(
             .removalByTarget, .freedTargets,
             [
@@ -736,6 +753,7 @@ enum InteractionMatrix {
             .scopedGroups, .disableEnable,
             [
                 "RecordingTheRightStepsTests.whileDisabledTheBodyJustRuns",
+                "RegistrationDisabledTests.aScopeThatRedoesWhileDisabledThenThrowsLeavesNoStep",
                 "random driver: .scope (nested, throwing) x .disable/.enable",
             ]),
         .init(
@@ -812,8 +830,9 @@ enum InteractionMatrix {
         .init(
             .emptyGroupModes, .disableEnable,
             [
-                "Acceptance \"redo while registration is disabled: Foundation mode keeps the empty step\"",
-                "Acceptance \"redo while registration is disabled: drop mode drops the empty step\"",
+                "Acceptance \"redo while registration is disabled: Foundation mode builds no step\"",
+                "Acceptance \"redo while registration is disabled: drop mode builds no step\"",
+                "RegistrationDisabledTests (every test, in both modes)",
                 "random driver: config dropsEmptyGroups/.dropsEmptyGroups x .disable/.enable",
             ]),
         .init(

@@ -561,9 +561,11 @@ extension ReferenceModel {
         if !builtActions.isEmpty {
             undoSide.closed.append(
                 Step(id: built.id, actions: builtActions, metadata: built.metadata, low: before, high: after))
-        } else if !dropsEmptyGroups {
+        } else if !dropsEmptyGroups && disableCount == 0 {
             // Foundation keeps the empty step a redo builds (low == high == the new state); it does
-            // not empty the redo side (we are redoing).
+            // not empty the redo side (we are redoing). While registration is disabled (as it
+            // stands when the step has run) nothing is built: Foundation's grouping calls, which
+            // build that step, do nothing then.
             undoSide.closed.append(Step(id: built.id, actions: [], metadata: built.metadata, low: after, high: after))
         }
         current = after

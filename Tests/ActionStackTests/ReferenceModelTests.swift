@@ -387,16 +387,24 @@ enum Acceptance {
             s(.register(slot: 0, delta: 1, options: .init(cost: 1, key: "k1")))
             #expect(s.structure == "undo([a a a]) redo()")
         },
-        .init(name: "redo while registration is disabled: Foundation mode keeps the empty step") { make in
+        .init(name: "redo while registration is disabled: Foundation mode builds no step") { make in
             var s = Scenario(make, groupsByEvent: false)
             s(.begin, .register(slot: 0, delta: 1, options: .plain), .end, .undo, .disable, .redo)
-            #expect(s.structure == "undo([]) redo()")
+            #expect(s.structure == "undo() redo()")
             #expect(s.values == [1, 0, 0])
         },
-        .init(name: "redo while registration is disabled: drop mode drops the empty step") { make in
+        .init(name: "redo while registration is disabled: drop mode builds no step") { make in
             var s = Scenario(make, groupsByEvent: false, drops: true)
             s(.begin, .register(slot: 0, delta: 1, options: .plain), .end, .undo, .disable, .redo)
             #expect(s.structure == "undo() redo()")
+            #expect(s.values == [1, 0, 0])
+        },
+        .init(name: "jump forward while registration is disabled redoes every step and builds none") { make in
+            var s = Scenario(make, groupsByEvent: false)
+            for slot in 0..<3 { s(.begin, .register(slot: slot, delta: 1, options: .plain), .end) }
+            s(.jump(0), .disable, .jump(2))
+            #expect(s.structure == "undo() redo([a])")
+            #expect(s.values == [1, 1, 0])
         },
         .init(name: "history entries: titles, counts, clean flags, isCleanAtStart") { make in
             var s = Scenario(make, groupsByEvent: false)
