@@ -232,9 +232,16 @@ extension ActionStack {
     @discardableResult
     public func retryBrokenStep(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
         guard let operations, let mark = operations.broken else { return false }
+        let operation: Misuse.Operation = mark.isUndo ? .undo : .redo
+        let request = OperationRequest(mark.isUndo ? .undo : .redo)
+        // The mark is lifted only for a request that gets the turn: a refused one leaves it.
         operations.broken = nil
-        return try await submit(mark.isUndo ? .undo : .redo, mark.isUndo ? .undo : .redo, isolation: isolation)
-            .get()
+        if let refusal = admit(request, operation) {
+            operations.broken = mark
+            request.finish(.failure(refusal))
+            throw refusal
+        }
+        return try await runAdmitted(request, isolation: isolation).get()
     }
 
     /// Posted after an asynchronous undo whose action failed, in place of
@@ -252,6 +259,22 @@ extension ActionStack {
 }
 
 // MARK: - Internals: registration
+
+/// Whether the caller runs on the main queue, where the main actor's jobs run (on Linux a program
+/// that calls `dispatchMain()` runs them on a thread that is not the main thread).
+enum MainQueue {
+    nonisolated(unsafe) private static let key = DispatchSpecificKey<UInt8>()
+    private static let marked: Bool = {
+        DispatchQueue.main.setSpecific(key: key, value: 1)
+        return true
+    }()
+
+    static var isCurrent: Bool {
+        if Thread.isMainThread { return true }
+        _ = marked
+        return DispatchQueue.getSpecific(key: key) != nil
+    }
+}
 
 /// A value handed to another task that the caller guarantees is used in one isolation at a time.
 struct UnsafeTransfer<Value>: @unchecked Sendable {
@@ -333,7 +356,7 @@ extension ActionStack {
     /// Starts `kind` as a request run by a new task on the main actor, for a synchronous call made on
     /// the main thread (an Edit menu); elsewhere reports ``Misuse/needsAwait(_:)``.
     private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) {
-        guard Thread.isMainThread else {
+        guard MainQueue.isCurrent else {
             report(.needsAwait(operation))
             return
         }
@@ -537,6 +560,11 @@ extension ActionStack {
                 }
                 index -= 1
             }
+            // Cancelled while the last action ran: the operation still fails, and rolls back.
+            if Task.isCancelled, let last = run.ranges.last {
+                run.failedTargetType = Self.typeName(of: run.pending[last.index].box)
+                return (last.index, CancellationError())
+            }
             return nil
         }
     }
@@ -605,6 +633,8 @@ extension ActionStack {
                 let owner = run.ranges.last(where: { $0.start <= position && position < $0.end })?.index ?? -1
                 let action = built.removeLastAction()
                 let box = action.box
+                run.rollbackAction = action
+                defer { run.rollbackAction = nil }
                 do {
                     let ran = try await perform(action, of: run, isolation: isolation)
                     if !ran && owner >= 0 { unrestored.insert(owner) }

@@ -76,6 +76,15 @@ extension ActionStack {
                 problems.append("\(name): total cost \(side.totalCost.description), actions sum to \(cost.description)")
             }
         }
+        if let run = operations?.run {
+            // The step an asynchronous operation builds, and the action its rollback is running.
+            for side in [run.built, run.bin] {
+                for offset in 0..<side.actions.count {
+                    boxCounts[ObjectIdentifier(side.actions[offset].box), default: 0] += 1
+                }
+            }
+            if let held = run.rollbackAction { boxCounts[ObjectIdentifier(held.box), default: 0] += 1 }
+        }
         if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
         if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !needsTrim && scopeDepth == 0 {
             problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")

@@ -123,6 +123,8 @@ final class RunningOperation {
     var ranges: [(index: Int, start: Int, end: Int, ran: Bool)] = []
     /// Whether an action was skipped (its target's actions were removed meanwhile).
     var skippedAny = false
+    /// The action the rollback took from `built` and is running (its target's box still counts it).
+    var rollbackAction: Action?
     /// The type of the failed action's target, for the error.
     var failedTargetType = ""
 

@@ -187,6 +187,7 @@ struct RequestQueue {
     mutating func admit(_ request: Request) -> Admission {
         guard running != nil else {
             running = request
+            request.grant()
             return .runs
         }
         switch policy {
