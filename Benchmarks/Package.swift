@@ -1,4 +1,13 @@
 // swift-tools-version: 6.2
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The benchmarks live in their own package so the library's manifest never gains a dependency.
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks [--quick] [--json FILE]

@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Builds the DocC documentation offline with the toolchain's own docc, warnings as errors.
 # Usage: Scripts/build-docs.sh [OUTPUT=.build-docs/ActionStack.doccarchive]
 # Preview locally: docc preview Sources/ActionStack/ActionStack.docc \

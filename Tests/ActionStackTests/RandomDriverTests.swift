@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The random driver against the real stack: the stack's world (the only code here that touches
 // the ActionStack module; kept plain so that API changes are one-line fixes), the mapping of the
 // library's enums to the model's by name, and the tests.

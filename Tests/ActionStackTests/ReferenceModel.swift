@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The reference model of ActionStack: a deliberately naive transcription of the rules in
 // notes/semantics.md ("the spec"; section numbers below are its sections). It is written from the
 // spec alone, independently of the library, so that the random driver can run both side by side:

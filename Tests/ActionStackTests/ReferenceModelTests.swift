@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The reference model checked on its own against hand-worked examples of notes/semantics.md and
 // the Foundation contract. Each example is written against `DriverWorld`, so the same examples run
 // on a real stack too (`RandomDriverTests.swift` runs them as acceptance tests of the library).

@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The board: figures on a board, with an undo history for the board and one for each figure.
 //
 // Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour.
