@@ -1,4 +1,4 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
 // This source file is part of the ActionStack open source project
 //
 // Copyright (c) 2026 the ActionStack project authors
@@ -8,6 +8,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+// Tools version 6.3: the library uses module selectors (`ActionStack::TitleTemplates`, SE-0491), new in Swift 6.3.
 import PackageDescription
 
 let package = Package(
@@ -39,6 +40,11 @@ let package = Package(
             name: "BoardTests",
             // `board` is listed so that the executable is built before the tests that run it.
             dependencies: ["BoardModel", "ActionStack", "board"]
+        ),
+        // A client module that names every public top-level type as `ActionStack.X`.
+        .testTarget(
+            name: "QualifiedNameTests",
+            dependencies: ["ActionStack"]
         ),
         // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
         // unchanged: the proof that such code compiles and behaves the same.
