@@ -13,23 +13,25 @@ import PackageDescription
 
 let package = Package(
     name: "ActionStack",
-    products: [
-        .library(name: "ActionStack", targets: ["ActionStack"]),
-        .executable(name: "board", targets: ["board"]),
-    ],
+    products: [.library(name: "ActionStack", targets: ["ActionStack"])],
     dependencies: [],
     targets: [
         .target(name: "ActionStack"),
         // The board example: its model is a library target so that tests can drive it directly,
-        // and the executable is a thin terminal front end over that model.
+        // and the executable is a thin terminal front end over that model. Neither is in a product:
+        // `swift run board` runs the executable through the implicit product that SwiftPM makes
+        // for an executable target of the root package only, so a client's build never includes
+        // the example. (An explicit `board` product was built by every client and its binary took
+        // the place of a client's own `board`.) The model's name has the `ActionStack` prefix
+        // besides. Tests/ClientPackage, with its own `board` and `BoardModel` targets, checks it.
         .target(
-            name: "BoardModel",
+            name: "ActionStackBoardModel",
             dependencies: ["ActionStack"],
             path: "Examples/Board/Model"
         ),
         .executableTarget(
             name: "board",
-            dependencies: ["BoardModel", "ActionStack"],
+            dependencies: ["ActionStackBoardModel", "ActionStack"],
             path: "Examples/Board/CLI"
         ),
         .testTarget(
@@ -38,8 +40,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BoardTests",
-            // `board` is listed so that the executable is built before the tests that run it.
-            dependencies: ["BoardModel", "ActionStack", "board"]
+            // The executable is listed so that it is built before the tests that run it.
+            dependencies: ["ActionStackBoardModel", "ActionStack", "board"]
         ),
         // A client module that names every public top-level type as `ActionStack.X`.
         .testTarget(

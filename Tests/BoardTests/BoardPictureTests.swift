@@ -7,7 +7,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-import BoardModel
+import ActionStackBoardModel
 import Foundation
 import Testing
 

@@ -7,7 +7,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-import BoardModel
+import ActionStackBoardModel
 import Testing
 
 /// Standard input cut into lines: line breaks, the last line, and lines of any length in time

@@ -8,7 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
-import BoardModel
+import ActionStackBoardModel
 import Foundation
 import Testing
 

@@ -10,10 +10,10 @@
 // The board: figures on a board, with an undo history for the board and one for each figure.
 //
 // Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour.
-// Everything interesting lives in the BoardModel target (Board, Figure, Session, UndoButtons, and
+// Everything interesting lives in the ActionStackBoardModel target (Board, Figure, Session, UndoButtons, and
 // LineBuffer, which cuts the input into lines); this file only reads input and prints answers.
 
-import BoardModel
+import ActionStackBoardModel
 
 #if canImport(Glibc)
     import Glibc
