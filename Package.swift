@@ -13,6 +13,17 @@ import PackageDescription
 
 let package = Package(
     name: "ActionStack",
+    // The oldest Apple systems that have every API the library uses (Linux has no such limits):
+    // - `@Observable` (the Observation framework; ActionStackModel): macOS 14, iOS 17, tvOS 17,
+    //   watchOS 10, visionOS 1. The highest of these, so it sets the minimums.
+    // - `Duration` and `ContinuousClock` (coalescing windows and `coalescingClock`): macOS 13,
+    //   iOS 16, tvOS 16, watchOS 9.
+    // - `AsyncStream` (`stateUpdates()`): macOS 10.15, iOS 13, tvOS 13, watchOS 6;
+    //   `AsyncStream.makeStream` is back-deployed to those.
+    // - Foundation's `NotificationCenter`, `RunLoop` and `Notification.Name`: every version.
+    // The library does not use Synchronization (`Mutex`, `Atomic`: macOS 15), `Span` or
+    // `InlineArray` (macOS 26); a change that does must raise these.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [.library(name: "ActionStack", targets: ["ActionStack"])],
     dependencies: [],
     targets: [

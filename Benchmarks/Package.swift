@@ -22,6 +22,8 @@ import PackageDescription
 
 let package = Package(
     name: "ActionStackBenchmarks",
+    // ActionStack's own minimums (see its Package.swift).
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     dependencies: [
         // The checkout's folder name is not the package's name, so name it.
         .package(name: "ActionStack", path: ".."),

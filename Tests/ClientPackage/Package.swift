@@ -19,6 +19,8 @@ import PackageDescription
 
 let package = Package(
     name: "Client",
+    // ActionStack's own minimums (see its Package.swift).
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     dependencies: [.package(name: "ActionStack", path: "../..")],
     targets: [
         .target(name: "BoardModel", dependencies: [.product(name: "ActionStack", package: "ActionStack")]),
