@@ -113,6 +113,7 @@ struct CrashFindingTests {
         stack.groupsByEvent = false
         stack.postsNotifications = false
         stack.dropsEmptyGroups = true
+        stack.misusePolicy = .report  // the redo below is a misuse on purpose
         let counter = Counter()
         let depth = 200_000
         for _ in 0..<depth { stack.beginUndoGrouping() }

@@ -230,7 +230,8 @@ struct DriverConfig: Hashable, Sendable, CustomStringConvertible {
     var groupsByEvent = true
     var dropsEmptyGroups = false
     /// `.log` (true) or `.report` (false): the same for the model; `.log` also writes a line to
-    /// standard error, which the driver does not capture.
+    /// standard error, which the driver does not capture, so only a soak run uses it (see
+    /// `StackWorld.logsMisuseAloud`).
     var logsMisuse = false
     var slots = 3
 
