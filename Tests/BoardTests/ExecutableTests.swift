@@ -227,16 +227,28 @@ struct ExecutableTests {
     }
 }
 
-/// The interactive mode in a real terminal: tmux runs `board`, the test types keys and reads the
-/// screen. CI installs tmux and sets BOARD_REQUIRE_TMUX=1, so there a missing tmux fails.
-///
-/// Each test runs its own tmux server (its own socket), so tests running side by side never share
-/// one, and the server is killed at the end.
-struct TerminalTests {
-    static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
+/// Where tmux is, and whether it must be there. (Outside `TerminalTests`, so that the suite's own
+/// trait can read it.)
+enum TmuxPresence {
+    static let path = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
     static let required = ProcessInfo.processInfo.environment["BOARD_REQUIRE_TMUX"] == "1"
+}
+
+/// The interactive mode in a real terminal: tmux runs `board`, the test types keys and reads the
+/// screen. Without tmux the suite is skipped, and `swift test` reports it as skipped, not passed.
+/// CI installs tmux and sets BOARD_REQUIRE_TMUX=1, so there the tests run and a missing tmux fails.
+///
+/// Each test runs its own tmux server (its own socket), so tests running side by side never share
+/// one, and the server is killed at the end.
+@Suite(
+    .enabled(
+        if: TmuxPresence.path != nil || TmuxPresence.required,
+        "tmux is not installed (set BOARD_REQUIRE_TMUX=1 to make that a failure)"))
+struct TerminalTests {
+    static let tmux = TmuxPresence.path
+    static let required = TmuxPresence.required
 
     /// A tmux server running one command in a 100 x 40 pane.
     struct Terminal {
@@ -307,16 +319,13 @@ struct TerminalTests {
         "\(environment) '\(board.path)'; echo BOARD-EXITED; sleep 30"
     }
 
-    func tmuxIsHere() -> Bool {
-        guard Self.tmux != nil else {
-            #expect(!Self.required, "tmux is required here (BOARD_REQUIRE_TMUX=1) but is not installed")
-            return false
-        }
-        return true
+    /// Fails the test when tmux is missing; the suite runs without it only when it is required.
+    func requireTmux() throws {
+        try #require(Self.tmux != nil, "tmux is required here (BOARD_REQUIRE_TMUX=1) but is not installed")
     }
 
     @Test func interactiveSessionInATerminal() throws {
-        guard tmuxIsHere() else { return }
+        try requireTmux()
         let terminal = try Terminal("session", running: command(try boardExecutable()))
         defer { terminal.stop() }
 
@@ -367,7 +376,7 @@ struct TerminalTests {
     }
 
     @Test func controlDEndsTheLineAndTheProgram() throws {
-        guard tmuxIsHere() else { return }
+        try requireTmux()
         let terminal = try Terminal("eof", running: command(try boardExecutable()))
         defer { terminal.stop() }
         _ = try terminal.waitFor("type help")
@@ -379,7 +388,7 @@ struct TerminalTests {
     }
 
     @Test func noColorKeepsATerminalPlain() throws {
-        guard tmuxIsHere() else { return }
+        try requireTmux()
         let terminal = try Terminal("nocolor", running: command(try boardExecutable(), environment: "env NO_COLOR=1"))
         defer { terminal.stop() }
         _ = try terminal.waitFor("type help")
