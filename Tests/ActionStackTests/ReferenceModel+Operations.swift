@@ -9,7 +9,8 @@
 
 // The reference model's operations: registration, groups, metadata, undo/redo/jump, removal,
 // limits, coalescing and scoped groups. Each public method is one call (section 14) and follows
-// the numbered steps of its section of notes/semantics.md.
+// the numbered steps of its section of the rules (see ReferenceModel.swift for where each section
+// is documented).
 
 extension ReferenceModel {
 
