@@ -50,6 +50,7 @@ struct ExecutableTests {
             undo
             bogus
             quit
+            quit
             """
         let (output, status) = try runBoard(input: script)
         #expect(status == 0)
@@ -63,6 +64,7 @@ struct ExecutableTests {
         #expect(lines.contains("figure #1: [Undo Change Color] (Redo)  * unsaved"))
         #expect(lines.contains("figure #1: (Undo) [Redo Change Color]  * unsaved"))
         #expect(lines.contains("error: unknown command 'bogus'; type help for the list"))
+        #expect(lines.contains("the board has unsaved changes; type quit again to quit without saving, or save first"))
         #expect(lines.last == "bye")
         #expect(!output.contains("\u{1B}"), "piped output has no colour codes")
     }
