@@ -377,6 +377,27 @@ struct TerminalTests {
         #expect(shown.contains("bye\nBOARD-EXITED\n"), "\(shown)")
     }
 
+    @Test func theLineCanBeEditedAndRecalled() throws {
+        try requireTmux()
+        let terminal = try Terminal("editing", running: command(try boardExecutable()))
+        defer { terminal.stop() }
+        _ = try terminal.waitFor("type help")
+        // Typed "ad 3 3", then Home, Right, Right and the missing "d".
+        var start = max(0, try terminal.lines().count - 1)
+        try terminal.tmux(["send-keys", "-t", "board", "ad 3 3", "Home", "Right", "Right", "d", "Enter"])
+        var shown = try terminal.waitFor("added figure #1", from: start)
+        #expect(shown.contains("> add 3 3\nadded figure #1 at (3.0, 3.0)\n"), "\(shown)")
+        // Up recalls the line; Ctrl-C abandons a line; Backspace deletes.
+        start = max(0, try terminal.lines().count - 1)
+        try terminal.tmux(["send-keys", "-t", "board", "Up", "BSpace", "4", "Enter"])
+        shown = try terminal.waitFor("added figure #2", from: start)
+        #expect(shown.contains("> add 3 4\nadded figure #2 at (3.0, 4.0)\n"), "\(shown)")
+        start = max(0, try terminal.lines().count - 1)
+        try terminal.tmux(["send-keys", "-t", "board", "remove 1", "C-c", "undo", "Enter"])
+        shown = try terminal.waitFor("Undo Add Figure", from: start)
+        #expect(shown.hasPrefix("> remove 1^C\n> undo\n"), "\(shown)")
+    }
+
     @Test func controlDEndsTheLineAndTheProgram() throws {
         try requireTmux()
         let terminal = try Terminal("eof", running: command(try boardExecutable()))
