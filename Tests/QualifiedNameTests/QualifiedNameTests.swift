@@ -14,6 +14,7 @@
 // A new public top-level type gets a use here.
 
 import ActionStack
+import Foundation
 import Testing
 
 @Suite struct QualifiedNameTests {
@@ -61,6 +62,35 @@ import Testing
         token.cancel()
         stack.undo()
         #expect(heard == heardWhileObserving)
+    }
+
+    /// Every public top-level type in the library's sources has its alias, so a type added later
+    /// without one fails here, not in a client.
+    @Test func everyPublicTopLevelTypeHasAnAlias() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/ActionStack").standardized
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        let declaration = try Regex(#"^(?:public|open)\s+(?:final\s+)?(?:class|struct|enum|actor|protocol)\s+(\w+)"#)
+        var types: Set<String> = []
+        var aliases = ""
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if file.lastPathComponent == "ActionStack+QualifiedNames.swift" { aliases = text }
+            for line in text.split(separator: "\n") {
+                if let match = try declaration.firstMatch(in: String(line)), let name = match.output[1].substring {
+                    types.insert(String(name))
+                }
+            }
+        }
+        types.remove("ActionStack")
+        #expect(types.count >= 5, "the scan finds the library's types: \(types.sorted())")
+        let alias = try Regex(#"public typealias (\w+) = ActionStack::(\w+)"#)
+        var aliased: Set<String> = []
+        for match in aliases.matches(of: alias) where match.output[1].substring == match.output[2].substring {
+            if let name = match.output[1].substring { aliased.insert(String(name)) }
+        }
+        let missing = types.subtracting(aliased).sorted()
+        #expect(missing.isEmpty, "no alias in ActionStack+QualifiedNames.swift (nor a use in this file)")
     }
 
     /// The aliases name the same types as the unqualified names.
