@@ -70,7 +70,9 @@ import Testing
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Sources/ActionStack").standardized
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
-        let declaration = try Regex(#"^(?:public|open)\s+(?:final\s+)?(?:class|struct|enum|actor|protocol)\s+(\w+)"#)
+        // At the start of a line (top level), after any attributes: `@MainActor public final class X`.
+        let declaration = try Regex(
+            #"^(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:final\s+)?(?:class|struct|enum|actor|protocol)\s+(\w+)"#)
         var types: Set<String> = []
         var aliases = ""
         for case let file as URL in files where file.pathExtension == "swift" {
