@@ -304,6 +304,9 @@ public final class Session {
         the board runs from (0.0, 0.0), top left, to (\(Board.width), \(Board.height)), bottom right
         figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners;
         the selected one has a star: [*1]
+        at a terminal, Left, Right, Home, End and Backspace edit the line, Up and
+        Down bring back earlier lines, Ctrl-C drops the line, and Ctrl-D on an empty
+        line quits
         """
 
     // MARK: Parsing
