@@ -1,25 +1,48 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// Tools version 6.3: the library uses module selectors (`ActionStack::TitleTemplates`, SE-0491), new in Swift 6.3.
 import PackageDescription
 
 let package = Package(
     name: "ActionStack",
-    products: [
-        .library(name: "ActionStack", targets: ["ActionStack"]),
-        .executable(name: "board", targets: ["board"]),
-    ],
+    // The oldest Apple systems that have every API the library uses (Linux has no such limits):
+    // - `@Observable` (the Observation framework; ActionStackModel): macOS 14, iOS 17, tvOS 17,
+    //   watchOS 10, visionOS 1. The highest of these, so it sets the minimums.
+    // - `Duration` and `ContinuousClock` (coalescing windows and `coalescingClock`): macOS 13,
+    //   iOS 16, tvOS 16, watchOS 9.
+    // - `AsyncStream` (`stateUpdates()`): macOS 10.15, iOS 13, tvOS 13, watchOS 6;
+    //   `AsyncStream.makeStream` is back-deployed to those.
+    // - Foundation's `NotificationCenter`, `RunLoop` and `Notification.Name`: every version.
+    // The library does not use Synchronization (`Mutex`, `Atomic`: macOS 15), `Span` or
+    // `InlineArray` (macOS 26); a change that does must raise these.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [.library(name: "ActionStack", targets: ["ActionStack"])],
     dependencies: [],
     targets: [
         .target(name: "ActionStack"),
         // The board example: its model is a library target so that tests can drive it directly,
-        // and the executable is a thin terminal front end over that model.
+        // and the executable is a thin terminal front end over that model. Neither is in a product:
+        // `swift run board` runs the executable through the implicit product that SwiftPM makes
+        // for an executable target of the root package only, so a client's build never includes
+        // the example. (An explicit `board` product was built by every client and its binary took
+        // the place of a client's own `board`.) The model's name has the `ActionStack` prefix
+        // besides. Tests/ClientPackage, with its own `board` and `BoardModel` targets, checks it.
         .target(
-            name: "BoardModel",
+            name: "ActionStackBoardModel",
             dependencies: ["ActionStack"],
             path: "Examples/Board/Model"
         ),
         .executableTarget(
             name: "board",
-            dependencies: ["BoardModel", "ActionStack"],
+            dependencies: ["ActionStackBoardModel", "ActionStack"],
             path: "Examples/Board/CLI"
         ),
         .testTarget(
@@ -28,8 +51,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BoardTests",
-            // `board` is listed so that the executable is built before the tests that run it.
-            dependencies: ["BoardModel", "ActionStack", "board"]
+            // The executable is listed so that it is built before the tests that run it.
+            dependencies: ["ActionStackBoardModel", "ActionStack", "board"]
+        ),
+        // A client module that names every public top-level type as `ActionStack.X`.
+        .testTarget(
+            name: "QualifiedNameTests",
+            dependencies: ["ActionStack"]
         ),
         // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
         // unchanged: the proof that such code compiles and behaves the same.

@@ -1,4 +1,13 @@
 // swift-tools-version: 6.2
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The benchmarks live in their own package so the library's manifest never gains a dependency.
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks [--quick] [--json FILE]
@@ -13,6 +22,8 @@ import PackageDescription
 
 let package = Package(
     name: "ActionStackBenchmarks",
+    // ActionStack's own minimums (see its Package.swift).
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     dependencies: [
         // The checkout's folder name is not the package's name, so name it.
         .package(name: "ActionStack", path: ".."),

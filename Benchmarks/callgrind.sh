@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Instructions per step of the benchmark scenarios, counted by callgrind.
 #
 # Instruction counts do not depend on the load of the machine: the same binary gives the same count

@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Runs the package-benchmark suite (Benchmarks/ActionStackMetrics) and checks its counts against
 # the committed thresholds in Benchmarks/Thresholds/ (CI runs this). Counts are deterministic for
 # a build, so this is a real check on a noisy machine; each count may move by 5% (see the suite).

@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Runs GNUstep's NSUndoManager and ActionStack's benchmarks on this machine, in one go, and prints
 # the figures side by side. Everything it needs is in this repository: the peer program is
 # Benchmarks/GNUstep/undo_peer.m, built here with Debian's GNUstep packages, which

@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Writes Benchmarks/Thresholds/ anew from one run of the package-benchmark suite
 # (Benchmarks/ActionStackMetrics): for each benchmark, the p90 of its counts per iteration
 # (mallocCountTotal, objectAllocCount, retainCount, releaseCount; an iteration is 1,000 steps).

@@ -1,4 +1,13 @@
 #!/usr/bin/env python3
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Compiles and runs every ```swift sample of the README, the DocC articles and the doc comments.
 
 Where the samples come from:

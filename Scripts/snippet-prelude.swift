@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The names that the samples in doc comments use without declaring them. Scripts/check-snippets.py
 // puts this file in front of every doc-comment sample that does not import ActionStack itself;
 // README and article samples are complete programs and never get it.

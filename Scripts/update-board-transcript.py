@@ -1,4 +1,13 @@
 #!/usr/bin/env python3
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 """Regenerates the board transcript in the README from the real program.
 
 The transcript sits between the markers `<!-- board transcript: start -->` and

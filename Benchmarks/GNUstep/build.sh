@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Builds the GNUstep peer (undo_peer.m) into OUT_DIR (default: Benchmarks/.build-gnustep), with
 # the flags gnustep-config gives and warnings as errors. Prints the path of the program.
 set -euo pipefail

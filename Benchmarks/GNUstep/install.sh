@@ -1,4 +1,13 @@
 #!/usr/bin/env bash
+# This source file is part of the ActionStack open source project
+#
+# Copyright (c) 2026 the ActionStack project authors
+# Licensed under Apache License v2.0
+#
+# See LICENSE for license information
+#
+# SPDX-License-Identifier: Apache-2.0
+
 # Installs what the GNUstep peer needs from Debian's packages, if it is not there yet: GCC's
 # Objective-C compiler, gnustep-make and GNUstep base (Foundation, with NSUndoManager).
 # Needs root or sudo the first time.

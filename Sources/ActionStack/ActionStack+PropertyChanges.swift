@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 extension ActionStack {
     /// Sets a property through a key path and registers the inverse change, which registers the
     /// redo in turn, so undo and redo both work with one line at the call site.

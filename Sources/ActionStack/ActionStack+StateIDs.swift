@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 extension ActionStack {
     /// Gives every document-state id in use a new, small number, keeping equal ids equal and
     /// different ids different (see ``DocumentStates``). Runs at the end of a call, when no id is held

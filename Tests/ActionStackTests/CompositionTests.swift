@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 import ActionStack
 import Foundation
 import Testing
@@ -104,6 +113,7 @@ struct CrashFindingTests {
         stack.groupsByEvent = false
         stack.postsNotifications = false
         stack.dropsEmptyGroups = true
+        stack.misusePolicy = .report  // the redo below is a misuse on purpose
         let counter = Counter()
         let depth = 200_000
         for _ in 0..<depth { stack.beginUndoGrouping() }

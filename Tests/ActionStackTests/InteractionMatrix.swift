@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The interaction matrix: for each pair of features, what covers it. A feature added later gets a
 // case in `Feature` and a row for each other feature (the test below fails until it has them).
 //

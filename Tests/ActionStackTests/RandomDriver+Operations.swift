@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The random driver, the part that does not need the ActionStack module: the operations, their
 // generation, the callback plan, the "world" protocol that a real stack and the model both
 // implement, the model's world, the runner that compares two worlds after every step, and the
@@ -221,7 +230,8 @@ struct DriverConfig: Hashable, Sendable, CustomStringConvertible {
     var groupsByEvent = true
     var dropsEmptyGroups = false
     /// `.log` (true) or `.report` (false): the same for the model; `.log` also writes a line to
-    /// standard error, which the driver does not capture.
+    /// standard error, which the driver does not capture, so only a soak run uses it (see
+    /// `StackWorld.logsMisuseAloud`).
     var logsMisuse = false
     var slots = 3
 

@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The random driver against the real stack: the stack's world (the only code here that touches
 // the ActionStack module; kept plain so that API changes are one-line fixes), the mapping of the
 // library's enums to the model's by name, and the tests.
@@ -45,6 +54,9 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         (ActionStack.cleanStateDidChangeNotification, .cleanStateDidChange),
     ]
 
+    /// Whether a case with `logsMisuse` uses `.log`: in a soak run only.
+    static let logsMisuseAloud = ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil
+
     init(_ driverCase: DriverCase) {
         plan = CallbackPlanRunner(rules: driverCase.plan)
         targets = (0..<driverCase.config.slots).map { _ in DriverTarget() }
@@ -52,7 +64,10 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         stack.automaticGroupClosing = .manual
         stack.groupsByEvent = driverCase.config.groupsByEvent
         stack.dropsEmptyGroups = driverCase.config.dropsEmptyGroups
-        stack.misusePolicy = driverCase.config.logsMisuse ? .log : .report
+        // `.log` writes a line per misuse to standard error, hundreds in a passing `swift test`;
+        // only a soak run uses it (MisuseTests check the line itself). Otherwise the two policies
+        // take the same path, which the model checks.
+        stack.misusePolicy = driverCase.config.logsMisuse && Self.logsMisuseAloud ? .log : .report
         let base = ContinuousClock.now
         stack.coalescingClock = { [unowned self] in base.advanced(by: .milliseconds(clock)) }
         stack.onMisuse = { [unowned self] misuse in events.append(.misuse(Self.map(misuse))) }

@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 import ActionStack
 import Foundation
 import Testing
@@ -16,9 +25,10 @@ struct ReentrancyArticleTests {
         .closingScope: "closingScope",
     ]
 
-    /// The article's table: for each operation (by its Swift spelling), the activities in the
-    /// header's order and whether each allows it.
-    static func articleTable() throws -> (activities: [String], rows: [String: [Bool]]) {
+    /// The article's table: for each operation (by its Swift spelling), the activities (by column
+    /// name) that allow it and those that refuse it. A cell lists activities, or says "every
+    /// activity" or "none".
+    static func articleTable() throws -> [String: (allowed: Set<String>, refused: Set<String>)] {
         let text = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../Sources/ActionStack/ActionStack.docc/Reentrancy.md").standardized,
@@ -26,33 +36,49 @@ struct ReentrancyArticleTests {
         )
         func cells(_ line: Substring) -> [String] {
             line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
         }
-        let lines = text.split(separator: "\n")
-        let header = try #require(lines.first { $0.hasPrefix("| call | `") }, "the table's header")
-        let activities = Array(cells(header).dropFirst())
-        var rows: [String: [Bool]] = [:]
-        for line in lines where line.hasPrefix("| `") && (line.contains("✓") || line.contains("✗")) {
+        func activities(_ cell: String) -> Set<String> {
+            switch cell {
+            case "every activity": return Set(columns.values)
+            case "none": return []
+            default:
+                return Set(
+                    cell.split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                    })
+            }
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = try #require(
+            lines.firstIndex { $0 == "| call | allowed during | refused during |" }, "the table's header")
+        var rows: [String: (allowed: Set<String>, refused: Set<String>)] = [:]
+        for line in lines[(header + 2)...].prefix(while: { $0.hasPrefix("| `") }) {
             let row = cells(line)
-            rows[row[0]] = row.dropFirst().map { $0 == "✓" }
+            guard row.count == 3 else {
+                Issue.record("a row of the table does not have three cells: \(line)")
+                continue
+            }
+            let operation = row[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            rows[operation] = (activities(row[1]), activities(row[2]))
         }
-        return (activities, rows)
+        return rows
     }
 
     @Test func theArticlePrintsTheTableTheCodeHas() throws {
         let table = try Self.articleTable()
+        let all = Set(Self.columns.values)
         #expect(Self.columns.count == Activity.allCases.count)
-        #expect(Set(table.activities) == Set(Self.columns.values), "one column per activity")
-        #expect(Set(table.rows.keys) == Set(Operation.allCases.map(\.rawValue)), "one row per operation")
+        #expect(Set(table.keys) == Set(Operation.allCases.map(\.rawValue)), "one row per operation")
         for operation in Operation.allCases {
-            guard let row = table.rows[operation.rawValue], row.count == table.activities.count else {
-                Issue.record("the row of \(operation) is missing or has the wrong number of cells")
+            guard let row = table[operation.rawValue] else {
+                Issue.record("the row of \(operation) is missing")
                 continue
             }
-            for (index, name) in table.activities.enumerated() {
-                guard let activity = Self.columns.first(where: { $0.value == name })?.key else { continue }
+            #expect(row.allowed.isDisjoint(with: row.refused), "\(operation): an activity both allows and refuses it")
+            #expect(row.allowed.union(row.refused) == all, "\(operation): every activity, once")
+            for (activity, name) in Self.columns {
                 #expect(
-                    row[index] == ActionStack._allows(operation, during: activity),
+                    row.allowed.contains(name) == ActionStack._allows(operation, during: activity),
                     "\(operation) during \(activity)"
                 )
             }

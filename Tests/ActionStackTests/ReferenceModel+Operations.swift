@@ -1,6 +1,16 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The reference model's operations: registration, groups, metadata, undo/redo/jump, removal,
 // limits, coalescing and scoped groups. Each public method is one call (section 14) and follows
-// the numbered steps of its section of notes/semantics.md.
+// the numbered steps of its section of the rules (see ReferenceModel.swift for where each section
+// is documented).
 
 extension ReferenceModel {
 

@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The reference model's queries (sections 4, 11, 13, 14). Queries have effects: the Top rule and
 // the Sweep of section 11 remove dead things at idle, and `canRedo` posts a checkpoint.
 

@@ -1,7 +1,27 @@
-// The reference model of ActionStack: a deliberately naive transcription of the rules in
-// notes/semantics.md ("the spec"; section numbers below are its sections). It is written from the
-// spec alone, independently of the library, so that the random driver can run both side by side:
-// every divergence is a bug in one of them or a question about the spec.
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// The reference model of ActionStack: a deliberately naive transcription of the documented rules
+// ("the spec"). It is written from the rules alone, independently of the library, so that the
+// random driver can run both side by side: every divergence is a bug in one of them or a question
+// about the rules.
+//
+// The rules were first written as a numbered specification, which is not part of the repository;
+// the section numbers in these files are its sections. Every rule is now stated in the
+// documentation (Sources/ActionStack/ActionStack.docc and the doc comments), where each section is:
+//   1 storage: Performance;  2 registration: `registerUndo(withTarget:handler:)`, RecordingTheRightSteps;
+//   3 groups, 8 the event, 5 undo and redo with groups open: GroupingUndoSteps;  4 metadata:
+//   NamingUndoSteps;  6 clean state, history: CleanStateAndHistory;  7 coalescing, 10 limits,
+//   12 scoped groups: RecordingTheRightSteps;  9 re-entrancy: Reentrancy;  11 freed targets and
+//   queries: Performance, `canUndo`;  13 Apple spellings: ComingFromUndoManager;  14 calls and
+//   observation: NotificationsAndObservation;  15 misuse: Misuse;  16 removal:
+//   `removeAllActions(withTarget:)`;  17 test hooks: ActionStack+Testing.swift;  18 the enums.
 //
 // Rules of the model's own making:
 // - No dependency on the `ActionStack` module. The library's enums are mirrored by name

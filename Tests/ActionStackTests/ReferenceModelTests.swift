@@ -1,5 +1,14 @@
-// The reference model checked on its own against hand-worked examples of notes/semantics.md and
-// the Foundation contract. Each example is written against `DriverWorld`, so the same examples run
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// The reference model checked on its own against hand-worked examples of the documented rules (see
+// ReferenceModel.swift) and the Foundation contract. Each example is written against `DriverWorld`, so the same examples run
 // on a real stack too (`RandomDriverTests.swift` runs them as acceptance tests of the library).
 
 import Testing

@@ -1,5 +1,14 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 import ActionStack
-import BoardModel
+import ActionStackBoardModel
 import Testing
 
 /// The command session: parsing, contexts, buttons driven by notifications, the picture.
@@ -51,17 +60,17 @@ struct SessionTests {
         ("add 1.234 1", "x must be a number, not '1.234'"),
         (
             "add 1234567890 1",
-            "x must be a number, not '1234567890' (at most two decimals, from -999999999.99 to 999999999.99: 12 or -0.25)"
+            "x is out of range: '1234567890' (from -999999999.99 to 999999999.99)"
         ),
         ("add 999999999.99 1", "(999999999.99, 1.0) is off the board"),
-        ("add 1000 1", "(1000.0, 1.0) is off the board (x 0...80.0, y 0...40.0)"),
+        ("add 1000 1", "(1000.0, 1.0) is off the board (x from 0 to 80, y from 0 to 40)"),
         ("add 10 40.01", "off the board"),
         ("add -0.5 1", "off the board"),
         ("move 7 1 1", "there is no figure #7 on the board"),
         ("move 1 1 1 1", "usage: move N X Y"),
         ("move 1 90 1", "off the board"),
         ("move x 1 1", "figure number must be a whole number, not 'x'"),
-        ("move -1 1 1", "figure number must be a whole number, not '-1'"),
+        ("move -1 1 1", "figure number must not be negative: '-1' (0 to 999999999)"),
         ("nudge 1 1", "usage: nudge N DX DY"),
         ("nudge 1 71 0", "(81.0, 20.0) is off the board"),
         ("nudge 1 0 -20.5", "off the board"),
@@ -72,12 +81,12 @@ struct SessionTests {
         ("remove 3", "there is no figure #3 on the board"),
         ("remove", "usage: remove N"),
         ("select 3", "there is no figure #3"),
-        ("select 99999999999", "figure number must be a whole number, not '99999999999' (0 to 999999999)"),
+        ("select 99999999999", "figure number is out of range: '99999999999' (0 to 999999999)"),
         ("select 1.0", "figure number must be a whole number, not '1.0' (0 to 999999999)"),
         ("color mauve", "unknown colour 'mauve' (one of: black, red, green, blue, yellow, orange, purple)"),
         ("color", "usage: color NAME"),
         ("radius -2", "the radius must not be negative"),
-        ("radius 4.01", "the radius must be at most 4.0"),
+        ("radius 4.01", "the radius must be at most 4, half the figure's height (figures are 10 by 8)"),
         ("radius 1e9", "radius must be a number, not '1e9'"),
         ("radius", "usage: radius R"),
         ("redo", "nothing to redo in the board context"),
@@ -89,7 +98,10 @@ struct SessionTests {
         ("quit now", "quit takes no arguments"),
         ("exit now", "exit takes no arguments"),
         ("history 9", "history positions run from 0 to 1"),
-        ("history -1", "history position must be a whole number"),
+        ("history -1", "history position must not be negative: '-1' (0 to 999999999)"),
+        ("add 99999999999 5", "x is out of range: '99999999999' (from -999999999.99 to 999999999.99)"),
+        ("add 5 -99999999999.5", "y is out of range: '-99999999999.5' (from -999999999.99 to 999999999.99)"),
+        ("remove #1234567890", "figure number is out of range: '#1234567890' (0 to 999999999)"),
         ("history 1 2", "usage: history [N]"),
         ("save now", "save takes no arguments"),
     ]
@@ -380,5 +392,37 @@ struct SessionTests {
         let session = Session()
         #expect(session.handle("quit") == ["bye"])
         #expect(session.isFinished)
+    }
+
+    @Test func quitWithUnsavedChangesWarnsAndQuitsWhenRepeated() {
+        let session = Session()
+        _ = session.handle("add 10 20")
+        #expect(
+            session.handle("quit") == [
+                "the board has unsaved changes; type quit again to quit without saving, or save first"
+            ])
+        #expect(!session.isFinished)
+        #expect(session.handle("exit") == ["bye"], "right after the warning, quit (or exit) quits")
+        #expect(session.isFinished)
+    }
+
+    @Test func anotherCommandAfterTheWarningAsksAgain() {
+        let session = Session()
+        _ = session.handle("add 10 20")
+        _ = session.handle("quit")
+        _ = session.handle("history")
+        #expect(session.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+        #expect(!session.isFinished)
+        _ = session.handle("save")
+        #expect(session.handle("quit") == ["bye"], "once saved, quit quits at once")
+    }
+
+    @Test func theFiguresLineStaysShort() {
+        let session = Session()
+        for x in stride(from: 2, through: 78, by: 4) { _ = session.handle("add \(x) 20") }
+        let legend = session.render().first { $0.hasPrefix("figures: ") } ?? ""
+        #expect(legend.count <= BoardPicture.longestLegend, "\(legend)")
+        #expect(legend.hasSuffix(", and 18 more"), "20 figures, two listed: \(legend)")
+        #expect(legend.hasPrefix("figures: #1 (2.0, 20.0) black r=0.0, #2 (6.0, 20.0) black r=0.0"), "\(legend)")
     }
 }

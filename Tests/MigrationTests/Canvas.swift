@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The MigrationTests target is code written for Foundation's UndoManager, as an Apple developer
 // writes it, ported to ActionStack with only the two lines below: `import ActionStack` and the
 // typealias. Nothing else in the target may name ActionStack or use its own API.

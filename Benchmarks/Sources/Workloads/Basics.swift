@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The work each benchmark scenario does, written once and timed by every harness: the ratio table
 // (ActionStackBenchmarks), package-benchmark's counters (Benchmarks/ActionStackMetrics) and
 // callgrind (ActionStackBenchmarks --callgrind).

@@ -1,10 +1,20 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 // The board: figures on a board, with an undo history for the board and one for each figure.
 //
 // Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour.
-// Everything interesting lives in the BoardModel target (Board, Figure, Session, UndoButtons, and
-// LineBuffer, which cuts the input into lines); this file only reads input and prints answers.
+// Everything interesting lives in the ActionStackBoardModel target (Board, Figure, Session,
+// UndoButtons, LineBuffer, which cuts the input into lines, and LineEditor, which edits the line
+// typed at a terminal); this file only reads input, draws the line being edited, and prints answers.
 
-import BoardModel
+import ActionStackBoardModel
 
 #if canImport(Glibc)
     import Glibc
@@ -57,6 +67,110 @@ final class InputReader {
     }
 }
 
+/// The terminal's settings from before the line editor changed them, put back at exit. The C
+/// `atexit` handler that puts them back cannot capture anything, so they are a global, written
+/// once, before the handler is installed, on the only thread.
+nonisolated(unsafe) var terminalSettings = termios()
+
+/// Turns off the terminal's own line editing and echo, so that `LineEditor` gets every key as it
+/// is typed, and arranges for the settings to be put back when the program exits. Signals stay
+/// off too: Ctrl-C abandons the line being typed instead of ending the program with the board's
+/// changes. Returns false, changing nothing, if the terminal refuses.
+func startLineEditing() -> Bool {
+    var settings = termios()
+    guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return false }
+    terminalSettings = settings
+    settings.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+    settings.c_iflag &= ~tcflag_t(IXON)  // Ctrl-S and Ctrl-Q reach the editor (which ignores them)
+    withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+        cc[Int(VMIN)] = 1  // a read returns as soon as one byte has arrived
+        cc[Int(VTIME)] = 0
+    }
+    // TCSANOW, not TCSAFLUSH: keys typed before this point are kept, not thrown away.
+    guard tcsetattr(STDIN_FILENO, TCSANOW, &settings) == 0 else { return false }
+    atexit { _ = tcsetattr(STDIN_FILENO, TCSANOW, &terminalSettings) }
+    return true
+}
+
+/// The terminal's width in columns (80 when it does not say).
+func terminalColumns() -> Int {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    return Int(size.ws_col)
+}
+
+/// Reads lines at a terminal with `LineEditor`: draws the prompt and the line as it is edited,
+/// one row, scrolled sideways when it is wider than the terminal.
+@MainActor
+final class LineEditingReader {
+    private var editor = LineEditor()
+    private var bytes: [UInt8] = []
+    private var next = 0
+    /// The first character of the line that is shown, when the line is wider than the terminal.
+    private var scroll = 0
+    private let prompt = "> "
+
+    /// The next line entered; nil at the end of input (Ctrl-D on an empty line).
+    func nextLine() -> String? {
+        scroll = 0
+        draw()
+        while true {
+            if next == bytes.count && !refill() {
+                print()
+                return nil
+            }
+            let byte = bytes[next]
+            next += 1
+            switch editor.feed(byte) {
+            case .none:
+                continue
+            case .changed:
+                draw()
+            case .entered(let line):
+                print()
+                return line
+            case .cancelled:
+                print("^C")
+                scroll = 0
+                draw()
+            case .endOfInput:
+                print()
+                return nil
+            }
+        }
+    }
+
+    /// Reads what the terminal has sent; false at the end of input or on an error.
+    private func refill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes = Array(chunk[..<count])
+                next = 0
+                return true
+            }
+            if count == 0 || errno != EINTR { return false }
+        }
+    }
+
+    /// Redraws the prompt's row: the prompt, the part of the line that fits, the cursor in place.
+    private func draw() {
+        let text = editor.text
+        let cursor = editor.cursor
+        let room = max(terminalColumns() - prompt.count - 1, 8)
+        scroll = min(scroll, max(0, text.count - room))
+        if cursor < scroll { scroll = cursor }
+        if cursor - scroll > room { scroll = cursor - room }
+        let end = min(text.count, scroll + room)
+        // Shown as `printable` makes it: a typed escape or control character cannot drive the terminal.
+        var output = "\r" + prompt + Session.printable(String(text[scroll..<end])) + "\u{1B}[K"
+        if end > cursor { output += "\u{1B}[\(end - cursor)D" }
+        print(output, terminator: "")
+        fflush(nil)
+    }
+}
+
 /// Prints a line on standard error, where errors about the command line belong. (It writes to the
 /// descriptor for the same reason `InputReader` reads one: the C library's `stderr` is a global.)
 func printError(_ message: String) {
@@ -97,10 +211,20 @@ if arguments.contains("--demo") {
 // Interactive, or commands piped on standard input: the same loop. A terminal gets a prompt; a
 // pipe gets each command echoed, so the output reads like a transcript.
 let interactive = isatty(STDIN_FILENO) != 0
+// A person at a terminal edits the line (arrows, history); a terminal without cursor movement
+// ("dumb") or output that is not a terminal keeps the terminal's own line input.
+let dumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? true
+let editing = interactive && isatty(STDOUT_FILENO) != 0 && !dumbTerminal && startLineEditing()
 let input = InputReader()
+let editingReader = LineEditingReader()
 if interactive { print("ActionStack board — type help for the commands, quit to leave.") }
 for line in session.render() { print(line) }
 reading: while !session.isFinished {
+    if editing {
+        guard let line = editingReader.nextLine() else { break reading }
+        for output in session.handle(line) { print(output) }
+        continue
+    }
     if interactive {
         print("> ", terminator: "")
         fflush(nil)  // flush the prompt (all output streams)

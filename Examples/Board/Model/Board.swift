@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 public import ActionStack
 
 /// Why a board operation was refused. The board is unchanged when one is thrown.
@@ -14,12 +23,17 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noSuchFigure(let id): "there is no figure #\(id) on the board"
         case .offBoard(let point):
-            "\(point) is off the board (x 0...\(Board.width), y 0...\(Board.height))"
+            "\(point) is off the board (x from 0 to \(plain(Board.width)), y from 0 to \(plain(Board.height)))"
         case .radiusOutOfRange(let radius) where radius < 0: "the radius must not be negative"
         case .radiusOutOfRange:
-            "the radius must be at most \(Figure.maximumCornerRadius), half the figure's height "
-                + "(figures are \(Figure.width) by \(Figure.height))"
+            "the radius must be at most \(plain(Figure.maximumCornerRadius)), half the figure's height "
+                + "(figures are \(plain(Figure.width)) by \(plain(Figure.height)))"
         }
+    }
+
+    /// A limit as a person writes it: "80", not "80.0"; "2.5" stays.
+    private func plain(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
 

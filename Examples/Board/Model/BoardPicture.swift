@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 /// Draws the board as a small text picture, one column per 2 units and one row per 4 units.
 ///
 /// Each figure is a label centred on its position: `[3]` for square corners, `(3)` for rounded
@@ -86,11 +95,33 @@ public enum BoardPicture {
             }
         }
         let border = "+" + String(repeating: "-", count: columns) + "+"
-        let legend =
-            board.figures.isEmpty
-            ? "figures: none"
-            : "figures: " + board.figures.map { describe($0, colored: colored) }.joined(separator: ", ")
-        return [border] + grid.map { "|" + render($0, colored: colored) + "|" } + [border, legend]
+        return [border] + grid.map { "|" + render($0, colored: colored) + "|" } + [
+            border, legend(board, colored: colored),
+        ]
+    }
+
+    /// The longest legend line, in visible characters: room for about three figures. More are
+    /// counted, not listed, so the line does not grow with the board.
+    public static let longestLegend = 100
+
+    /// "figures: #1 (30.0, 5.0) red r=0.0, #2 ...", the figures in order while they fit in
+    /// `longestLegend` characters, then "and N more".
+    static func legend(_ board: Board, colored: Bool) -> String {
+        guard !board.figures.isEmpty else { return "figures: none" }
+        var shown: [String] = []
+        var width = "figures: ".count
+        for (index, figure) in board.figures.enumerated() {
+            let visible = describe(figure, colored: false).count + (shown.isEmpty ? 0 : 2)
+            let left = board.figures.count - index - 1
+            // Room for this figure, and for ", and N more" after it if any are left.
+            let tail = left == 0 ? 0 : ", and \(left) more".count
+            if width + visible + tail > longestLegend && !shown.isEmpty {
+                return "figures: " + shown.joined(separator: ", ") + ", and \(board.figures.count - index) more"
+            }
+            shown.append(describe(figure, colored: colored))
+            width += visible
+        }
+        return "figures: " + shown.joined(separator: ", ")
     }
 
     /// "#1 (30.0, 5.0) red r=0.0".

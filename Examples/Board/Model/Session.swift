@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 public import ActionStack
 
 /// Which history the undo and redo commands act on.
@@ -28,6 +37,9 @@ public final class Session {
     public let edit = ActionStackGroup()
     /// Set by `quit`.
     public private(set) var isFinished = false
+    /// Whether the last command was a `quit` refused for unsaved changes: a `quit` right after it
+    /// quits anyway.
+    private var quitWasRefused = false
     /// Whether the picture draws figures in their colours (ANSI escape sequences). The executable
     /// turns it on when standard output is a terminal and `NO_COLOR` is not set.
     public var usesColor: Bool
@@ -61,8 +73,11 @@ public final class Session {
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let command = words.first else { return [] }
         let arguments = Array(words.dropFirst())
+        // Only a `quit` right after the warning quits with unsaved changes.
+        let quitIsConfirmed = quitWasRefused
+        quitWasRefused = false
         do {
-            let reply = try perform(command, arguments)
+            let reply = try perform(command, arguments, quitIsConfirmed: quitIsConfirmed)
             endEvent()
             return [reply.message] + (reply.showsBoard ? render() : [])
         } catch {
@@ -106,7 +121,9 @@ public final class Session {
     }
 
     /// Performs `typed`, a command in any case ("add", "ADD").
-    private func perform(_ typed: String, _ arguments: [String]) throws(CommandError) -> Reply {
+    private func perform(
+        _ typed: String, _ arguments: [String], quitIsConfirmed: Bool
+    ) throws(CommandError) -> Reply {
         let command = typed.lowercased()
         switch command {
         case "add":
@@ -193,6 +210,13 @@ public final class Session {
             return Reply(message: Session.help, showsBoard: false)
         case "quit", "exit":
             try expectNoArguments(command, arguments)
+            if board.hasUnsavedChanges && !quitIsConfirmed {
+                quitWasRefused = true
+                return Reply(
+                    message: "the board has unsaved changes; type \(command) again to quit without saving, "
+                        + "or save first",
+                    showsBoard: false)
+            }
             isFinished = true
             return Reply(message: "bye", showsBoard: false)
         default:
@@ -274,11 +298,15 @@ public final class Session {
           history [N]     list the chosen context's steps, or go to position N
           save            mark the board and every figure on it saved; the
                           status line shows * unsaved after any change
-          help | quit     show this list, or leave
+          help | quit     show this list, or leave (with unsaved changes,
+                          quit asks to be typed twice)
         numbers are decimal, with at most two decimals: 12, 12.5, -0.25
         the board runs from (0.0, 0.0), top left, to (\(Board.width), \(Board.height)), bottom right
         figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners;
         the selected one has a star: [*1]
+        at a terminal, Left, Right, Home, End and Backspace edit the line, Up and
+        Down bring back earlier lines, Ctrl-C drops the line, and Ctrl-D on an empty
+        line quits
         """
 
     // MARK: Parsing
@@ -315,11 +343,23 @@ public final class Session {
     /// board prints in plain decimal notation ("(999999999.99, 1.0) is off the board").
     public static let digitsBeforePoint = 9
 
+    /// The largest number `decimal(_:)` reads, as error messages state it.
+    static let largestDecimal = String(repeating: "9", count: digitsBeforePoint) + ".99"
+
     /// The rule `decimal(_:)` follows, as error messages state it.
-    static let decimalRule: String = {
-        let largest = String(repeating: "9", count: digitsBeforePoint) + ".99"
-        return "at most two decimals, from -\(largest) to \(largest): 12 or -0.25"
-    }()
+    static let decimalRule = "at most two decimals, from -\(largestDecimal) to \(largestDecimal): 12 or -0.25"
+
+    /// Whether `text` is written as `decimal(_:)` reads numbers (digits, a sign, a point and at most
+    /// two decimals), whatever its size: such a text that `decimal(_:)` refuses is out of range,
+    /// not a typing mistake.
+    static func isWrittenAsDecimal(_ text: String) -> Bool {
+        var body = Substring(text)
+        if body.first == "+" || body.first == "-" { body = body.dropFirst() }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let fraction = parts.count == 2 ? parts[1] : ""
+        func digits(_ part: Substring) -> Bool { part.allSatisfy { ("0"..."9").contains($0) } }
+        return parts[0].count + fraction.count > 0 && fraction.count <= 2 && digits(parts[0]) && digits(fraction)
+    }
 
     /// The largest whole number (figure numbers, history positions) that `number` reads.
     static let largestWhole = Int(String(repeating: "9", count: digitsBeforePoint))!
@@ -367,6 +407,11 @@ public final class Session {
 
     private func decimal(_ text: String, what: String) throws(CommandError) -> Double {
         guard let value = Session.decimal(text) else {
+            if Session.isWrittenAsDecimal(text) {
+                throw .invalid(
+                    "\(what) is out of range: \(Session.quote(text)) "
+                        + "(from -\(Session.largestDecimal) to \(Session.largestDecimal))")
+            }
             throw .invalid("\(what) must be a number, not \(Session.quote(text)) (\(Session.decimalRule))")
         }
         return value
@@ -376,9 +421,15 @@ public final class Session {
     /// once leading zeros are set aside.
     private func number(_ text: String, what: String) throws(CommandError) -> Int {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
-        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
-            digits.drop(while: { $0 == "0" }).count <= Session.digitsBeforePoint, let value = Int(digits)
-        else {
+        func allDigits(_ part: Substring) -> Bool { !part.isEmpty && part.allSatisfy { ("0"..."9").contains($0) } }
+        // A whole number the user meant, but outside what is allowed: say so, not "not a number".
+        if digits.first == "-" && allDigits(digits.dropFirst()) {
+            throw .invalid("\(what) must not be negative: \(Session.quote(text)) (0 to \(Session.largestWhole))")
+        }
+        if allDigits(digits) && digits.drop(while: { $0 == "0" }).count > Session.digitsBeforePoint {
+            throw .invalid("\(what) is out of range: \(Session.quote(text)) (0 to \(Session.largestWhole))")
+        }
+        guard allDigits(digits), let value = Int(digits) else {
             throw .invalid(
                 "\(what) must be a whole number, not \(Session.quote(text)) (0 to \(Session.largestWhole))")
         }

@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 /// The coalescing concern: which step a coalescing registration may continue.
 ///
 /// Invariant: when `candidate` is set, the newest step of the undo stack (frame 0 when a group is

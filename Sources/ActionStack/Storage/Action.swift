@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 /// One stored undo action: the target's box and the client's handler. 24 bytes, stored inline in a
 /// ``Side``'s ring buffer: an action costs no allocation beyond the client's own closure. (Its cost,
 /// when registrations state costs, is kept beside it; see ``Side/costs``.)

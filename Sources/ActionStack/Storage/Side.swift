@@ -1,3 +1,12 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a step carries besides its actions: its action name, discardable flag and user info.
 ///
 /// Many steps carry nothing, so a step holds a reference that is nil until a setter runs. The

@@ -1,0 +1,106 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// A client module that spells every public top-level type of ActionStack qualified,
+// `ActionStack.X`. The module and its main class share the name `ActionStack`, so these names
+// resolve only through the class's aliases (Sources/ActionStack/ActionStack+QualifiedNames.swift).
+// This file is compiled as a client would compile it: if an alias is missing, it does not build.
+// A new public top-level type gets a use here.
+
+import ActionStack
+import Foundation
+import Testing
+
+@Suite struct QualifiedNameTests {
+    @Test func titleTemplatesByQualifiedName() {
+        let stack = ActionStack()
+        let french: ActionStack.TitleTemplates = ActionStack.TitleTemplates(
+            undo: "Annuler {name}", redo: "Rétablir {name}", undoWithoutName: "Annuler", redoWithoutName: "Rétablir")
+        stack.titleTemplates = french
+        #expect(stack.undoMenuTitle(forUndoActionName: "Déplacer") == "Annuler Déplacer")
+        #expect(ActionStack.TitleTemplates.english == TitleTemplates.english)
+        #expect(ActionStack.TitleTemplates.placeholder == "{name}")
+    }
+
+    @Test func automaticGroupClosingByQualifiedName() {
+        let stack = ActionStack()
+        let closing: ActionStack.AutomaticGroupClosing = .manual
+        stack.automaticGroupClosing = closing
+        #expect(stack.automaticGroupClosing == ActionStack.AutomaticGroupClosing.manual)
+    }
+
+    @Test func actionStackGroupByQualifiedName() {
+        let stack = ActionStack()
+        let group: ActionStack.ActionStackGroup = ActionStack.ActionStackGroup()
+        group.add(stack)
+        group.activeStack = stack
+        #expect(group.activeStack === stack)
+    }
+
+    @Test func actionStackModelByQualifiedName() {
+        let stack = ActionStack()
+        let model: ActionStack.ActionStackModel = ActionStack.ActionStackModel(stack)
+        #expect(!model.canUndo)
+    }
+
+    @Test func observationTokenByQualifiedName() {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        var heard = 0
+        let token: ActionStack.ObservationToken = stack.observe { _ in heard += 1 }
+        stack.beginUndoGrouping()
+        stack.registerUndo(withTarget: stack) { _ in }
+        stack.endUndoGrouping()
+        let heardWhileObserving = heard
+        #expect(heardWhileObserving > 0)
+        token.cancel()
+        stack.undo()
+        #expect(heard == heardWhileObserving)
+    }
+
+    /// Every public top-level type in the library's sources has its alias, so a type added later
+    /// without one fails here, not in a client.
+    @Test func everyPublicTopLevelTypeHasAnAlias() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/ActionStack").standardized
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        // At the start of a line (top level), after any attributes: `@MainActor public final class X`.
+        let declaration = try Regex(
+            #"^(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:final\s+)?(?:class|struct|enum|actor|protocol)\s+(\w+)"#)
+        var types: Set<String> = []
+        var aliases = ""
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if file.lastPathComponent == "ActionStack+QualifiedNames.swift" { aliases = text }
+            for line in text.split(separator: "\n") {
+                if let match = try declaration.firstMatch(in: String(line)), let name = match.output[1].substring {
+                    types.insert(String(name))
+                }
+            }
+        }
+        types.remove("ActionStack")
+        #expect(types.count >= 5, "the scan finds the library's types: \(types.sorted())")
+        let alias = try Regex(#"public typealias (\w+) = ActionStack::(\w+)"#)
+        var aliased: Set<String> = []
+        for match in aliases.matches(of: alias) where match.output[1].substring == match.output[2].substring {
+            if let name = match.output[1].substring { aliased.insert(String(name)) }
+        }
+        let missing = types.subtracting(aliased).sorted()
+        #expect(missing.isEmpty, "no alias in ActionStack+QualifiedNames.swift (nor a use in this file)")
+    }
+
+    /// The aliases name the same types as the unqualified names.
+    @Test func aliasesAreTheSameTypes() {
+        #expect(ActionStack.TitleTemplates.self == TitleTemplates.self)
+        #expect(ActionStack.AutomaticGroupClosing.self == AutomaticGroupClosing.self)
+        #expect(ActionStack.ActionStackGroup.self == ActionStackGroup.self)
+        #expect(ActionStack.ActionStackModel.self == ActionStackModel.self)
+        #expect(ActionStack.ObservationToken.self == ObservationToken.self)
+    }
+}
