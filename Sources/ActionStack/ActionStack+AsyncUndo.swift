@@ -263,7 +263,7 @@ extension ActionStack {
 /// Whether the caller runs on the main queue, where the main actor's jobs run (on Linux a program
 /// that calls `dispatchMain()` runs them on a thread that is not the main thread).
 enum MainQueue {
-    nonisolated(unsafe) private static let key = DispatchSpecificKey<UInt8>()
+    private static let key = DispatchSpecificKey<UInt8>()
     private static let marked: Bool = {
         DispatchQueue.main.setSpecific(key: key, value: 1)
         return true
