@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ActionStack", targets: ["ActionStack"]),
         .executable(name: "board", targets: ["board"]),
+        .executable(name: "todo", targets: ["ActionStackTodo"]),
     ],
     dependencies: [],
     targets: [
@@ -22,6 +23,25 @@ let package = Package(
             dependencies: ["BoardModel", "ActionStack"],
             path: "Examples/Board/CLI"
         ),
+        // The to-do example: undo and redo through a real database (the system's SQLite, reached
+        // through a system-library target, so the package still has no dependencies). Every
+        // target's name starts with `ActionStack`, so that none clashes with a user's targets.
+        .systemLibrary(
+            name: "ActionStackCSQLite",
+            path: "Examples/Todo/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "ActionStackTodoModel",
+            dependencies: ["ActionStack", "ActionStackCSQLite"],
+            path: "Examples/Todo/Model"
+        ),
+        .executableTarget(
+            name: "ActionStackTodo",
+            dependencies: ["ActionStackTodoModel", "ActionStack"],
+            path: "Examples/Todo/CLI"
+        ),
         .testTarget(
             name: "ActionStackTests",
             dependencies: ["ActionStack"]
@@ -30,6 +50,12 @@ let package = Package(
             name: "BoardTests",
             // `board` is listed so that the executable is built before the tests that run it.
             dependencies: ["BoardModel", "ActionStack", "board"]
+        ),
+        .testTarget(
+            name: "ActionStackTodoTests",
+            // `ActionStackTodo` is listed so that the `todo` executable is built before the test that
+            // runs it.
+            dependencies: ["ActionStackTodoModel", "ActionStack", "ActionStackTodo"]
         ),
         // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
         // unchanged: the proof that such code compiles and behaves the same.
@@ -40,7 +66,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+// A system-library target (the to-do example's SQLite) takes no Swift settings.
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     // Swift 6 language mode is the tools-version default; state it so the manifest says it.
     settings.append(.swiftLanguageMode(.v6))
