@@ -45,6 +45,27 @@ let package = Package(
             dependencies: ["ActionStackBoardModel", "ActionStack"],
             path: "Examples/Board/CLI"
         ),
+        // The to-do example: undo and redo through a real database (the system's SQLite, reached
+        // through a system-library target, so the package still has no dependencies). Every
+        // target's name starts with `ActionStack`, so that none clashes with a user's targets.
+        .systemLibrary(
+            name: "ActionStackCSQLite",
+            path: "Examples/Todo/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "ActionStackTodoModel",
+            dependencies: ["ActionStack", "ActionStackCSQLite"],
+            path: "Examples/Todo/Model"
+        ),
+        // The executable keeps the short name: like `board`, it is no product, so clients never
+        // build it and their own targets may have any name.
+        .executableTarget(
+            name: "todo",
+            dependencies: ["ActionStackTodoModel", "ActionStack"],
+            path: "Examples/Todo/CLI"
+        ),
         .testTarget(
             name: "ActionStackTests",
             dependencies: ["ActionStack"]
@@ -59,6 +80,11 @@ let package = Package(
             name: "QualifiedNameTests",
             dependencies: ["ActionStack"]
         ),
+        .testTarget(
+            name: "ActionStackTodoTests",
+            // `todo` is listed so that the executable is built before the test that runs it.
+            dependencies: ["ActionStackTodoModel", "ActionStack", "todo"]
+        ),
         // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
         // unchanged: the proof that such code compiles and behaves the same.
         .testTarget(
@@ -68,7 +94,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+// A system-library target (the to-do example's SQLite) takes no Swift settings.
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     // Swift 6 language mode is the tools-version default; state it so the manifest says it.
     settings.append(.swiftLanguageMode(.v6))

@@ -1,0 +1,70 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// The to-do list: every change is a write to a SQLite database, and undo and redo write to it too.
+//
+// Run it with `swift run todo [DATABASE-FILE]` (without a file, a temporary one that is deleted at
+// the end) and type `help`. Everything interesting lives in the ActionStackTodoModel target
+// (TodoDatabase, TodoList, TodoSession); this file only reads input and prints answers.
+
+import ActionStackTodoModel
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("usage: todo [DATABASE-FILE]\n")
+    print(TodoSession.help)
+    exit(0)
+}
+guard arguments.count <= 1 else {
+    print("usage: todo [DATABASE-FILE]")
+    exit(2)
+}
+
+let temporary = arguments.isEmpty
+let path =
+    arguments.first
+    ?? FileManager.default.temporaryDirectory.appendingPathComponent("actionstack-todo-\(getpid()).sqlite").path
+let session: TodoSession
+do {
+    session = TodoSession(list: try await TodoList(database: try TodoDatabase(path: path)))
+} catch {
+    print("todo: cannot open \(path): \(error)")
+    exit(1)
+}
+
+// Interactive, or commands piped on standard input: the same loop. A terminal gets a prompt; a
+// pipe gets each command echoed, so the output reads like a transcript.
+let interactive = isatty(STDIN_FILENO) != 0
+if interactive { print("ActionStack to-do list in \(path) — type help for the commands, quit to leave.") }
+for line in session.render() { print(line) }
+while !session.isFinished {
+    if interactive {
+        print("> ", terminator: "")
+        fflush(nil)
+    }
+    guard let line = readLine() else {
+        if interactive { print() }
+        break
+    }
+    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(line)") }
+    for output in await session.handle(line) { print(output) }
+}
+
+if temporary {
+    for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}

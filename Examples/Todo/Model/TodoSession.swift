@@ -1,0 +1,184 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+public import ActionStack
+
+/// The `todo` program without its terminal: it takes one command line at a time and answers with
+/// the lines to print (what happened, the list, and the Undo and Redo titles). The executable and
+/// the tests both drive it.
+@MainActor
+public final class TodoSession {
+    /// The list being edited.
+    public let list: TodoList
+    /// Set by `quit`.
+    public private(set) var isFinished = false
+
+    /// The commands, for `help`.
+    public static let help = """
+        commands:
+          add TEXT          add an item at the end
+          rename N TEXT     change item N's text
+          done N            mark item N done, or not done when it is
+          remove N          remove item N
+          clear             remove every done item, in one step (one database write per item)
+          undo, redo        undo or redo the last step, through the database
+          list              show the list
+          fail on|off       make the database refuse every write to the items, or stop refusing
+          fail after K      let K writes succeed, refuse the next one, then stop refusing
+          help, quit
+        """
+
+    /// Creates a session over `list`.
+    public init(list: TodoList) {
+        self.list = list
+    }
+
+    /// The list and the state of its Undo and Redo buttons: `[Undo Name]` when enabled,
+    /// `(Undo)` when not.
+    public func render() -> [String] {
+        var lines = list.items.isEmpty ? ["  (no items)"] : []
+        for (offset, item) in list.items.enumerated() {
+            lines.append("  \(offset + 1). [\(item.isDone ? "x" : " ")] \(item.text)")
+        }
+        let stack = list.undoStack
+        let undo = stack.canUndo ? "[\(stack.undoMenuItemTitle)]" : "(Undo)"
+        let redo = stack.canRedo ? "[\(stack.redoMenuItemTitle)]" : "(Redo)"
+        lines.append("todo: \(undo) \(redo)")
+        return lines
+    }
+
+    /// Handles one command line; returns what to print (then the list and the buttons).
+    public func handle(_ line: String) async -> [String] {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let command = words.first.map(String.init) else { return [] }
+        let rest = line.drop { $0 == " " }.dropFirst(command.count).drop { $0 == " " }
+        let answer: [String]
+        do {
+            switch command {
+            case "add": answer = try await add(String(rest))
+            case "rename": answer = try await rename(String(rest))
+            case "done": answer = try await toggle(String(rest))
+            case "remove": answer = try await remove(String(rest))
+            case "clear": answer = try await clear()
+            case "undo": answer = await undo()
+            case "redo": answer = await redo()
+            case "list": answer = []
+            case "fail": answer = try await fail(String(rest))
+            case "help": return Self.help.split(separator: "\n").map(String.init)
+            case "quit":
+                isFinished = true
+                return ["bye"]
+            default: answer = ["error: unknown command '\(command)'; type help for the list"]
+            }
+        } catch {
+            answer = ["error: \(error)"]
+        }
+        return answer + render()
+    }
+
+    // MARK: Commands
+
+    private func add(_ text: String) async throws -> [String] {
+        guard !text.isEmpty else { return ["error: add needs a text: add TEXT"] }
+        let item = try await list.add(text)
+        return ["added \(TodoList.quote(item.text))"]
+    }
+
+    private func rename(_ arguments: String) async throws -> [String] {
+        let parts = arguments.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, let item = item(String(parts[0])) else {
+            return ["error: rename needs an item number and a text: rename N TEXT"]
+        }
+        try await list.rename(item.id, to: String(parts[1]))
+        return ["renamed \(TodoList.quote(item.text)) to \(TodoList.quote(String(parts[1])))"]
+    }
+
+    private func toggle(_ argument: String) async throws -> [String] {
+        guard let item = item(argument) else { return ["error: done needs an item number: done N"] }
+        try await list.toggle(item.id)
+        return ["\(TodoList.quote(item.text)) is \(item.isDone ? "not done" : "done")"]
+    }
+
+    private func remove(_ argument: String) async throws -> [String] {
+        guard let item = item(argument) else { return ["error: remove needs an item number: remove N"] }
+        try await list.remove(item.id)
+        return ["removed \(TodoList.quote(item.text))"]
+    }
+
+    private func clear() async throws -> [String] {
+        let removed = try await list.clearDone()
+        return ["removed \(removed.count) done item\(removed.count == 1 ? "" : "s")"]
+    }
+
+    private func undo() async -> [String] {
+        let stack = list.undoStack
+        guard stack.canUndo else { return ["error: nothing to undo"] }
+        let title = stack.undoMenuItemTitle
+        do {
+            try await stack.performUndo()
+            return [title]
+        } catch {
+            return ["error: \(title) failed: \(Self.explain(error))"]
+        }
+    }
+
+    private func redo() async -> [String] {
+        let stack = list.undoStack
+        guard stack.canRedo else { return ["error: nothing to redo"] }
+        let title = stack.redoMenuItemTitle
+        do {
+            try await stack.performRedo()
+            return [title]
+        } catch {
+            return ["error: \(title) failed: \(Self.explain(error))"]
+        }
+    }
+
+    private func fail(_ argument: String) async throws -> [String] {
+        let words = argument.split(separator: " ")
+        switch words.first {
+        case "on" where words.count == 1:
+            try await list.database.setRefusesWrites(true)
+            return ["the database now refuses every write to the items"]
+        case "off" where words.count == 1:
+            try await list.database.setRefusesWrites(false)
+            return ["the database accepts writes again"]
+        case "after" where words.count == 2:
+            guard let count = Int(words[1]), count >= 0 else { break }
+            try await list.database.refuseWrite(after: count)
+            return ["the database will accept \(count) write\(count == 1 ? "" : "s"), then refuse one"]
+        default:
+            break
+        }
+        return ["error: fail needs on, off or after K"]
+    }
+
+    /// The item numbered `argument` (from 1) in the list.
+    private func item(_ argument: String) -> TodoItem? {
+        guard let number = Int(argument.trimmingPrefix(" ")), list.items.indices.contains(number - 1) else {
+            return nil
+        }
+        return list.items[number - 1]
+    }
+
+    /// Says which action failed, why, and what the rollback did, for a person.
+    public static func explain(_ error: ActionStack.OperationError) -> String {
+        guard case .actionFailed(let failure) = error else { return "\(error)" }
+        let outcome: String
+        switch failure.rollback {
+        case .restored:
+            outcome = "the rollback restored the list; the step can be tried again"
+        case .incomplete(let actions):
+            outcome = "the rollback could not undo actions \(actions.map { "#\($0 + 1)" }); the list is changed"
+        case .failed(let index, let error):
+            outcome = "the rollback failed at action #\(index + 1) (\(error)); the step is broken"
+        }
+        return "action #\(failure.actionIndex + 1) of \(failure.actionCount) failed: \(failure.underlying); \(outcome)"
+    }
+}

@@ -1,0 +1,86 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStackTodoModel
+import Foundation
+import Testing
+
+/// Where the built `todo` executable is: in the build folder that holds the test binary, whatever
+/// its scratch path.
+func todoExecutable() throws -> URL {
+    var starts = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()]
+    starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+    for start in starts {
+        var directory = start.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("todo")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+    }
+    throw TodoRunError.notBuilt
+}
+
+enum TodoRunError: Error { case notBuilt }
+
+/// The built example, run as a user runs it, on a database file in a temporary directory.
+@Suite(.timeLimit(.minutes(1)))
+struct TodoExecutableTests {
+    @Test func pipedSessionUndoesThroughTheDatabase() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("actionstack-todo-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("todo.sqlite").path
+        let script = """
+            add Buy milk
+            add Call mom
+            done 2
+            undo
+            redo
+            fail on
+            undo
+            fail off
+            undo
+            redo
+            done 1
+            clear
+            fail after 1
+            undo
+            undo
+            bogus
+            quit
+            """
+        let result = try ChildProcess.run(try todoExecutable().path, [path], input: script + "\n")
+        #expect(result.status == 0)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("> add Buy milk"), "commands are echoed when input is not a terminal")
+        #expect(lines.contains("todo: [Undo Add “Buy milk”] (Redo)"))
+        #expect(lines.contains("todo: [Undo Add “Call mom”] [Redo Mark “Call mom” Done]"))
+        #expect(lines.contains("Redo Mark “Call mom” Done"))
+        let refusal = "the database refused the write: \(TodoDatabase.refusalMessage) (SQLite error 1811)"
+        #expect(
+            lines.contains(
+                "error: Undo Mark “Call mom” Done failed: action #1 of 1 failed: \(refusal); "
+                    + "the rollback restored the list; the step can be tried again"))
+        #expect(lines.contains("todo: [Undo Clear 2 Done Items] (Redo)"))
+        #expect(
+            lines.contains(
+                "error: Undo Clear 2 Done Items failed: action #1 of 2 failed: \(refusal); "
+                    + "the rollback restored the list; the step can be tried again"))
+        #expect(lines.contains("Undo Clear 2 Done Items"))
+        #expect(lines.contains("error: unknown command 'bogus'; type help for the list"))
+        #expect(lines.last == "bye")
+
+        // The file holds what the program showed last: both items back, both done.
+        let stored = try await TodoDatabase(path: path).items()
+        #expect(stored.map(\.text) == ["Buy milk", "Call mom"])
+        #expect(stored.map(\.isDone) == [true, true])
+    }
+}
