@@ -81,3 +81,10 @@ let undoButton = Button()
 func render(_ title: String, enabled: Bool) {}
 func scheduleRedraw() {}
 func handle(_ line: String) {}
+
+/// A server that the asynchronous samples await.
+actor Server {
+    func write(_ text: String) async throws {}
+}
+
+let server = Server()

@@ -66,8 +66,16 @@ extension ActionStack {
     /// inverse without hopping.
     ///
     /// ```swift
-    /// actor Store { var rows: [String] = [] }
+    /// actor Store {
+    ///     var rows: [String] = []
+    ///     func append(_ row: String) { rows.append(row) }
+    /// }
+    ///
+    /// let store = Store()
+    /// await store.append("Ada")
     /// stack.registerAsyncUndo(withActor: store) { store in store.rows.removeLast() }
+    /// try await stack.performUndo()
+    /// print(await store.rows.isEmpty)   // true
     /// ```
     ///
     /// Otherwise as ``registerAsyncUndo(withTarget:handler:)``.
@@ -98,11 +106,17 @@ extension ActionStack {
     /// to the did- or fail-notification, across its suspension points.
     ///
     /// ```swift
+    /// struct Offline: Error {}
+    /// stack.registerAsyncUndo(withTarget: document) { _ in throw Offline() }
     /// do {
     ///     try await stack.performUndo()
+    /// } catch .actionFailed(let failure) {
+    ///     print(failure.actionIndex, failure.underlying is Offline)   // 0 true
+    ///     print(failure.rollback)   // the rollback restored the document
     /// } catch {
-    ///     print(error)   // undoing step "Rename" failed at action 0 of 1 ...
+    ///     print(error)
     /// }
+    /// print(stack.canUndo)   // true
     /// ```
     ///
     /// Call it from the isolation that uses the stack (the main actor, or the actor that owns the
@@ -340,6 +354,8 @@ extension ActionStack {
             return nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
         case .redo:
             return nextStep(of: redoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+        case .group:
+            return false
         case .jump(let position):
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
             let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
@@ -389,7 +405,7 @@ extension ActionStack {
     }
 
     /// Admits a request to the queue; returns why not when it is refused.
-    private func admit(_ request: OperationRequest, _ operation: Misuse.Operation) -> OperationError? {
+    func admit(_ request: OperationRequest, _ operation: Misuse.Operation) -> OperationError? {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
@@ -397,7 +413,7 @@ extension ActionStack {
             report(.awaitsOwnOperation(operation))
             return .misuse(.awaitsOwnOperation(operation))
         }
-        if operations.broken != nil {
+        if operations.broken != nil && request.kind != .group {
             report(.stepIsBroken(operation))
             return .stackBroken
         }
@@ -411,17 +427,7 @@ extension ActionStack {
     func runAdmitted(_ request: OperationRequest, isolation: isolated (any Actor)?) async -> Result<
         Bool, OperationError
     > {
-        if !request.isGranted {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { request.park($0) }
-            } onCancel: {
-                request.cancel(.task)
-            }
-        }
-        if let reason = request.cancellation {
-            enterCall()
-            asyncOperations.queue.remove(request)
-            leaveCall()
+        if let reason = await waitForTurn(request, isolation: isolation) {
             request.finish(.failure(.cancelled(reason)))
             return .failure(.cancelled(reason))
         }
@@ -433,6 +439,7 @@ extension ActionStack {
             case .undo: result = await performStep(.undo, closingOpenGroup: true, isolation: isolation)
             case .redo: result = await performStep(.redo, closingOpenGroup: true, isolation: isolation)
             case .jump(let position): result = await performJumpSteps(to: position, isolation: isolation)
+            case .group: result = .success(false)
             }
         }
         request.finish(result)
@@ -440,9 +447,26 @@ extension ActionStack {
         return result
     }
 
+    /// Waits until the request holds the turn; returns why not when it was cancelled meanwhile (it
+    /// has then left the queue).
+    func waitForTurn(_ request: OperationRequest, isolation: isolated (any Actor)?) async -> CancellationReason? {
+        if !request.isGranted {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { request.park($0) }
+            } onCancel: {
+                request.cancel(.task)
+            }
+        }
+        guard let reason = request.cancellation else { return nil }
+        enterCall()
+        asyncOperations.queue.remove(request)
+        leaveCall()
+        return reason
+    }
+
     /// The running request finished: the next one waiting gets the turn (or, after a broken step,
     /// every waiting request is cancelled).
-    private func handOff() {
+    func handOff() {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
@@ -592,7 +616,7 @@ extension ActionStack {
     /// Undoes what the actions that ran registered, newest first, to put the document back; what
     /// those inverses register is thrown away. A cancelled task's rollback runs in a new task on the
     /// same isolation, so that cancellation-aware inverses can still complete.
-    private func rollBack(
+    func rollBack(
         _ run: RunningOperation, failedIndex: Int, isolation: isolated (any Actor)?
     ) async -> Rollback {
         if Task.isCancelled {
@@ -607,7 +631,7 @@ extension ActionStack {
         return await rollBackNow(run, failedIndex: failedIndex, isolation: isolation)
     }
 
-    private func rollBackNow(
+    func rollBackNow(
         _ run: RunningOperation, failedIndex: Int, isolation: isolated (any Actor)?
     ) async -> Rollback {
         enterCall()

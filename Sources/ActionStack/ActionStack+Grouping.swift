@@ -145,7 +145,8 @@ extension ActionStack {
     @inline(__always)
     private func endUndoGrouping(on side: Side) {
         // The group an undo or redo in progress is building is not the handlers' to close.
-        let protected = performing != nil ? 1 : 0
+        // Nor is the step an asynchronous group records (on a side of its own).
+        let protected = performing != nil || (side !== undoSide && side !== redoSide) ? 1 : 0
         guard side.frames.count > protected else {
             report(.endWithoutBegin)
             return

@@ -182,6 +182,8 @@ extension ActionStack {
         guard operations != nil, activities.isEmpty, let run = operations?.runBelongsToCurrentTask() else {
             return false
         }
+        // The body of an asynchronous group records changes as any code does.
+        if run.direction == nil && run.phase == .running { return false }
         // A handler of the asynchronous operation in flight, between its own awaits: the rows of a
         // synchronous undo's handlers (or of a rollback) apply.
         let activity: Misuse.Activity =

@@ -93,7 +93,8 @@ final class RunningOperation {
         case rollingBack
     }
 
-    let direction: Direction
+    /// The direction of an undo or redo; nil for an asynchronous group recording its step.
+    let direction: Direction?
     /// The serial of the step performed; it stays on its side until the operation succeeds.
     let serial: UInt32
     /// The step's document states when the operation started.
@@ -152,6 +153,18 @@ final class RunningOperation {
     }
 
     var stepName: String { metadata?.name ?? "" }
+
+    /// An asynchronous group's recording: its body's registrations build `built`, a new step.
+    init(recordingFrom state: StateID, serialMark: UInt32) {
+        self.direction = nil
+        self.serial = 0
+        self.low = state
+        self.high = state
+        self.stateBefore = state
+        self.metadata = nil
+        self.serialMark = serialMark
+        self.pending = []
+    }
 }
 
 @available(*, unavailable) extension AsyncOperations: Sendable {}

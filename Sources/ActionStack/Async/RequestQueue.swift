@@ -28,6 +28,8 @@ extension ActionStack {
             case redo
             /// A jump to a history position (see ``ActionStack/historyPosition``).
             case jump(to: Int)
+            /// An asynchronous group (``ActionStack/asyncGroup(named:isolation:_:)``) recording its step.
+            case group
         }
 
         /// What was requested.

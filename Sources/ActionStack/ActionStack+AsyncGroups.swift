@@ -1,0 +1,163 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+extension ActionStack {
+    /// Runs `body`, which may await, as one step of its own: what `body` and the tasks it starts
+    /// register becomes one undo step when it returns; if it throws, what it registered is undone,
+    /// newest first (awaiting asynchronous actions), and the error is passed on.
+    ///
+    /// The asynchronous form of ``group(named:_:)``, for a change that awaits a server or a
+    /// database between its registrations:
+    ///
+    /// ```swift
+    /// try await stack.asyncGroup(named: "Import") {
+    ///     for row in rows {
+    ///         try await server.write(row)   // awaits the server
+    ///         try table.insert(row)         // registers its inverse
+    ///     }
+    /// }
+    /// print(stack.undoMenuItemTitle)   // Undo Import
+    /// ```
+    ///
+    /// The group belongs to its task. It holds the turn of the request queue while `body` runs, so
+    /// an undo, redo or jump requested meanwhile (``performUndo(isolation:)``, or ``undo()`` from
+    /// an Edit menu) waits behind it instead of closing or undoing a group that is half recorded;
+    /// an asynchronous group requested while another holds the turn waits likewise (see
+    /// ``busyPolicy``). The event's automatic close (``groupsByEvent``) never closes it. Changes
+    /// that other tasks record while `body` awaits are steps of their own: the group's step goes on
+    /// top of them when it closes, and empties the redo stack as any new change does.
+    ///
+    /// A name given here names the step; `body` may also name it with ``setActionName(_:)``. A group
+    /// that records nothing leaves a do-nothing step, as an empty group does, or none with
+    /// ``dropsEmptyGroups``. If the rollback cannot undo everything (an action that registered no
+    /// inverse, a freed target, an inverse that throws), the document is in a new state, never
+    /// clean. While registration is disabled, `body` simply runs.
+    ///
+    /// Awaited from a handler of an operation in flight on the same stack, or from inside another
+    /// asynchronous group's body, it would wait for itself: that is the misuse
+    /// ``Misuse/awaitsOwnOperation(_:)``, thrown as ``OperationError/misuse(_:)`` before `body` runs.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, or `nil` to leave it to `body`.
+    ///   - isolation: The caller's isolation, where `body` and any rollback run; leave the default.
+    ///   - body: The changes to make as one step.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or an ``OperationError`` when the group could not start
+    ///   (cancelled or dropped while waiting for its turn, or a misuse).
+    /// - Complexity: O(n) beyond `body` for the n actions it registers (they move to the undo
+    ///   stack when it closes), plus O(k) for the k actions of groups other tasks hold open then;
+    ///   on a throw, O(n) for the actions rolled back.
+    @discardableResult
+    public func asyncGroup<Result>(
+        named name: String? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        guard registrationEnabled else { return try await body() }
+        let request = OperationRequest(.group)
+        if let refusal = admit(request, .group) {
+            request.finish(.failure(refusal))
+            throw refusal
+        }
+        if let reason = await waitForTurn(request, isolation: isolation) {
+            request.finish(.failure(.cancelled(reason)))
+            throw OperationError.cancelled(reason)
+        }
+        let run = startRecording()
+        let chain = OperationChain(id: run.chainID, parent: OperationChain.current)
+        do {
+            let result = try await OperationChain.$current.withValue(chain) { try await body() }
+            closeRecording(run, name: name)
+            request.finish(.success(true))
+            handOff()
+            return result
+        } catch {
+            let rollback = await rollBack(run, failedIndex: -1, isolation: isolation)
+            settleRecordingFailure(run, rollback: rollback)
+            request.finish(.success(false))
+            handOff()
+            throw error
+        }
+    }
+
+    // MARK: Internals
+
+    /// Opens the group's own frame on a side of its own.
+    private func startRecording() -> RunningOperation {
+        enterCall()
+        defer { leaveCall() }
+        coalescer.clear()
+        let run = RunningOperation(recordingFrom: states.current, serialMark: nextStepSerial)
+        run.built.frames.append(Frame(start: run.built.end, low: states.current, id: nextFrameID))
+        nextFrameID &+= 1
+        asyncOperations.run = run
+        post(ActionStack.didOpenUndoGroupNotification)
+        return run
+    }
+
+    /// The body returned: what it recorded becomes a step on top of the undo stack (below any group
+    /// another task holds open), and the redo stack is emptied.
+    private func closeRecording(_ run: RunningOperation, name: String?) {
+        enterCall()
+        defer { leaveCall() }
+        let built = run.built
+        if postsNotifications {
+            activities.push(.closingGroup)
+            post(ActionStack.willCloseUndoGroupNotification)
+            activities.pop()
+        }
+        while built.frames.count > 1 { closeNestedFrame(of: built) }
+        var count = 0
+        var metadata: StepMetadata?
+        if !built.frames.isEmpty {
+            let frame = built.frames.removeLast()
+            count = built.end - frame.start
+            metadata = built.frameMetadata.take()
+        }
+        built.nested.removeAll()
+        emptySide(run.bin)
+        operations?.run = nil
+        operations?.sawNewChangeInLastRun = run.sawNewChange
+        if let name {
+            let named = metadata?.copy() ?? StepMetadata()
+            named.name = name
+            metadata = named.isEmpty ? nil : named
+        }
+        var discardable = false
+        if !run.removedAll && (count > 0 || !dropsEmptyGroups) {
+            clearRedoSide()
+            let low = states.current
+            let high = count > 0 ? states.change() : low
+            discardable = metadata?.isDiscardable ?? false
+            undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
+                undoSide.appendActions(movedFrom: built)
+                undoSide.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high))
+            }
+            if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
+            coalescer.clear()
+            trimOrDefer()
+        }
+        emptySide(built)
+        post(ActionStack.didCloseUndoGroupNotification, discardable: discardable)
+    }
+
+    /// The body threw and its registrations were rolled back: no step is left.
+    private func settleRecordingFailure(_ run: RunningOperation, rollback: Rollback) {
+        enterCall()
+        defer { leaveCall() }
+        operations?.run = nil
+        operations?.sawNewChangeInLastRun = run.sawNewChange
+        // A change another task made meanwhile ends the redo future, as it would have at once.
+        if run.sawNewChange { clearRedoSide() }
+        if case .restored = rollback { return }
+        // Something the body did could not be undone: the document is in a state the history does
+        // not know.
+        if !run.removedAll { states.move(to: states.fresh()) }
+    }
+}
