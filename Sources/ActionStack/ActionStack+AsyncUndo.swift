@@ -658,14 +658,15 @@ extension ActionStack {
                 let action = built.removeLastAction()
                 let box = action.box
                 run.rollbackAction = action
-                defer { run.rollbackAction = nil }
                 do {
                     let ran = try await perform(action, of: run, isolation: isolation)
                     if !ran && owner >= 0 { unrestored.insert(owner) }
                 } catch {
                     failure = (owner, error)
                 }
-                registry.release(action.unmanagedBox)
+                // `removeAllActions()` meanwhile forgot every target and let go of this action.
+                if run.rollbackAction != nil { registry.release(action.unmanagedBox) }
+                run.rollbackAction = nil
                 withExtendedLifetime(box) {}
                 if failure != nil { break }
             }
@@ -699,10 +700,10 @@ extension ActionStack {
         if !run.removedAll {
             removeStep(serial: run.serial, from: undoing ? undoSide : redoSide)
             let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
-            let stateAfter =
-                undoing
-                ? states.destination(from: run.high, to: run.low, everyActionRan: everyActionRan)
-                : states.destination(from: run.low, to: run.high, everyActionRan: everyActionRan)
+            // Measured from the state the operation started in: a new change from another task has
+            // moved the document on since, and goes on top of where the operation arrives.
+            let (from, to) = undoing ? (run.high, run.low) : (run.low, run.high)
+            let stateAfter = run.stateBefore == from && everyActionRan ? to : states.fresh()
             if run.sawNewChange {
                 relinkNewChanges(after: run.serialMark, to: stateAfter)
             } else {
@@ -866,6 +867,7 @@ extension ActionStack {
         operations.broken = nil
         guard let run = operations.run else { return }
         run.removedAll = true
+        run.rollbackAction = nil
         for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
             let wasOpen = !side.frames.isEmpty
             emptySide(side)

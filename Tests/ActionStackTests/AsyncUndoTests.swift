@@ -259,6 +259,25 @@ final class OperationLog {
         #expect(other.value == 7)
     }
 
+    @Test func undoingTheNewChangeMadeDuringAnUndoReturnsToTheCleanState() async throws {
+        // Found by the schedule driver: the undo's arrival was measured from the new change's state.
+        let stack = makeAsyncStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        let other = RemoteValue("other")
+        stack.markClean()
+        try await remote.change(to: 1, on: stack)
+        let undo = Task { @MainActor in try await stack.performUndo() }
+        await settle { gate.waitingCount == 1 }
+        try await other.change(to: 5, on: stack)
+        gate.openForGood()
+        _ = try await undo.value
+        #expect(!stack.isClean)
+        try await stack.performUndo()
+        #expect(remote.value == 0 && other.value == 0)
+        #expect(stack.isClean)
+    }
+
     @Test func aChangeFromAnotherTaskWhileARedoAwaitsGoesAboveTheRedoneStep() async throws {
         let stack = makeAsyncStack()
         let gate = Gate()
@@ -759,6 +778,62 @@ final class OperationLog {
         #expect(states.contains { $0.isBusy && $0.pendingRequestCount == 1 })
         #expect(states.last?.isBusy == false)
         #expect(states.last?.pendingRequestCount == 0)
+    }
+
+    @Test func theHistoryShowsTheStepInFlightWhereItWas() async throws {
+        let stack = makeAsyncStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        try await remote.change(to: 1, on: stack, named: "One")
+        try await remote.change(to: 2, on: stack, named: "Two")
+        let undo = Task { @MainActor in try await stack.performUndo() }
+        await settle { gate.waitingCount == 1 }
+        // The Edit menu and a history panel still see the step until it has succeeded.
+        #expect(stack.undoEntries.map(\.actionName) == ["Two", "One"])
+        #expect(stack.historyPosition == 2)
+        #expect(stack.canUndo && stack.undoMenuItemTitle == "Undo Two")
+        gate.openForGood()
+        _ = try await undo.value
+        #expect(stack.undoEntries.map(\.actionName) == ["One"])
+        #expect(stack.redoEntries.map(\.actionName) == ["Two"])
+        #expect(stack.historyPosition == 1)
+    }
+
+    @Test func coalescingEndsWhenAnOperationStarts() async throws {
+        let stack = makeAsyncStack()
+        stack.groupsByEvent = true
+        stack.automaticGroupClosing = .manual
+        let field = Counter()
+        let remote = RemoteValue()
+        try await remote.change(to: 1, on: stack)
+        for value in 1...2 {
+            stack.registerUndo(withTarget: field, options: .coalescing("typing")) { _ in }
+            field.value = value
+            stack.endEvent()
+        }
+        #expect(stack.undoCount == 2)
+        try await stack.performRedo()  // nothing to redo, but an operation all the same
+        stack.registerUndo(withTarget: field, options: .coalescing("typing")) { _ in }
+        stack.endEvent()
+        #expect(stack.undoCount == 3)
+    }
+
+    @Test func aStackGroupForwardsAnEditMenuUndoToItsBusyStacksQueue() async throws {
+        let stack = makeAsyncStack()
+        let group = ActionStackGroup()
+        group.activeStack = stack
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        for value in 1...2 { try await remote.change(to: value, on: stack) }
+        let undo = Task { @MainActor in try await stack.performUndo() }
+        await settle { gate.waitingCount == 1 }
+        group.undo()
+        #expect(stack.pendingRequestCount == 1)
+        #expect(group.canUndo)
+        gate.openForGood()
+        _ = try await undo.value
+        #expect(try await stack.startedRequest?.value() == true)
+        #expect(remote.value == 0)
     }
 
     @Test func aSynchronousStackThatNeverUsesAsyncNeverBecomesBusy() {

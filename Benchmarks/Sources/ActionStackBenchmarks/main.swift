@@ -13,7 +13,7 @@
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks            N = 1,000,000, 5 repetitions
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks --quick    N = 20,000, 3 repetitions
 //   ... -n N                         another N
-//   ... --only 1,2,scale             only these scenarios (1-7) and/or the scale table
+//   ... --only 1,2,scale,async       only these scenarios (1-7), the scale table, the async table
 //   ... --json results.json          also write every row as JSON
 //   ... --single-run SCENARIO COUNT  one scenario's work only, for profilers (see callgrind.sh)
 //
@@ -75,5 +75,8 @@ if (1...7).contains(where: { selected(String($0)) }) {
 }
 if selected("scale") {
     report.scale = runScaleTable(quick ? .quick : .full)
+}
+if selected("async") {
+    await runAsyncTable(quick: quick, repetitions: repetitions)
 }
 if let path = value(after: "--json") { writeJSON(report, to: path) }
