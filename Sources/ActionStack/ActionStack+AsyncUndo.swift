@@ -255,7 +255,17 @@ extension ActionStack {
             request.finish(.failure(refusal))
             throw refusal
         }
-        return try await runAdmitted(request, isolation: isolation).get()
+        let result = await runAdmitted(request, isolation: isolation)
+        if case .failure(.actionFailed(let failure)) = result, operations.broken == nil,
+            (mark.isUndo ? undoSide : redoSide).locateStep(serial: mark.serial) != nil
+        {
+            // The document was partly changed before the retry, and still is: the step stays broken.
+            enterCall()
+            operations.broken = BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure)
+            states.move(to: states.fresh())
+            leaveCall()
+        }
+        return try result.get()
     }
 
     /// Posted after an asynchronous undo whose action failed, in place of
@@ -650,6 +660,7 @@ extension ActionStack {
             unrestored.insert(range.index)
         }
         var failure: (index: Int, error: any Error)?
+        var lostUnowned = false
         let chain = OperationChain(id: run.chainID, parent: OperationChain.current)
         await OperationChain.$current.withValue(chain) { () async in
             while built.actions.count > 0 {
@@ -660,7 +671,9 @@ extension ActionStack {
                 run.rollbackAction = action
                 do {
                     let ran = try await perform(action, of: run, isolation: isolation)
-                    if !ran && owner >= 0 { unrestored.insert(owner) }
+                    if !ran {
+                        if owner >= 0 { unrestored.insert(owner) } else { lostUnowned = true }
+                    }
                 } catch {
                     failure = (owner, error)
                 }
@@ -676,7 +689,7 @@ extension ActionStack {
         emptySide(run.bin)
         leaveCall()
         if let failure { return .failed(actionIndex: failure.index, error: failure.error) }
-        return unrestored.isEmpty ? .restored : .incomplete(unrestoredActions: unrestored.sorted())
+        return unrestored.isEmpty && !lostUnowned ? .restored : .incomplete(unrestoredActions: unrestored.sorted())
     }
 
     /// The step succeeded: it leaves its side, the opposite step takes its place on the other, and
@@ -717,10 +730,13 @@ extension ActionStack {
                     redoSide.steps.append(makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high))
                 }
             } else if builtCount > 0 || (!dropsEmptyGroups && disableCount == 0) {
+                // A step the redo's handlers left empty does nothing: it leads from where it ends.
+                let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
                 let above = undoSide.firstStep(madeAfter: run.serialMark)
                 undoSide.lifting(stepsFrom: above.position, actionsFrom: above.start) {
                     undoSide.appendActions(movedFrom: built)
-                    undoSide.steps.append(makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high))
+                    undoSide.steps.append(
+                        makeStep(count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh))
                 }
                 needsTrim = true
             }

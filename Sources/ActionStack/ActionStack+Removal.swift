@@ -249,7 +249,7 @@ extension ActionStack {
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if scopeDepth > 0 || !isIdle {
+        if scopeDepth > 0 || !isIdle || operations?.run != nil {
             needsTrim = true
         } else {
             trimToLimits()

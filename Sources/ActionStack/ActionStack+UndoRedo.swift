@@ -35,7 +35,9 @@ extension ActionStack {
         if refusesReentrantCall(.undoNestedGroup) { return }
         if let operations,
             operations.queue.isBusy || operations.broken != nil
-                || undoSide.frameMetadata?.holdsAsyncActions == true
+                || (undoSide.frames.isEmpty
+                    ? nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+                    : undoSide.frameMetadata?.holdsAsyncActions == true)
         {
             report(.notWhileAsync(.undoNestedGroup))
             return

@@ -91,7 +91,7 @@ extension ActionStack {
     }
 
     /// Which action of a step failed, why, and what the rollback did.
-    public struct ActionFailure: Error, CustomStringConvertible {
+    public struct ActionFailure: Error, Sendable, CustomStringConvertible {
         /// Whether the step was being undone or redone.
         public var isUndo: Bool
         /// The step's action name (`""` when it has none).
