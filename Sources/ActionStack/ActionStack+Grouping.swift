@@ -68,14 +68,12 @@ extension ActionStack {
     }
 
     /// The undo or redo in progress as the caller sees it: the synchronous one, or, from the task
-    /// of an asynchronous operation (and the tasks it starts), that operation.
-    var performing: Direction? {
-        @inline(__always) get {
-            if let now = performingNow { return now }
-            if operations == nil { return nil }
-            return operations?.runBelongsToCurrentTask()?.direction
-        }
-        @inline(__always) set { performingNow = newValue }
+    /// of an asynchronous operation (and the tasks it starts), that operation. The stack's own
+    /// paths read ``performing`` and route an operation's calls explicitly (see `currentSide`).
+    var performingAsSeen: Direction? {
+        if let now = performing { return now }
+        if operations == nil { return nil }
+        return operations?.runBelongsToCurrentTask()?.direction
     }
 
     func _beginUndoGrouping() {
@@ -92,16 +90,18 @@ extension ActionStack {
         guard disableCount == 0 else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
-            return beginGroup(on: run.handlerSide, forScope: forScope)
+            // An asynchronous group's body opens groups as any code does; an operation's handlers
+            // open them inside the step being built, silently.
+            return beginGroup(on: run.handlerSide, forScope: forScope, notifies: run.direction == nil)
         }
         // Each side read from its own `let` (see `register(on:...)`).
-        if performing == .undo { return beginGroup(on: redoSide, forScope: forScope) }
-        return beginGroup(on: undoSide, forScope: forScope)
+        if performing == .undo { return beginGroup(on: redoSide, forScope: forScope, notifies: false) }
+        return beginGroup(on: undoSide, forScope: forScope, notifies: performing == nil)
     }
 
     /// `beginGroup(forScope:)` on `side`, the current side, after its refusal checks.
     @inline(__always)
-    private func beginGroup(on side: Side, forScope: Bool) -> Frame? {
+    private func beginGroup(on side: Side, forScope: Bool, notifies: Bool) -> Frame? {
         if !(side.frames.isEmpty && groupsByEvent) {
             // Observers of the checkpoint run before the decision; read the state again after it.
             postCheckpoint()
@@ -121,7 +121,7 @@ extension ActionStack {
         }
         let frame = openFrame(on: side)
         if forScope { scopeSteps[frame.id] = .some(nil) }
-        if performing == nil { post(ActionStack.didOpenUndoGroupNotification) }
+        if notifies { post(ActionStack.didOpenUndoGroupNotification) }
         return frame
     }
 
@@ -133,17 +133,17 @@ extension ActionStack {
         postCheckpoint()
         guard disableCount == 0 else { return }
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
-            endUndoGrouping(on: run.handlerSide)
+            endUndoGrouping(on: run.handlerSide, notifies: run.direction == nil)
         } else if performing == .undo {
-            endUndoGrouping(on: redoSide)
+            endUndoGrouping(on: redoSide, notifies: false)
         } else {
-            endUndoGrouping(on: undoSide)
+            endUndoGrouping(on: undoSide, notifies: performing == nil)
         }
     }
 
     /// `endUndoGrouping()` on `side`, the current side, after its checkpoint.
     @inline(__always)
-    private func endUndoGrouping(on side: Side) {
+    private func endUndoGrouping(on side: Side, notifies: Bool) {
         // The group an undo or redo in progress is building is not the handlers' to close.
         // Nor is the step an asynchronous group records (on a side of its own).
         let protected = performing != nil || (side !== undoSide && side !== redoSide) ? 1 : 0
@@ -151,7 +151,7 @@ extension ActionStack {
             report(.endWithoutBegin)
             return
         }
-        closeInnermostFrame(of: side, notify: performing == nil)
+        closeInnermostFrame(of: side, notify: notifies)
     }
 
     /// Opens a frame on `side`: frame 0 (a new step) when nothing is open, otherwise a frame nested

@@ -48,7 +48,7 @@ extension ActionStack {
     func _redo() {
         enterCall()
         defer { leaveCall() }
-        if performing == .undo {
+        if performingAsSeen == .undo {
             report(.redoWhileUndoing)
             return
         }

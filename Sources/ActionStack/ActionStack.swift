@@ -134,8 +134,8 @@ open class ActionStack {
     @exclusivity(unchecked) var publisher = Publisher()
 
     /// The synchronous undo or redo in progress, from its will-notification to its did-notification
-    /// (read ``performing``, which also answers for an asynchronous operation's own task).
-    @exclusivity(unchecked) var performingNow: Direction?
+    /// (``performingAsSeen`` also answers for an asynchronous operation's own task).
+    @exclusivity(unchecked) var performing: Direction?
     /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
     /// until the first asynchronous registration or operation.
     @exclusivity(unchecked) var operations: AsyncOperations?
@@ -301,13 +301,13 @@ open class ActionStack {
     /// step only when the user acts (see <doc:NamingUndoSteps>).
     ///
     /// - Complexity: O(1).
-    open var isUndoing: Bool { asCall { performing == .undo } }
+    open var isUndoing: Bool { asCall { performingAsSeen == .undo } }
 
     /// Whether a redo is in progress: from its ``willRedoChangeNotification`` to its
     /// ``didRedoChangeNotification``, handlers included.
     ///
     /// - Complexity: O(1).
-    open var isRedoing: Bool { asCall { performing == .redo } }
+    open var isRedoing: Bool { asCall { performingAsSeen == .redo } }
 
     // MARK: Registration control
 
@@ -672,8 +672,8 @@ extension ActionStack: CustomReflectable {
                 "undoCount": undoSide.closedCount,
                 "redoCount": redoSide.closedCount,
                 "groupingLevel": currentSide.frames.count,
-                "isUndoing": performing == .undo,
-                "isRedoing": performing == .redo,
+                "isUndoing": performingAsSeen == .undo,
+                "isRedoing": performingAsSeen == .redo,
                 "isClean": states.isClean,
                 "isUndoRegistrationEnabled": disableCount == 0,
             ],
