@@ -147,7 +147,7 @@ struct BoardModelTests {
         #expect(board.undoStack.canRedo)
     }
 
-    @Test func removingAFigureDropsItsOwnHistory() throws {
+    @Test func aRemovedFigureKeepsItsOwnHistoryWhileTheRemovalCanBeUndone() throws {
         let board = Board()
         let figure = try board.addFigure(at: Point(x: 1, y: 1))
         endEvent(board)
@@ -155,11 +155,32 @@ struct BoardModelTests {
         endEvent(board)
         try board.removeFigure(figure.id)
         endEvent(board)
-        #expect(!figure.undoStack.canUndo, "the figure's history left with it")
+        #expect(figure.undoStack.canUndo, "the board's undo step holds the figure, and its history")
         board.undoStack.undo()
         #expect(board.figure(figure.id) === figure)
         #expect(figure.color == .green, "the figure comes back as it was")
-        #expect(!figure.undoStack.canUndo && !figure.undoStack.canRedo, "but without its old history")
+        #expect(figure.undoStack.undoMenuItemTitle == "Undo Change Color")
+        figure.undoStack.undo()
+        #expect(figure.color == .black)
+        figure.undoStack.redo()
+        #expect(figure.color == .green)
+    }
+
+    @Test func aRemovedFigureIsFreedWithItsHistoryOnceTheRemovalCannotBeUndone() throws {
+        let board = Board()
+        weak var removed: Figure?
+        do {
+            let figure = try board.addFigure(at: Point(x: 1, y: 1))
+            endEvent(board)
+            figure.setColor(.green)
+            endEvent(board)
+            try board.removeFigure(figure.id)
+            endEvent(board)
+            removed = figure
+        }
+        #expect(removed != nil, "still held by the removal's undo step")
+        board.undoStack.removeAllActions()
+        #expect(removed == nil, "freed, with its stack and the handlers it held")
     }
 
     @Test func removalPutsTheFigureBackAtItsPlaceInTheOrder() throws {
@@ -304,8 +325,8 @@ struct BoardModelTests {
         #expect(!board.hasUnsavedChanges)
     }
 
-    /// Removing a figure drops its history, and with it the stack's memory of unsaved changes:
-    /// the figure remembers them, so undoing the removal does not pretend the board is saved.
+    /// A removed figure keeps its history, so undoing the removal brings back its unsaved change
+    /// and the board says so.
     @Test func unsavedChangesOfARemovedFigureAreNotForgotten() throws {
         let board = Board()
         let figure = try board.addFigure(at: Point(x: 10, y: 20))
@@ -316,8 +337,10 @@ struct BoardModelTests {
         try board.removeFigure(1)
         endEvent(board)
         board.undoStack.undo()
-        #expect(figure.undoStack.isClean, "the emptied stack alone would say saved")
-        #expect(board.hasUnsavedChanges, "but the figure is red and was saved black")
+        #expect(!figure.undoStack.isClean, "the red change is still in its history")
+        #expect(board.hasUnsavedChanges, "the figure is red and was saved black")
+        figure.undoStack.undo()
+        #expect(figure.undoStack.isClean && figure.color == .black)
         board.save()
         #expect(!board.hasUnsavedChanges)
     }

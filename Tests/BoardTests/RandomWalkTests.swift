@@ -76,7 +76,6 @@ struct Shadow {
         var position: Point
         var color: FigureColor = .black
         var radius: Double = 0
-        var unsavedWithoutHistory = false
     }
 
     /// One undo step, as the shadow expects it. `id` is the document state right after the step
@@ -144,7 +143,7 @@ struct Shadow {
     }
 
     var hasUnsavedChanges: Bool {
-        !board.isClean || order.contains { !stacks[$0]!.isClean || figures[$0]!.unsavedWithoutHistory }
+        !board.isClean || order.contains { !stacks[$0]!.isClean }
     }
 
     /// The stack undo and redo act on now.
@@ -195,13 +194,10 @@ struct Shadow {
         }
     }
 
-    /// A figure leaves the board (removed, its addition undone, a removal redone): its history
-    /// goes, and its stack is clean like a new one, so unsaved changes are remembered apart.
+    /// A figure leaves the board (removed, its addition undone, a removal redone): it keeps its
+    /// history, which comes back with it when the board's undo or redo brings it back.
     mutating func takeOff(at index: Int) {
-        let id = order.remove(at: index)
-        if !stacks[id]!.isClean { figures[id]!.unsavedWithoutHistory = true }
-        let state = newState()
-        stacks[id] = Stack(base: state, saved: state)
+        order.remove(at: index)
     }
 
     // MARK: Undo and redo
@@ -242,7 +238,6 @@ struct Shadow {
         drag = nil
         for id in order {
             stacks[id]!.saved = stacks[id]!.current
-            figures[id]!.unsavedWithoutHistory = false
         }
     }
 
@@ -511,7 +506,7 @@ struct Walk {
             if stack.undoMenuItemTitle != expected.undoTitle || stack.redoMenuItemTitle != expected.redoTitle {
                 problems.append("figure #\(figure.id) titles '\(stack.undoMenuItemTitle)' '\(stack.redoMenuItemTitle)'")
             }
-            if figure.isSaved != (expected.isClean && !shadow.figures[figure.id]!.unsavedWithoutHistory) {
+            if figure.isSaved != expected.isClean {
                 problems.append("figure #\(figure.id) saved: \(figure.isSaved)")
             }
         }

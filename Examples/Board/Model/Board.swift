@@ -128,7 +128,10 @@ public final class Board {
     }
 
     /// Removes a figure ("Remove Figure"). Undo puts the same figure back at its place in the
-    /// order, as it was, but without its own history: leaving the board drops it.
+    /// order, as it was, with its own history: the board's undo step holds the figure, and so
+    /// its stack, for as long as the removal can be undone. When that step leaves the board's
+    /// history (a new change after undoing, trimming, `removeAllActions()`), the figure is freed
+    /// and its history with it.
     public func removeFigure(_ id: Int) throws(BoardError) {
         guard let index = figures.firstIndex(where: { $0.id == id }) else { throw .noSuchFigure(id) }
         remove(at: index)
@@ -182,10 +185,8 @@ public final class Board {
         // "Remove Figure" only when the user removes; `remove` also runs as the undo of an add.
         if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.setActionName("Remove Figure") }
         figures.remove(at: index)
-        // The figure's own history goes with it, in every direction (removed, its addition
-        // undone, a removal redone). This is another stack, so it is safe from a handler of this
-        // one.
-        figure.leaveBoard()
+        // The figure keeps its own history while it is off the board: the step just registered
+        // holds it, so undoing the removal brings it back with the colours it went through.
     }
 
     /// The options of a nudge: coalesce with the previous step if that was a nudge of the same

@@ -35,13 +35,6 @@ public final class Figure {
     /// The figure's own history: colour and corner-radius changes.
     public let undoStack: ActionStack
 
-    /// Whether the figure has changes since the last save that its history no longer holds.
-    ///
-    /// When the figure leaves the board its history is dropped (see `leaveBoard()`); if that
-    /// history held unsaved changes, the stack alone would now say "clean" although the figure is
-    /// not as saved. This flag remembers it until the next save.
-    public private(set) var hasUnsavedChangesWithoutHistory = false
-
     init(id: Int, position: Point) {
         self.id = id
         self.position = position
@@ -51,7 +44,7 @@ public final class Figure {
     }
 
     /// Whether the figure is as it was at the last save.
-    public var isSaved: Bool { undoStack.isClean && !hasUnsavedChangesWithoutHistory }
+    public var isSaved: Bool { undoStack.isClean }
 
     /// Changes the colour, undoably ("Change Color"). Returns false, registering nothing, when the
     /// figure already has that colour: a step that changes nothing would be a do-nothing undo.
@@ -78,20 +71,8 @@ public final class Figure {
         return true
     }
 
-    /// Called by the board when the figure leaves it (removed, or its addition undone): the
-    /// figure's own history is dropped, as the seed demo did. If the figure comes back (the
-    /// removal is undone), it comes back as it was, with an empty history.
-    ///
-    /// `removeAllActions()` also makes the stack clean ("like a freshly opened document"), so
-    /// unsaved changes it held are remembered in `hasUnsavedChangesWithoutHistory`.
-    func leaveBoard() {
-        if !undoStack.isClean { hasUnsavedChangesWithoutHistory = true }
-        undoStack.removeAllActions()
-    }
-
     /// Called by the board's save: the figure as it is now is the saved figure.
     func markSaved() {
         undoStack.markClean()
-        hasUnsavedChangesWithoutHistory = false
     }
 }

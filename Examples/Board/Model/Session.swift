@@ -251,20 +251,14 @@ public final class Session {
     /// A stack's history, as a history panel shows it: every position from the start, oldest
     /// first, with the step that leads to it, where you are, the saved position, and the steps
     /// that redo would bring back.
-    ///
-    /// A figure that left the board with unsaved changes and came back has a new, empty history
-    /// that its stack calls clean (`removeAllActions()` marks the emptied stack clean), yet the
-    /// figure is not as saved (`hasUnsavedChangesWithoutHistory`): its saved state is in no row of
-    /// this history, so none is marked saved, as the status line's `* unsaved` says.
+
     private func history(of stack: ActionStack) -> String {
         // Undo entries come newest first and redo entries next-first: lay them out oldest first.
         let steps = stack.undoEntries.reversed() + stack.redoEntries
         let position = stack.historyPosition
-        let owner = board.figures.first { $0.undoStack === stack }
-        let holdsSavedState = !(owner?.hasUnsavedChangesWithoutHistory ?? false)
         let rows =
-            [("(start)", holdsSavedState && stack.isCleanAtStart)]
-            + steps.map { ($0.actionName, holdsSavedState && $0.isClean) }
+            [("(start)", stack.isCleanAtStart)]
+            + steps.map { ($0.actionName, $0.isClean) }
         let width = rows.map(\.0.count).max() ?? 0
         let numberWidth = String(rows.count - 1).count
         var lines = ["\(contextName) history (type history N to go to position N):"]
@@ -288,7 +282,7 @@ public final class Session {
           move N X Y      move figure N to (X, Y)                            (board)
           nudge N DX DY   move figure N by (DX, DY); nudges of one figure
                           less than a second apart are one step, a drag      (board)
-          remove N        remove figure N; its own history is dropped        (board)
+          remove N        remove figure N (undo restores its history)        (board)
           select N        select figure N
           color NAME      recolour the selected figure                       (figure)
                           NAME: \(FigureColor.names)
