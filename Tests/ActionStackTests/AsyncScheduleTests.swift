@@ -73,6 +73,9 @@ final class AsyncSchedule {
     private var tokens: [any NSObjectProtocol] = []
     var openOperations = 0
     var pairingBroken: String?
+    /// States told to an observer that reads the history back on every state.
+    var observed = 0
+    var observation: ObservationToken?
 
     init(seed: UInt64) {
         random = SeededGenerator(seed: seed)
@@ -81,6 +84,8 @@ final class AsyncSchedule {
         gated = (0..<3).map { FlakyRemote($0, gate: gate) }
         free = (3..<5).map { FlakyRemote($0, gate: nil) }
         baseline = Array(repeating: 0, count: 5)
+        // Both empty-group modes.
+        stack.dropsEmptyGroups = seed % 2 == 1
         let will: [Notification.Name] = [
             ActionStack.willUndoChangeNotification, ActionStack.willRedoChangeNotification,
         ]
@@ -107,6 +112,18 @@ final class AsyncSchedule {
                         self.openOperations -= 1
                     }
                 })
+        }
+    }
+
+    /// An observer that calls back into the stack on every state: the queries a history panel
+    /// makes, which must never disturb an operation in flight.
+    func startObserving() {
+        observation = stack.observe { [weak self] state in
+            guard let self else { return }
+            self.observed += 1
+            _ = self.stack.undoEntries.count + self.stack.redoEntries.count
+            _ = self.stack.historyPosition
+            if state.canUndo != self.stack.canUndo { self.pairingBroken = "a state that disagrees with canUndo" }
         }
     }
 
@@ -247,6 +264,7 @@ final class AsyncSchedule {
 
     func run(seed: UInt64, events: Int) async throws {
         let schedule = AsyncSchedule(seed: seed)
+        schedule.startObserving()
         for _ in 0..<events { await schedule.step() }
         try await schedule.check(seed)
     }
