@@ -8,9 +8,10 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 
-# Checks that every tracked .swift file starts with the project's license header (after the
-# `// swift-tools-version:` line in a manifest), and every tracked .sh/.py script has the same
-# header as `#` comments after its shebang. Lists each file that does not, and fails if any.
+# Checks that every tracked .swift, .h and .modulemap file starts with the project's license
+# header as `//` comments (after the `// swift-tools-version:` line in a manifest), and every
+# tracked .sh/.py script has the same header as `#` comments after its shebang. Lists each file
+# that does not, and fails if any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,9 @@ while IFS= read -r -d '' file; do
       fi
       [ "$actual" = "$header" ] || missing+=("$file")
       ;;
+    *.h | *.modulemap)
+      [ "$(head -n "$lines" "$file")" = "$header" ] || missing+=("$file")
+      ;;
     *.sh | *.py)
       if head -n 1 "$file" | grep -q '^#!'; then
         actual=$(sed -n "2,$((lines + 1))p" "$file")
@@ -45,7 +49,7 @@ while IFS= read -r -d '' file; do
       [ "$actual" = "$script_header" ] || missing+=("$file")
       ;;
   esac
-done < <(git ls-files -z -- '*.swift' '*.sh' '*.py' .ci/run)
+done < <(git ls-files -z -- '*.swift' '*.h' '*.modulemap' '*.sh' '*.py' .ci/run)
 
 # .ci/run is a bash script without an extension.
 if [ "$(sed -n "2,$((lines + 1))p" .ci/run)" != "$script_header" ]; then
@@ -57,4 +61,4 @@ if [ "${#missing[@]}" -ne 0 ]; then
   printf '  %s\n' "${missing[@]}" >&2
   exit 1
 fi
-echo "license headers: every tracked .swift, .sh and .py file has one"
+echo "license headers: every tracked .swift, .h, .modulemap, .sh and .py file has one"
