@@ -836,6 +836,32 @@ final class OperationLog {
         #expect(remote.value == 0)
     }
 
+    @Test func aTaskAHandlerStartedThatRegistersAfterTheOperationSettledRecordsANewChange() async throws {
+        let stack = makeAsyncStack()
+        let gate = Gate()
+        let late = RemoteValue("late")
+        let probe = Probe()
+        stack.beginUndoGrouping()
+        stack.registerAsyncUndo(withTarget: probe) { probe in
+            // Inherits the operation's task-local chain, but registers after it has settled.
+            probe.task = Task { @MainActor in
+                await gate.pass()
+                stack.beginUndoGrouping()
+                try? await late.set(9, on: stack)
+                stack.endUndoGrouping()
+            }
+        }
+        stack.endUndoGrouping()
+        try await stack.performUndo()
+        #expect(stack.redoCount == 0, "the handler registered no inverse")
+        gate.openForGood()
+        await probe.task?.value
+        #expect(late.value == 9)
+        #expect(stack.undoCount == 1, "the late change is a step of its own")
+        #expect(try await stack.performUndo())
+        #expect(late.value == 0)
+    }
+
     @Test func aSynchronousStackThatNeverUsesAsyncNeverBecomesBusy() {
         let stack = makeStack()
         let counter = Counter()
@@ -853,6 +879,7 @@ final class Probe {
     var before: Bool?
     var after: Bool?
     var error: (any Error)?
+    var task: Task<Void, Never>?
 }
 
 actor Store {

@@ -7,6 +7,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// The asynchronous-operations concern of one stack: the request queue, the operation in flight,
 /// a broken step, and the slot through which an asynchronous action hands its work to the runner.
 ///
@@ -60,21 +62,34 @@ final class AsyncSlot {
 final class OperationChain: Sendable {
     @TaskLocal static var current: OperationChain?
 
-    let id: ObjectIdentifier
+    let id: UInt64
     let parent: OperationChain?
 
-    init(id: ObjectIdentifier, parent: OperationChain?) {
+    init(id: UInt64, parent: OperationChain?) {
         self.id = id
         self.parent = parent
     }
 
-    func contains(_ id: ObjectIdentifier) -> Bool {
+    func contains(_ id: UInt64) -> Bool {
         var link: OperationChain? = self
         while let current = link {
             if current.id == id { return true }
             link = current.parent
         }
         return false
+    }
+}
+
+/// The numbers that name operations in task-local chains, unique in the process.
+enum RunNumbers {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var last: UInt64 = 0
+
+    static func next() -> UInt64 {
+        lock.withLock {
+            last &+= 1
+            return last
+        }
     }
 }
 
@@ -129,7 +144,9 @@ final class RunningOperation {
     /// The type of the failed action's target, for the error.
     var failedTargetType = ""
 
-    var chainID: ObjectIdentifier { ObjectIdentifier(self) }
+    /// Names the operation in the task-local chain: a number never reused in the process, so a
+    /// task that a handler started and that outlives the operation is never taken for a later one.
+    let chainID = RunNumbers.next()
 
     init(
         direction: Direction, step: Step, stateBefore: StateID, serialMark: UInt32,
