@@ -112,16 +112,7 @@ extension ActionStack {
             post(ActionStack.willCloseUndoGroupNotification)
             activities.pop()
         }
-        while built.frames.count > 1 { closeNestedFrame(of: built) }
-        var count = 0
-        var metadata: StepMetadata?
-        if !built.frames.isEmpty {
-            let frame = built.frames.removeLast()
-            count = built.end - frame.start
-            metadata = built.frameMetadata.take()
-        }
-        built.nested.removeAll()
-        emptySide(run.bin)
+        var (count, metadata) = closeBuiltStep(of: run)
         operations?.run = nil
         operations?.sawNewChangeInLastRun = run.sawNewChange
         if let name {

@@ -699,16 +699,7 @@ extension ActionStack {
         defer { leaveCall() }
         let undoing = run.direction == .undo
         let built = run.built
-        while built.frames.count > 1 { closeNestedFrame(of: built) }
-        var builtCount = 0
-        var builtMetadata: StepMetadata?
-        if !built.frames.isEmpty {
-            let frame = built.frames.removeLast()
-            builtCount = built.end - frame.start
-            builtMetadata = built.frameMetadata.take()
-        }
-        built.nested.removeAll()
-        emptySide(run.bin)
+        let (builtCount, builtMetadata) = closeBuiltStep(of: run)
 
         if !run.removedAll {
             removeStep(serial: run.serial, from: undoing ? undoSide : redoSide)
@@ -756,6 +747,23 @@ extension ActionStack {
         operations?.run = nil
         operations?.sawNewChangeInLastRun = run.sawNewChange
         if needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false { needsTrim = false }
+    }
+
+    /// Closes what the handlers (or a group's body) left open in the step being built, then the
+    /// step itself; returns how many actions it holds and its metadata. Empties the rollback's bin.
+    func closeBuiltStep(of run: RunningOperation) -> (count: Int, metadata: StepMetadata?) {
+        let built = run.built
+        while built.frames.count > 1 { closeNestedFrame(of: built) }
+        var count = 0
+        var metadata: StepMetadata?
+        if !built.frames.isEmpty {
+            let frame = built.frames.removeLast()
+            count = built.end - frame.start
+            metadata = built.frameMetadata.take()
+        }
+        built.nested.removeAll()
+        emptySide(run.bin)
+        return (count, metadata)
     }
 
     /// An action failed: the step stays; the failure is told.
