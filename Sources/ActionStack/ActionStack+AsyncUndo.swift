@@ -62,8 +62,9 @@ extension ActionStack {
     }
 
     /// Registers `handler`, an asynchronous inverse of a change made to the actor `target`, run
-    /// isolated to the actor: it can call the actor's synchronous members and re-register its
-    /// inverse without hopping.
+    /// isolated to the actor: it can use the actor's synchronous members without hopping. The
+    /// handler is `@Sendable` and the stack is not, so it registers its own inverse (the redo) by
+    /// calling back into the isolation that uses the stack, the main actor here.
     ///
     /// ```swift
     /// actor Store {
@@ -71,11 +72,28 @@ extension ActionStack {
     ///     func append(_ row: String) { rows.append(row) }
     /// }
     ///
+    /// // Each inverse registers its own inverse, so undoing registers the redo.
+    /// @MainActor func registerRemoval(from store: Store) {
+    ///     stack.registerAsyncUndo(withActor: store) { store in
+    ///         let row = store.rows.removeLast()   // isolated to the store
+    ///         await registerAppend(row, to: store)
+    ///     }
+    /// }
+    ///
+    /// @MainActor func registerAppend(_ row: String, to store: Store) {
+    ///     stack.registerAsyncUndo(withActor: store) { store in
+    ///         store.rows.append(row)
+    ///         await registerRemoval(from: store)
+    ///     }
+    /// }
+    ///
     /// let store = Store()
     /// await store.append("Ada")
-    /// stack.registerAsyncUndo(withActor: store) { store in store.rows.removeLast() }
+    /// registerRemoval(from: store)
     /// try await stack.performUndo()
     /// print(await store.rows.isEmpty)   // true
+    /// try await stack.performRedo()
+    /// print(await store.rows)           // ["Ada"]
     /// ```
     ///
     /// Otherwise as ``registerAsyncUndo(withTarget:handler:)``.

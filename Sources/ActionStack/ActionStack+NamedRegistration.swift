@@ -42,6 +42,8 @@ extension ActionStack {
     /// print(titles)                    // ["Undo Change Color", "Undo Change Color"]
     /// stack.undo()
     /// print(stack.redoMenuItemTitle)   // Redo Change Color
+    /// stack.redo()
+    /// print(canvas.color)              // red
     /// token.cancel()
     /// ```
     ///

@@ -12,11 +12,30 @@ extension ActionStack {
     /// whether it continues the previous step (coalescing).
     ///
     /// ```swift
-    /// // Typing: keystrokes within a second of each other are one step.
-    /// field.text.append("a")
-    /// stack.registerUndo(withTarget: field, options: .coalescing("typing", within: .seconds(1))) { field in
-    ///     field.deleteLastCharacter()
+    /// // Typing: keystrokes within a second of each other are one step. Each
+    /// // inverse registers its own inverse, so undoing registers the redo.
+    /// func type(_ character: Character, into field: TextField, on stack: ActionStack) {
+    ///     field.text.append(character)
+    ///     let typing = ActionStack.RegistrationOptions.coalescing("typing", within: .seconds(1))
+    ///     stack.registerUndo(withTarget: field, options: typing) { field in
+    ///         deleteLastCharacter(of: field, on: stack)
+    ///     }
     /// }
+    ///
+    /// func deleteLastCharacter(of field: TextField, on stack: ActionStack) {
+    ///     let character = field.text.removeLast()
+    ///     stack.registerUndo(withTarget: field) { field in
+    ///         type(character, into: field, on: stack)
+    ///     }
+    /// }
+    ///
+    /// stack.automaticGroupClosing = .manual
+    /// for character in "Hi" { type(character, into: field, on: stack) }
+    /// stack.endEvent()
+    /// stack.undo()
+    /// print(field.text.isEmpty)   // true
+    /// stack.redo()
+    /// print(field.text)           // Hi
     /// ```
     public struct RegistrationOptions: Hashable, Sendable {
         /// What the action keeps alive (for example, bytes), counted against

@@ -16,6 +16,8 @@ extension ActionStack {
     /// stack.undo()
     /// print(figure.color)               // black
     /// print(stack.redoMenuItemTitle)    // Redo Change Color
+    /// stack.redo()
+    /// print(figure.color)               // red
     /// ```
     ///
     /// One call: observers hear one state, after the value is set. While registration is disabled

@@ -42,6 +42,8 @@ public import Foundation
 /// stack.undo()
 /// print(document.text.isEmpty)     // true
 /// print(stack.redoMenuItemTitle)   // Redo Typing
+/// stack.redo()
+/// print(document.text)             // Hello
 /// ```
 ///
 /// Code written for Apple's `UndoManager` compiles against this type with
