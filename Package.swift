@@ -70,10 +70,15 @@ let package = Package(
             name: "ActionStackTests",
             dependencies: ["ActionStack"]
         ),
+        // What the tests of the examples share: running a built example as a child process.
+        .target(
+            name: "ActionStackExampleTestSupport",
+            path: "Tests/ExampleTestSupport"
+        ),
         .testTarget(
             name: "BoardTests",
             // The executable is listed so that it is built before the tests that run it.
-            dependencies: ["ActionStackBoardModel", "ActionStack", "board"]
+            dependencies: ["ActionStackBoardModel", "ActionStack", "ActionStackExampleTestSupport", "board"]
         ),
         // A client module that names every public top-level type as `ActionStack.X`.
         .testTarget(
@@ -83,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "ActionStackTodoTests",
             // `todo` is listed so that the executable is built before the test that runs it.
-            dependencies: ["ActionStackTodoModel", "ActionStack", "todo"]
+            dependencies: ["ActionStackTodoModel", "ActionStack", "ActionStackExampleTestSupport", "todo"]
         ),
         // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
         // unchanged: the proof that such code compiles and behaves the same.

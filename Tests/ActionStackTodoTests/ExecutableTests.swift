@@ -7,6 +7,7 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import ActionStackExampleTestSupport
 import ActionStackTodoModel
 import Foundation
 import Testing

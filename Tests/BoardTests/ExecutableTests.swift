@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStackBoardModel
+import ActionStackExampleTestSupport
 import Foundation
 import Testing
 

@@ -17,8 +17,7 @@ import Foundation
     import Darwin
 #endif
 
-/// Runs another program from a test, waiting for that one child by its process ID. (A copy of
-/// `Tests/BoardTests/ChildProcess.swift`: test targets cannot share files.)
+/// Runs another program from a test, waiting for that one child by its process ID.
 ///
 /// Why not Foundation's `Process`: this test binary also runs exit tests (Swift Testing, in
 /// `ActionStackTests`). On Linux, Swift Testing watches every child of the process with
@@ -32,21 +31,26 @@ import Foundation
 /// Input comes from a file and output goes to a file (never pipes), so a program that leaves a
 /// daemon behind (`tmux new-session` starts the tmux server) cannot keep a pipe of this process
 /// open. Descriptors above 2 are closed in the child.
-struct ChildProcess {
+public struct ChildProcess: Sendable {
     /// What a run produced: standard output and standard error together (or standard error
     /// apart, in `errors`, when asked), and the exit status (128 + the signal number when a signal
     /// ended it).
-    struct Result {
-        var output: String
-        var status: Int32
-        var errors = ""
+    public struct Result: Sendable {
+        /// Standard output, with standard error unless it was asked for apart.
+        public var output: String
+        /// The exit status, or 128 + the signal number.
+        public var status: Int32
+        /// Standard error, when asked for apart.
+        public var errors = ""
     }
 
-    enum Failure: Error, CustomStringConvertible {
+    /// Why a child could not be run to its end.
+    public enum Failure: Error, CustomStringConvertible {
         case cannotStart(String, errno: Int32)
         case timedOut(String, after: Duration)
 
-        var description: String {
+        /// What went wrong, as a sentence.
+        public var description: String {
             switch self {
             case .cannotStart(let path, let code): "cannot start \(path): \(String(cString: strerror(code)))"
             case .timedOut(let path, let limit): "\(path) did not finish within \(limit); it was killed"
@@ -66,7 +70,7 @@ struct ChildProcess {
     ///   - timeLimit: How long to wait before the child is killed.
     /// - Returns: The output and the exit status.
     /// - Throws: ``Failure`` when the program cannot start or does not finish in time.
-    static func run(
+    public static func run(
         _ path: String,
         _ arguments: [String] = [],
         input: String = "",
