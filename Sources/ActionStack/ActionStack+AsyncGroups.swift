@@ -33,6 +33,11 @@ extension ActionStack {
     /// that other tasks record while `body` awaits are steps of their own: the group's step goes on
     /// top of them when it closes, and empties the redo stack as any new change does.
     ///
+    /// Inside `body`, the stack behaves as in ``group(named:_:)``'s body: each registration changes
+    /// the document's state, so ``markClean()`` there marks what the body has done so far; an
+    /// ``undo()`` pressed there (an Edit menu driven from the body's task) is queued behind the
+    /// group and undoes it once it has closed.
+    ///
     /// A name given here names the step; `body` may also name it with ``setActionName(_:)``. A group
     /// that records nothing leaves a do-nothing step, as an empty group does, or none with
     /// ``dropsEmptyGroups``. If the rollback cannot undo everything (an action that registered no
@@ -123,8 +128,11 @@ extension ActionStack {
         var discardable = false
         if !run.removedAll && (count > 0 || !dropsEmptyGroups) {
             clearRedoSide()
-            let low = states.current
-            let high = count > 0 ? states.change() : low
+            // The body's registrations changed the document state as they came. Undoing the step
+            // leads back to where the group began, unless other tasks' changes came in between:
+            // that state (their changes without the group's) never existed.
+            let high = states.current
+            let low = count == 0 ? high : run.sawNewChange ? states.fresh() : run.stateBefore
             discardable = metadata?.isDiscardable ?? false
             undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
                 undoSide.appendActions(movedFrom: built)
@@ -146,7 +154,17 @@ extension ActionStack {
         operations?.sawNewChangeInLastRun = run.sawNewChange
         // A change another task made meanwhile ends the redo future, as it would have at once.
         if run.sawNewChange { clearRedoSide() }
-        if case .restored = rollback { return }
+        if case .restored = rollback {
+            // The body's changes are undone: the document is where the group began, plus other
+            // tasks' changes, which now lead from there.
+            if run.removedAll { return }
+            if run.sawNewChange {
+                relinkNewChanges(after: run.serialMark, to: run.stateBefore)
+            } else {
+                states.move(to: run.stateBefore)
+            }
+            return
+        }
         // Something the body did could not be undone: the document is in a state the history does
         // not know.
         if !run.removedAll { states.move(to: states.fresh()) }

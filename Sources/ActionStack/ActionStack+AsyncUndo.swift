@@ -406,14 +406,19 @@ extension ActionStack {
         }
         let request = OperationRequest(kind)
         asyncOperations.startedRequest = request
-        if let refusal = admit(request, operation) {
+        // Nobody awaits this request in the caller's task, so it may wait behind an operation or a
+        // group that the caller's task belongs to (an asynchronous group's body pressing Undo).
+        if let refusal = admit(request, operation, fromAnOperationsTask: true) {
             request.finish(.failure(refusal))
             return
         }
         let stack = UnsafeTransfer(value: self)
-        MainActor.assumeIsolated {
-            _ = Task { @MainActor in
-                _ = await stack.value.runAdmitted(request, isolation: MainActor.shared)
+        // The task that runs it belongs to no operation, whatever the caller's task does.
+        OperationChain.$current.withValue(nil) {
+            MainActor.assumeIsolated {
+                _ = Task { @MainActor in
+                    _ = await stack.value.runAdmitted(request, isolation: MainActor.shared)
+                }
             }
         }
     }
@@ -433,11 +438,13 @@ extension ActionStack {
     }
 
     /// Admits a request to the queue; returns why not when it is refused.
-    func admit(_ request: OperationRequest, _ operation: Misuse.Operation) -> OperationError? {
+    func admit(
+        _ request: OperationRequest, _ operation: Misuse.Operation, fromAnOperationsTask allowed: Bool = false
+    ) -> OperationError? {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
-        if operations.runBelongsToCurrentTask() != nil {
+        if !allowed && operations.runBelongsToCurrentTask() != nil {
             report(.awaitsOwnOperation(operation))
             return .misuse(.awaitsOwnOperation(operation))
         }
@@ -844,7 +851,7 @@ extension ActionStack {
 
     /// New changes were recorded on the undo side while an operation was in flight: the oldest of
     /// them now leads back to `state`, the state the operation reached.
-    private func relinkNewChanges(after mark: UInt32, to state: StateID) {
+    func relinkNewChanges(after mark: UInt32, to state: StateID) {
         let first = undoSide.firstStep(madeAfter: mark)
         if first.position < undoSide.steps.count {
             undoSide.steps[first.position].low = state

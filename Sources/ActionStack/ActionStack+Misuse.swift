@@ -33,8 +33,10 @@ extension ActionStack {
         /// A call that the stack cannot take while it is in the middle of `activity` (see the
         /// table in <doc:Reentrancy>).
         case reentrantCall(Operation, during: Activity)
-        /// `performUndo()`, `performRedo()` or `performJump(to:)` awaited by a handler of the
-        /// asynchronous operation in flight on the same stack: it would wait for itself.
+        /// `performUndo()`, `performRedo()`, `performJump(to:)` or `asyncGroup(named:_:)` awaited by a
+        /// handler of the asynchronous operation in flight on the same stack, or by the body of the
+        /// asynchronous group that holds the turn: it would wait for itself. (The synchronous
+        /// `undo()`, `redo()` and `jump(to:)` do not wait: from a group's body they queue.)
         case awaitsOwnOperation(Operation)
         /// An undo, redo or jump while the stack holds a broken step (see
         /// ``ActionStack/brokenStep``): discard or retry it first.
@@ -141,8 +143,8 @@ extension ActionStack {
             case .reentrantCall(let operation, let activity):
                 "\(operation) was called while \(activity); the call was ignored"
             case .awaitsOwnOperation(let operation):
-                "the awaited form of \(operation) was called by a handler of the operation in flight on the same "
-                    + "stack, which would wait for itself; the call was ignored"
+                "the awaited form of \(operation) was called from the task of the operation or asynchronous group "
+                    + "in flight on the same stack, which would wait for itself; the call was ignored"
             case .stepIsBroken(let operation):
                 "\(operation) was called while the stack holds a broken step; "
                     + "call discardBrokenStep() or retryBrokenStep() first"

@@ -120,10 +120,14 @@ extension ActionStack {
         misuseOperation: Misuse.Operation
     ) -> Bool {
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
-            // A handler of the asynchronous operation in flight: into the step it builds.
-            return register(
+            // A handler of the asynchronous operation in flight: into the step it builds. An
+            // asynchronous group's body: into its step, and the document changes, as for any change
+            // (so `markClean()` in the body marks what the body did so far).
+            let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation)
+            if run.direction == nil && run.phase == .running { _ = states.change() }
+            return opened
         }
         // One call per side, each reading its own `let`: a side chosen by a conditional would be
         // retained and released around the registration.
