@@ -37,7 +37,10 @@ extension ActionStack {
     /// or the body undid the group (``undo()`` closes and undoes it), nothing is named or rolled
     /// back, and the redo step such an undo built stays, unnamed, as any undone step does. Trimming to ``levelsOfUndo`` and ``maximumCost`` waits until the outermost scoped group
     /// ends, so a rollback never meets a step that was trimmed meanwhile. Works nested and inside
-    /// undo handlers. While registration is disabled, `body` simply runs; so it does when the call is
+    /// undo handlers. A synchronous group cannot await: if `body` registered asynchronous actions
+    /// (``registerAsyncUndo(withTarget:handler:)``) and throws, their inverses do not run and the
+    /// document is in a new state, never clean; use ``asyncGroup(named:isolation:_:)`` for such
+    /// bodies. While registration is disabled, `body` simply runs; so it does when the call is
     /// refused as a misuse (``Misuse/reentrantCall(_:during:)``), with nothing to roll back.
     ///
     /// - Parameters:
@@ -187,6 +190,9 @@ extension ActionStack {
             let action = side.removeLastAction()
             side.inFlight -= 1
             if !action.perform() { everyActionRan = false }
+            // An asynchronous action cannot be awaited here: its inverse did not run (use
+            // `asyncGroup(named:_:)` for bodies that register them).
+            if operations?.slot.take() != nil { everyActionRan = false }
             registry.release(action.unmanagedBox)
         }
         activities.pop()

@@ -149,3 +149,24 @@ import Testing
         #expect(!stack.canUndo)
     }
 }
+
+@MainActor
+@Suite struct SynchronousGroupWithAsyncActionsTests {
+    @Test func aThrowingSynchronousGroupCannotRunAsyncInversesAndSaysTheDocumentChanged() throws {
+        let stack = makeStack()
+        let probe = Probe()
+        stack.markClean()
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try stack.group(named: "Mixed") {
+                stack.registerAsyncUndo(withTarget: probe) { probe in probe.before = true }
+                throw Failure()
+            }
+        }
+        // The async inverse could not be awaited: it did not run, and the stack does not pretend
+        // the document is back where it was.
+        #expect(probe.before == nil)
+        #expect(!stack.canUndo)
+        #expect(!stack.isClean)
+    }
+}
