@@ -241,11 +241,11 @@ final class AsyncSchedule {
 }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncScheduleTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct AsyncScheduleTests {
     nonisolated static let soakEvents =
         Int(ProcessInfo.processInfo.environment["ACTIONSTACK_ASYNC_SOAK_EVENTS"] ?? "") ?? 0
 
-    @Test(arguments: 0..<50)
+    @Test(.timeLimit(.minutes(5)), arguments: 0..<50)
     func aSeededScheduleKeepsEveryPromise(seed: Int) async throws {
         if let only = ProcessInfo.processInfo.environment["ASYNC_SCHEDULE_SEED"], Int(only) != seed { return }
         try await run(seed: UInt64(seed), events: 2_000)
