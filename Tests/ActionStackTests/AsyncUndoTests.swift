@@ -650,6 +650,59 @@ final class OperationLog {
         #expect(b.writes.last == 0)
     }
 
+    @Test func aRollbackWhoseInverseLostItsTargetDuringTheAwaitIsIncomplete() async throws {
+        // Undoing runs b (registered last) first; its inverse is registered on b. b is freed while
+        // a awaits, then a fails: the rollback cannot put b back, and says so.
+        let stack = makeAsyncStack()
+        let gate = Gate()
+        let a = RemoteValue("a", gate: gate)
+        var b: RemoteValue? = RemoteValue("b")
+        stack.beginUndoGrouping()
+        try await a.change(to: 1, on: stack)
+        try await b!.set(1, on: stack)
+        stack.endUndoGrouping()
+        stack.markClean()
+        a.refused = [0]
+        let undo = Task { @MainActor in try await stack.performUndo() }
+        await settle { gate.waitingCount == 1 }
+        weak let freed = b
+        b = nil
+        #expect(freed == nil)
+        gate.openForGood()
+        do {
+            _ = try await undo.value
+            Issue.record("expected a failure")
+        } catch {
+            guard case .actionFailed(let failure) = error as? ActionStack.OperationError,
+                case .incomplete(let indices) = failure.rollback
+            else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(failure.actionIndex == 0)
+            #expect(indices == [1])
+        }
+        #expect(a.value == 1)
+        #expect(!stack.isClean)
+        #expect(stack.brokenStep == nil)
+    }
+
+    @Test func anOperationThatTheSynchronousUndoStartsRunsItsHandlersOnTheMainActor() async throws {
+        let stack = makeAsyncStack()
+        let probe = Probe()
+        stack.beginUndoGrouping()
+        stack.registerAsyncUndo(withTarget: probe) { probe in
+            MainActor.preconditionIsolated()
+            await Task.yield()
+            MainActor.preconditionIsolated()
+            probe.after = true
+        }
+        stack.endUndoGrouping()
+        stack.undo()
+        #expect(try await stack.startedRequest?.value() == true)
+        #expect(probe.after == true)
+    }
+
     @Test func theSynchronousUndoOfAnAsyncStepStartsAnAwaitableRequest() async throws {
         let stack = makeAsyncStack()
         let remote = RemoteValue()
