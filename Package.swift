@@ -90,6 +90,19 @@ let package = Package(
             // `todo` is listed so that the executable is built before the test that runs it.
             dependencies: ["ActionStackTodoModel", "ActionStack", "ActionStackExampleTestSupport", "todo"]
         ),
+        // A test program that writes a saved history and its journal until a test kills it, to
+        // check that a crash at any moment leaves both readable. Like `board` and `todo`, it is in
+        // no product, so clients never build it.
+        .executableTarget(
+            name: "history-writer",
+            dependencies: ["ActionStack", "ActionStackExampleTestSupport"],
+            path: "Examples/HistoryWriter"
+        ),
+        .testTarget(
+            name: "HistoryCrashTests",
+            // `history-writer` is listed so that the executable is built before the test that runs it.
+            dependencies: ["ActionStack", "ActionStackExampleTestSupport", "history-writer"]
+        ),
         // Apple-style UndoManager code (XCTest, `typealias UndoManager = ActionStack`), ported
         // unchanged: the proof that such code compiles and behaves the same.
         .testTarget(

@@ -88,3 +88,9 @@ actor Server {
 }
 
 let server = Server()
+
+/// A saved history, encoded, and the fingerprints of the document saved and of the one opened.
+let encodedHistory = Data()
+let documentFingerprint = "rev-1"
+let openedFingerprint = "rev-1"
+let documentURL = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-document")

@@ -134,9 +134,10 @@ extension ActionStack {
             let high = states.current
             let low = count == 0 ? high : run.sawNewChange ? states.fresh() : run.stateBefore
             discardable = metadata?.isDiscardable ?? false
+            let node = makeChangeNode()
             undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
                 undoSide.appendActions(movedFrom: built)
-                undoSide.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high))
+                undoSide.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
             }
             if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
             coalescer.clear()

@@ -251,6 +251,7 @@ extension ActionStack {
         defer { leaveCall() }
         operations.broken = nil
         removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
+        if tree != nil { resyncTree() }
         states.move(to: states.fresh())
     }
 
@@ -258,12 +259,18 @@ extension ActionStack {
     /// was being redone), as a new request; when it succeeds the stack is whole again, when it
     /// fails it reports as ``performUndo(isolation:)`` does (and the step may be broken again).
     ///
+    /// The retry runs the broken step only when it is the step its operation performs next, when
+    /// the request is made and when it starts. Once newer changes are recorded above it (or a group
+    /// is open above it), running it again would skip them: the retry runs nothing, returns `false`,
+    /// and the step stays broken; ``discardBrokenStep()`` is then the way on.
+    ///
     /// - Parameter isolation: The caller's isolation, where the handlers run; leave the default.
-    /// - Returns: Whether a step ran; `false` when no step is broken.
+    /// - Returns: Whether a step ran; `false` when no step is broken, or when the broken step is not
+    ///   the next one.
     /// - Throws: ``OperationError``.
     @discardableResult
     public func retryBrokenStep(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
-        guard let operations, let mark = operations.broken else { return false }
+        guard let operations, let mark = operations.broken, brokenStepIsNext(mark) else { return false }
         let operation: Misuse.Operation = mark.isUndo ? .undo : .redo
         let request = OperationRequest(mark.isUndo ? .undo : .redo)
         // The mark is lifted only for a request that gets the turn: a refused one leaves it.
@@ -273,17 +280,40 @@ extension ActionStack {
             request.finish(.failure(refusal))
             throw refusal
         }
-        let result = await runAdmitted(request, isolation: isolation)
-        if case .failure(.actionFailed(let failure)) = result, operations.broken == nil,
-            (mark.isUndo ? undoSide : redoSide).locateStep(serial: mark.serial) != nil
-        {
-            // The document was partly changed before the retry, and still is: the step stays broken.
-            enterCall()
-            operations.broken = BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure)
-            states.move(to: states.fresh())
-            leaveCall()
-        }
+        let result = await runAdmitted(
+            request, isolation: isolation,
+            starting: {
+                // Newer changes came while the retry waited for its turn: it runs nothing.
+                if brokenStepIsNext(mark) { return nil }
+                operations.broken = mark
+                return .success(false)
+            },
+            settled: { result in
+                // Before the turn passes on: the requests waiting behind a failed retry are
+                // cancelled, as behind any operation that leaves a broken step.
+                guard case .failure(.actionFailed(let failure)) = result, operations.broken == nil,
+                    (mark.isUndo ? undoSide : redoSide).locateStep(serial: mark.serial) != nil
+                else { return }
+                // The document was partly changed before the retry, and still is: the step stays
+                // broken.
+                enterCall()
+                operations.broken = BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure)
+                states.move(to: states.fresh())
+                leaveCall()
+            }
+        )
         return try result.get()
+    }
+
+    /// Whether the broken step is the one its operation performs next: no newer step, and no open
+    /// group, above it (freed steps on top are dropped first, as the operation would drop them).
+    private func brokenStepIsNext(_ mark: BrokenMark) -> Bool {
+        enterCall()
+        defer { leaveCall() }
+        let side = mark.isUndo ? undoSide : redoSide
+        guard side.frames.isEmpty else { return false }
+        if isIdle { dropDeadSteps(atTopOf: side) }
+        return side.steps.last?.serial == mark.serial
     }
 
     /// Posted after an asynchronous undo whose action failed, in place of
@@ -334,12 +364,13 @@ extension ActionStack {
 
     /// Registers an asynchronous action's stored handler and marks the step being recorded as
     /// holding one.
-    func registerAsync(_ target: AnyObject, _ handler: @escaping (AnyObject) -> Void) {
+    func registerAsync(_ target: AnyObject, commandKey: String? = nil, _ handler: @escaping (AnyObject) -> Void) {
         enterCall()
         defer { leaveCall() }
         guard disableCount == 0 else { return }
         if refusesReentrantCall(.registerUndo) { return }
-        let opened = register(target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo)
+        let opened = register(
+            target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo, commandKey: commandKey)
         let side = currentSide
         if !side.frames.isEmpty {
             if !isKnownUniquelyReferenced(&side.frameMetadata) {
@@ -373,6 +404,16 @@ extension ActionStack {
         return true
     }
 
+    /// For `undo()`, once it has closed the open group: whether the step it now undoes holds an
+    /// asynchronous action, in which case the undo is started as a request and has been handled. The
+    /// group, listed first when `undo()` decided, may be gone once closed (empty, or holding only
+    /// actions whose targets were freed), leaving the step below it next.
+    func routesAfterClosingTheOpenGroup() -> Bool {
+        guard nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true else { return false }
+        startFromSynchronousCall(.undo, .undo)
+        return true
+    }
+
     /// Whether a step that `kind` would perform holds an asynchronous action.
     ///
     /// - Complexity: O(1) for an undo or redo; O(k) for a jump over k steps.
@@ -386,6 +427,8 @@ extension ActionStack {
             return false
         case .jump(let position):
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
+            // The jump sweeps freed targets first, which moves the positions: count after it.
+            sweepFreedTargets()
             let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
             let side = position < current ? undoSide : redoSide
             let count = Swift.min(abs(position - current), side.steps.count)
@@ -394,6 +437,10 @@ extension ActionStack {
                 return true
             }
             return false
+        case .jumpToNode(let id):
+            if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
+            guard let target = NodeNumber(exactly: id.sequence) else { return false }
+            return stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
         }
     }
 
@@ -426,7 +473,7 @@ extension ActionStack {
     // MARK: Internals: the queue
 
     /// Submits a request and waits for it to settle.
-    private func submit(
+    func submit(
         _ kind: OperationRequest.Kind, _ operation: Misuse.Operation, isolation: isolated (any Actor)?
     ) async -> Result<Bool, OperationError> {
         let request = OperationRequest(kind)
@@ -458,10 +505,14 @@ extension ActionStack {
         }
     }
 
-    /// Waits for the request's turn, runs it, finishes it and passes the turn on.
-    func runAdmitted(_ request: OperationRequest, isolation: isolated (any Actor)?) async -> Result<
-        Bool, OperationError
-    > {
+    /// Waits for the request's turn, runs it, finishes it and passes the turn on. `starting` runs
+    /// when the turn comes and may end the request there with a result; `settled` runs between the
+    /// operation's end and the hand-off.
+    func runAdmitted(
+        _ request: OperationRequest, isolation: isolated (any Actor)?,
+        starting: () -> Result<Bool, OperationError>? = { nil },
+        settled: (Result<Bool, OperationError>) -> Void = { _ in }
+    ) async -> Result<Bool, OperationError> {
         if let reason = await waitForTurn(request, isolation: isolation) {
             request.finish(.failure(.cancelled(reason)))
             return .failure(.cancelled(reason))
@@ -469,14 +520,18 @@ extension ActionStack {
         let result: Result<Bool, OperationError>
         if Task.isCancelled {
             result = .failure(.cancelled(.task))
+        } else if let early = starting() {
+            result = early
         } else {
             switch request.kind {
             case .undo: result = await performStep(.undo, closingOpenGroup: true, isolation: isolation)
             case .redo: result = await performStep(.redo, closingOpenGroup: true, isolation: isolation)
             case .jump(let position): result = await performJumpSteps(to: position, isolation: isolation)
+            case .jumpToNode(let node): result = await performTreeJumpSteps(to: node, isolation: isolation)
             case .group: result = .success(false)
             }
         }
+        settled(result)
         request.finish(result)
         handOff()
         return result
@@ -514,7 +569,7 @@ extension ActionStack {
     // MARK: Internals: one step
 
     /// Performs the newest step of one side as an asynchronous operation.
-    private func performStep(
+    func performStep(
         _ direction: Direction, closingOpenGroup: Bool, isolation: isolated (any Actor)?
     ) async -> Result<Bool, OperationError> {
         let run: RunningOperation
@@ -605,12 +660,12 @@ extension ActionStack {
                     return (index, CancellationError())
                 }
                 if run.removedAll || !run.isRemoved(pending.box) {
-                    let start = run.built.end
+                    run.runningStart = run.built.end
                     do {
                         let ran = try await perform(pending.action, of: run, isolation: isolation)
-                        run.ranges.append((index, start, run.built.end, ran))
+                        run.ranges.append((index, run.runningStart, run.built.end, ran))
                     } catch {
-                        run.ranges.append((index, start, run.built.end, true))
+                        run.ranges.append((index, run.runningStart, run.built.end, true))
                         run.failedTargetType = Self.typeName(of: pending.box)
                         return (index, error)
                     }
@@ -727,7 +782,9 @@ extension ActionStack {
         let (builtCount, builtMetadata) = closeBuiltStep(of: run)
 
         if !run.removedAll {
-            removeStep(serial: run.serial, from: undoing ? undoSide : redoSide)
+            let source = undoing ? undoSide : redoSide
+            let node = source.locateStep(serial: run.serial).map { source.steps[$0.position].node } ?? 0
+            removeStep(serial: run.serial, from: source)
             let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
             // Measured from the state the operation started in: a new change from another task has
             // moved the document on since, and goes on top of where the operation arrives.
@@ -741,9 +798,12 @@ extension ActionStack {
             let low = undoing ? stateAfter : run.stateBefore
             let high = undoing ? run.stateBefore : stateAfter
             if undoing {
-                if !run.sawNewChange && builtCount > 0 {
+                // A branching history keeps the step as the start of a branch, even when other
+                // tasks' changes came in.
+                if (!run.sawNewChange || tree != nil) && builtCount > 0 {
                     redoSide.appendActions(movedFrom: built)
-                    redoSide.steps.append(makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high))
+                    redoSide.steps.append(
+                        makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
                 }
             } else if builtCount > 0 || (!dropsEmptyGroups && disableCount == 0) {
                 // A step the redo's handlers left empty does nothing: it leads from where it ends.
@@ -752,13 +812,14 @@ extension ActionStack {
                 undoSide.lifting(stepsFrom: above.position, actionsFrom: above.start) {
                     undoSide.appendActions(movedFrom: built)
                     undoSide.steps.append(
-                        makeStep(count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh))
+                        makeStep(
+                            count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node))
                 }
                 needsTrim = true
             }
-            if run.sawNewChange && (redoSide.actions.count != 0 || redoSide.closedCount != 0) {
-                emptySide(redoSide)
-            }
+            endRedoFutureAfterNewChanges(run)
+            // A step that built nothing leaves its node behind.
+            if tree != nil && builtCount == 0 && !run.sawNewChange { resyncTree() }
         }
         emptySide(built)
 
@@ -771,7 +832,12 @@ extension ActionStack {
         }
         operations?.run = nil
         operations?.sawNewChangeInLastRun = run.sawNewChange
-        if needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false { needsTrim = false }
+        // (A branching history's limit and a shape change set meanwhile wait for the end of the call.)
+        if needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false && (tree?.maximumBranchSteps ?? 0) == 0
+            && treeSettings.pendingShape == nil
+        {
+            needsTrim = false
+        }
     }
 
     /// Closes what the handlers (or a group's body) left open in the step being built, then the
@@ -823,9 +889,7 @@ extension ActionStack {
                 }
             }
         }
-        if run.sawNewChange && (redoSide.actions.count != 0 || redoSide.closedCount != 0) {
-            emptySide(redoSide)
-        }
+        endRedoFutureAfterNewChanges(run)
         if postsNotifications {
             activities.push(undoing ? .notifyingUndo : .notifyingRedo)
             NotificationCenter.default.post(
@@ -849,14 +913,36 @@ extension ActionStack {
         }
     }
 
+    /// A new change from another task came in while an operation was in flight: the redo stack is
+    /// emptied (a linear history) or becomes a branch (a branching history).
+    private func endRedoFutureAfterNewChanges(_ run: RunningOperation) {
+        guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
+        if tree != nil {
+            detachRedoSide()
+            resyncTree()
+        } else {
+            emptySide(redoSide)
+        }
+    }
+
     /// New changes were recorded on the undo side while an operation was in flight: the oldest of
-    /// them now leads back to `state`, the state the operation reached.
+    /// them now leads back to `state`, the state the operation reached. Do-nothing steps among them
+    /// (empty groups, which empty the redo stack as any new change does) lead from that state to
+    /// itself; when nothing among them changed the document, the document is in that state.
     func relinkNewChanges(after mark: UInt32, to state: StateID) {
-        let first = undoSide.firstStep(madeAfter: mark)
-        if first.position < undoSide.steps.count {
-            undoSide.steps[first.position].low = state
+        var position = undoSide.firstStep(madeAfter: mark).position
+        while position < undoSide.steps.count && undoSide.steps[position].count == 0 {
+            undoSide.steps[position].low = state
+            undoSide.steps[position].high = state
+            position += 1
+        }
+        if position < undoSide.steps.count {
+            undoSide.steps[position].low = state
         } else if !undoSide.frames.isEmpty {
             undoSide.frames[0].low = state
+            if undoSide.end == undoSide.openStart { states.move(to: state) }
+        } else {
+            states.move(to: state)
         }
     }
 
@@ -875,26 +961,46 @@ extension ActionStack {
         leaveCall()
         guard target != current else { return .success(false) }
         var first = true
+        return await performSteps(
+            isolation: isolation,
+            next: {
+                let more =
+                    target < current
+                    ? undoSide.closedCount + (first && openStepIsListed ? 1 : 0) > target
+                    : redoSide.closedCount > remaining
+                guard more else { return nil }
+                defer { first = false }
+                return (target < current ? .undo : .redo, first)
+            },
+            reached: { failure in failure.reachedPosition = historyPosition })
+    }
+
+    /// The steps of a jump, each an operation of its own: `next` (called at the start of each step,
+    /// after the sweep of freed targets, within a call) says which way the next step goes and
+    /// whether it closes the open group, or nil when the jump is over; `reached` marks a failure
+    /// with where the jump stopped. A new change from another task ends the jump after the step in
+    /// flight.
+    func performSteps(
+        isolation: isolated (any Actor)?,
+        next: () -> (direction: Direction, closingOpenGroup: Bool)?,
+        reached: (inout ActionFailure) -> Void
+    ) async -> Result<Bool, OperationError> {
         var moved = false
         while true {
             enterCall()
             sweepFreedTargets()
-            let more =
-                target < current
-                ? undoSide.closedCount + (first && openStepIsListed ? 1 : 0) > target
-                : redoSide.closedCount > remaining
+            let step = next()
             leaveCall()
-            guard more else { break }
+            guard let step else { break }
             let result = await performStep(
-                target < current ? .undo : .redo, closingOpenGroup: first, isolation: isolation)
-            first = false
+                step.direction, closingOpenGroup: step.closingOpenGroup, isolation: isolation)
             switch result {
             case .success(false):
                 return .success(moved)
             case .success(true):
                 moved = true
             case .failure(.actionFailed(var failure)):
-                failure.reachedPosition = historyPosition
+                reached(&failure)
                 return .failure(.actionFailed(failure))
             case .failure(let error):
                 return moved ? .success(true) : .failure(error)
@@ -917,6 +1023,7 @@ extension ActionStack {
         guard let run = operations.run else { return }
         run.removedAll = true
         run.rollbackAction = nil
+        run.forgetBuiltActions { _ in true }
         for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
             let wasOpen = !side.frames.isEmpty
             emptySide(side)

@@ -273,9 +273,11 @@ extension ActionStack {
 
     /// A new step, with a serial of its own.
     @inline(__always)
-    func makeStep(count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID) -> Step {
+    func makeStep(
+        count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID, node: NodeNumber = 0
+    ) -> Step {
         nextStepSerial &+= 1
-        return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high)
+        return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high, node: node)
     }
 
     /// Closes frame 0 of the undo stack (the only frame open) into a step, by the program's or the
@@ -293,14 +295,21 @@ extension ActionStack {
         let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
         if count > 0 {
+            let node = tree == nil || side !== undoSide ? 0 : makeChangeNode()
             appendStep(
-                makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current),
+                makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current, node: node),
                 closing: frame.id,
                 to: side
             )
+            // What the redo stack holds here came from undoing groups nested in this one: it is
+            // redone on top of the step.
+            if node != 0, let top = redoSide.steps.last { tree?.table.setParent(of: top.node, to: node) }
         } else if !dropsEmptyGroups && !dropsIfEmpty {
-            let step = makeStep(count: 0, metadata: consume metadata, low: states.current, high: states.current)
             if side === undoSide && performing == nil { clearRedoSide() }
+            let step = makeStep(
+                count: 0, metadata: consume metadata, low: states.current, high: states.current,
+                node: tree == nil || side !== undoSide ? 0 : makeChangeNode()
+            )
             appendStep(step, closing: frame.id, to: side)
         }
         if side === undoSide { trimOrDefer() }

@@ -26,6 +26,13 @@ extension ActionStack {
         /// Whether the step is the open group being recorded (the first undo entry, when a group is
         /// open and ``undo()`` would close and undo it).
         public var isOpen: Bool
+        /// In a branching history (``ActionStack/historyShape``), the node the step leads to; nil in a
+        /// linear history and for the open group.
+        public var node: HistoryNode.ID? = nil
+        /// Whether the step can be saved with the history: every live action in it is a command
+        /// (``UndoCommand``). The open group cannot. Saving stops at the first step that cannot be
+        /// saved, walking outward from the current state (see ``ActionStack/savableDepth``).
+        public var canBeSaved = false
     }
 
     /// The steps that ``undo()`` would undo, newest first (the next to undo is first). An open
@@ -49,11 +56,14 @@ extension ActionStack {
         var state: StateID? = states.current
         if openStepIsListed {
             let open = sweptOpenRegion()
-            result.append(entry(undoSide.frameMetadata, count: open.kept, undoSide: true, state: state, isOpen: true))
+            result.append(
+                entry(undoSide.frameMetadata, count: open.kept, undoSide: true, state: state, isOpen: true, node: nil))
             state = open.lostSome ? nil : undoSide.frames[0].low
         }
-        forEachSweptStep(of: undoSide) { step, kept, lostSome in
-            result.append(entry(step.metadata, count: kept, undoSide: true, state: state, isOpen: false))
+        forEachSweptStep(of: undoSide) { step, kept, lostSome, start in
+            var made = entry(step.metadata, count: kept, undoSide: true, state: state, isOpen: false, node: step.node)
+            made.canBeSaved = stepHoldsOnlyCommands(undoSide, start: start, count: step.actionCount)
+            result.append(made)
             state = !lostSome && state == step.high ? step.low : nil
         }
         return result
@@ -69,9 +79,11 @@ extension ActionStack {
         if isIdle { sweepFreedTargets() }
         var result: [HistoryEntry] = []
         var state: StateID? = states.current
-        forEachSweptStep(of: redoSide) { step, kept, lostSome in
+        forEachSweptStep(of: redoSide) { step, kept, lostSome, start in
             state = !lostSome && state == step.low ? step.high : nil
-            result.append(entry(step.metadata, count: kept, undoSide: false, state: state, isOpen: false))
+            var made = entry(step.metadata, count: kept, undoSide: false, state: state, isOpen: false, node: step.node)
+            made.canBeSaved = stepHoldsOnlyCommands(redoSide, start: start, count: step.actionCount)
+            result.append(made)
         }
         return result
     }
@@ -98,7 +110,7 @@ extension ActionStack {
         if isIdle { sweepFreedTargets() }
         var state: StateID? = states.current
         if openStepIsListed { state = sweptOpenRegion().lostSome ? nil : undoSide.frames[0].low }
-        forEachSweptStep(of: undoSide) { step, _, lostSome in
+        forEachSweptStep(of: undoSide) { step, _, lostSome, _ in
             state = !lostSome && state == step.high ? step.low : nil
         }
         return state == states.clean
@@ -182,7 +194,9 @@ extension ActionStack {
     /// be a new state).
     ///
     /// - Complexity: O(s) for s steps at idle; O(n) for the n actions of `side` otherwise.
-    func forEachSweptStep(of side: Side, _ body: (_ step: Step, _ kept: Int, _ lostSome: Bool) -> Void) {
+    func forEachSweptStep(
+        of side: Side, _ body: (_ step: Step, _ kept: Int, _ lostSome: Bool, _ start: Int) -> Void
+    ) {
         let idle = isIdle
         var end = side.openStart
         for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
@@ -190,11 +204,11 @@ extension ActionStack {
             let start = end - step.actionCount
             end = start
             if idle || step.count == 0 {
-                body(step, step.actionCount, false)
+                body(step, step.actionCount, false, start)
                 continue
             }
             let kept = side.liveActionCount(from: start, to: start + step.actionCount)
-            if kept > 0 { body(step, kept, kept < step.actionCount) }
+            if kept > 0 { body(step, kept, kept < step.actionCount, start) }
         }
     }
 
@@ -206,7 +220,7 @@ extension ActionStack {
             return side.closedCount
         }
         var count = 0
-        forEachSweptStep(of: side) { _, _, _ in count += 1 }
+        forEachSweptStep(of: side) { _, _, _, _ in count += 1 }
         return count
     }
 
@@ -219,9 +233,20 @@ extension ActionStack {
         return (kept, kept < held)
     }
 
-    private func entry(_ metadata: StepMetadata?, count: Int, undoSide: Bool, state: StateID?, isOpen: Bool)
-        -> HistoryEntry
-    {
+    /// Whether every live action from `start` is a command.
+    ///
+    /// - Complexity: O(count).
+    private func stepHoldsOnlyCommands(_ side: Side, start: Int, count: Int) -> Bool {
+        for index in start..<start + count {
+            let action = side.action(at: index)
+            if action.box.commandKey == nil && action.isTargetAlive { return false }
+        }
+        return true
+    }
+
+    private func entry(
+        _ metadata: StepMetadata?, count: Int, undoSide: Bool, state: StateID?, isOpen: Bool, node: NodeNumber?
+    ) -> HistoryEntry {
         let name = metadata?.name ?? ""
         return HistoryEntry(
             actionName: name,
@@ -230,7 +255,8 @@ extension ActionStack {
             isDiscardable: metadata?.isDiscardable ?? false,
             userInfo: metadata?.userInfo ?? [:],
             isClean: state == states.clean,
-            isOpen: isOpen
+            isOpen: isOpen,
+            node: tree == nil ? nil : node.map { HistoryNode.ID(sequence: Int($0)) }
         )
     }
 }

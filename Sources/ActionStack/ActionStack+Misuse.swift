@@ -48,6 +48,10 @@ extension ActionStack {
         /// `undoNestedGroup()` on a group with an asynchronous action, or while an asynchronous
         /// operation is in flight: it has no asynchronous form.
         case notWhileAsync(Operation)
+        /// ``ActionStack/restoreHistory(_:resolvingTargets:)`` on a stack that holds a history (a
+        /// step, a branch, an open group, an asynchronous operation): a restore never mixes with
+        /// what is there.
+        case historyNotEmpty(Operation)
 
         /// The public call that was misused.
         public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -68,6 +72,12 @@ extension ActionStack {
             case setActionIsDiscardable = "setActionIsDiscardable(_:)"
             case setActionUserInfoValue = "setActionUserInfoValue(_:forKey:)"
             case markClean = "markClean()"
+            case jumpToNode = "jump(toNode:)"
+            case selectRedoBranch = "selectRedoBranch(_:)"
+            case earlier = "earlier(_:)"
+            case later = "later(_:)"
+            case savedHistory = "savedHistory(maximumSteps:)"
+            case restoreHistory = "restoreHistory(_:resolvingTargets:)"
 
             /// The Swift spelling of the call.
             public var description: String { rawValue }
@@ -117,6 +127,7 @@ extension ActionStack {
             case .stepIsBroken(let operation): operation
             case .needsAwait(let operation): operation
             case .notWhileAsync(let operation): operation
+            case .historyNotEmpty(let operation): operation
             }
         }
 
@@ -154,6 +165,9 @@ extension ActionStack {
             case .notWhileAsync(let operation):
                 "\(operation) was called on a group with an asynchronous action or while an asynchronous "
                     + "operation is in flight; it has no asynchronous form, and the call was ignored"
+            case .historyNotEmpty(let operation):
+                "\(operation) was called on a stack that holds a history; restore into an empty stack "
+                    + "(call removeAllActions() first), and the call was ignored"
             }
         }
     }

@@ -41,6 +41,12 @@ extension ActionStack {
         public var isBusy: Bool = false
         /// The number of requests waiting behind it (``ActionStack/pendingRequestCount``).
         public var pendingRequestCount: Int = 0
+        /// In a branching history, the node the document is in (``ActionStack/currentNode``); nil in
+        /// a linear one.
+        public var currentNode: HistoryNode.ID? = nil
+        /// In a branching history, the node ``ActionStack/redo()`` would enter (the branch
+        /// ``ActionStack/selectRedoBranch(_:)`` chose); nil at a leaf and in a linear history.
+        public var redoNode: HistoryNode.ID? = nil
     }
 
     /// The stack's state now. Unlike reading ``canRedo``, taking a snapshot posts no notification.
@@ -177,6 +183,7 @@ extension ActionStack {
         }
         if needsTrim && scopeDepth == 0 && activities.isEmpty && !operationInFlight {
             needsTrim = false
+            applyPendingHistoryShape()
             trimToLimits()
         }
         if checksInvariants { _checkInvariants() }
@@ -271,7 +278,9 @@ extension ActionStack {
             isClean: states.isClean,
             groupingLevel: currentSide.frames.count,
             isBusy: operations?.queue.isBusy ?? false,
-            pendingRequestCount: operations?.queue.pendingCount ?? 0
+            pendingRequestCount: operations?.queue.pendingCount ?? 0,
+            currentNode: tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)),
+            redoNode: tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) }
         )
     }
 }

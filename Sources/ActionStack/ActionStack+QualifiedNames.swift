@@ -37,4 +37,64 @@ extension ActionStack {
     /// The module's ``/ActionStack/ObservationToken``, so that clients can write
     /// `ActionStack.ObservationToken` (the module and this class share the name `ActionStack`).
     public typealias ObservationToken = ActionStack::ObservationToken
+
+    /// The module's ``/ActionStack/UndoCommand``, so that clients can write
+    /// `ActionStack.UndoCommand` (the module and this class share the name `ActionStack`).
+    public typealias UndoCommand = ActionStack::UndoCommand
+
+    /// The module's ``/ActionStack/SavedHistory``, so that clients can write
+    /// `ActionStack.SavedHistory` (the module and this class share the name `ActionStack`).
+    public typealias SavedHistory = ActionStack::SavedHistory
+
+    /// The module's ``/ActionStack/SavedStep``, so that clients can write
+    /// `ActionStack.SavedStep` (the module and this class share the name `ActionStack`).
+    public typealias SavedStep = ActionStack::SavedStep
+
+    /// The module's ``/ActionStack/SavedAction``, so that clients can write
+    /// `ActionStack.SavedAction` (the module and this class share the name `ActionStack`).
+    public typealias SavedAction = ActionStack::SavedAction
+
+    /// The module's ``/ActionStack/SavedActionProblem``, so that clients can write
+    /// `ActionStack.SavedActionProblem` (the module and this class share the name `ActionStack`).
+    public typealias SavedActionProblem = ActionStack::SavedActionProblem
+
+    /// The module's ``/ActionStack/SavedValue``, so that clients can write
+    /// `ActionStack.SavedValue` (the module and this class share the name `ActionStack`).
+    public typealias SavedValue = ActionStack::SavedValue
+
+    /// The module's ``/ActionStack/SavableCommand``, so that clients can write
+    /// `ActionStack.SavableCommand` (the module and this class share the name `ActionStack`).
+    public typealias SavableCommand = ActionStack::SavableCommand
+
+    /// The module's ``/ActionStack/AsyncUndoCommand``, so that clients can write
+    /// `ActionStack.AsyncUndoCommand` (the module and this class share the name `ActionStack`).
+    public typealias AsyncUndoCommand = ActionStack::AsyncUndoCommand
+
+    /// The module's ``/ActionStack/CommandRegistry``, so that clients can write
+    /// `ActionStack.CommandRegistry` (the module and this class share the name `ActionStack`).
+    public typealias CommandRegistry = ActionStack::CommandRegistry
+
+    /// The module's ``/ActionStack/HistoryArchive``, so that clients can write
+    /// `ActionStack.HistoryArchive` (the module and this class share the name `ActionStack`).
+    public typealias HistoryArchive = ActionStack::HistoryArchive
+
+    /// The module's ``/ActionStack/HistoryArchiveError``, so that clients can write
+    /// `ActionStack.HistoryArchiveError` (the module and this class share the name `ActionStack`).
+    public typealias HistoryArchiveError = ActionStack::HistoryArchiveError
+
+    /// The module's ``/ActionStack/HistoryFileStore``, so that clients can write
+    /// `ActionStack.HistoryFileStore` (the module and this class share the name `ActionStack`).
+    public typealias HistoryFileStore = ActionStack::HistoryFileStore
+
+    /// The module's ``/ActionStack/HistoryFileError``, so that clients can write
+    /// `ActionStack.HistoryFileError` (the module and this class share the name `ActionStack`).
+    public typealias HistoryFileError = ActionStack::HistoryFileError
+
+    /// The module's ``/ActionStack/HistoryJournal``, so that clients can write
+    /// `ActionStack.HistoryJournal` (the module and this class share the name `ActionStack`).
+    public typealias HistoryJournal = ActionStack::HistoryJournal
+
+    /// The module's ``/ActionStack/JournalRecord``, so that clients can write
+    /// `ActionStack.JournalRecord` (the module and this class share the name `ActionStack`).
+    public typealias JournalRecord = ActionStack::JournalRecord
 }

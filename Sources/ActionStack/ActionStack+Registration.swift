@@ -105,6 +105,23 @@ extension ActionStack {
         }
     }
 
+    /// The registration of a command action (see ``UndoCommand``): a closure registration whose
+    /// target box carries the app's key for the target, which marks the action as a command.
+    func registerCommandAction(
+        on target: AnyObject, key: String, options: RegistrationOptions, handler: @escaping (AnyObject) -> Void
+    ) {
+        enterCall()
+        defer { leaveCall() }
+        guard disableCount == 0 else { return }
+        if refusesReentrantCall(.registerUndo) { return }
+        if register(
+            target, handler, cost: options.cost, key: options.coalescingKey, window: options.coalescingWindow,
+            misuseOperation: .registerUndo, commandKey: key)
+        {
+            post(ActionStack.didOpenUndoGroupNotification)
+        }
+    }
+
     /// Registers an action; registration is enabled and the call is allowed now. Reports
     /// `noOpenGroup(misuseOperation)` when there is no group to receive it. Returns whether it
     /// opened the event's automatic group: the caller posts the did-open notification at the end of
@@ -117,7 +134,8 @@ extension ActionStack {
         cost: Int,
         key: String?,
         window: Duration?,
-        misuseOperation: Misuse.Operation
+        misuseOperation: Misuse.Operation,
+        commandKey: String? = nil
     ) -> Bool {
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
             // A handler of the asynchronous operation in flight: into the step it builds. An
@@ -125,7 +143,7 @@ extension ActionStack {
             // (so `markClean()` in the body marks what the body did so far).
             let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
-                misuseOperation: misuseOperation)
+                misuseOperation: misuseOperation, commandKey: commandKey)
             if run.direction == nil && run.phase == .running { _ = states.change() }
             return opened
         }
@@ -134,11 +152,11 @@ extension ActionStack {
         if performing == .undo {
             return register(
                 on: redoSide, outside: false, target, handler, cost: cost, key: key, window: window,
-                misuseOperation: misuseOperation)
+                misuseOperation: misuseOperation, commandKey: commandKey)
         }
         return register(
             on: undoSide, outside: performing == nil, target, handler, cost: cost, key: key, window: window,
-            misuseOperation: misuseOperation)
+            misuseOperation: misuseOperation, commandKey: commandKey)
     }
 
     /// The registration on `side`, the current side; `outside`: no undo or redo is in progress.
@@ -153,10 +171,13 @@ extension ActionStack {
         cost: Int,
         key: String?,
         window: Duration?,
-        misuseOperation: Misuse.Operation
+        misuseOperation: Misuse.Operation,
+        commandKey: String?
     ) -> Bool {
-        if let key, outside, side.frames.isEmpty, canJoinCoalescedStep(key: key, target: target, window: window) {
-            joinCoalescedStep(target, handler, cost: cost)
+        if let key, outside, side.frames.isEmpty,
+            canJoinCoalescedStep(key: key, target: target, commandKey: commandKey, window: window)
+        {
+            joinCoalescedStep(target, handler, cost: cost, commandKey: commandKey)
             return false
         }
         if side.frames.isEmpty && !groupsByEvent {
@@ -166,7 +187,9 @@ extension ActionStack {
         if outside { clearRedoSide() }
         let opened = side.frames.isEmpty
         if opened { openAutomaticGroup() }
-        let box = registry.retainBox(for: target)
+        let box =
+            commandKey == nil
+            ? registry.retainBox(for: target) : registry.retainCommandBox(for: target, key: commandKey!)
         let frameWasEmpty = side.end == side.frames[0].start
         side.append(Action(box: box, handler: handler), cost: cost)
         if outside {
@@ -183,10 +206,15 @@ extension ActionStack {
     // at run time, and the registration path would otherwise look up its metadata and size a stack
     // slot for it on every call.
 
-    /// Whether a registration with `key` on `target` may continue the newest closed undo step.
+    /// Whether a registration with `key` on `target` may continue the newest closed undo step. A
+    /// command registration (`commandKey` not nil) is compared by its command box, the box it will
+    /// be stored with, as a closure registration is by the target's closure box.
     @inline(never)
-    private func canJoinCoalescedStep(key: String, target: AnyObject, window: Duration?) -> Bool {
-        coalescer.canJoin(key: key, box: registry.box(for: target), window: window, now: coalescingClock)
+    private func canJoinCoalescedStep(
+        key: String, target: AnyObject, commandKey: String?, window: Duration?
+    ) -> Bool {
+        let box = commandKey.map { registry.commandBox(for: target, key: $0) } ?? registry.box(for: target)
+        return coalescer.canJoin(key: key, box: box, window: window, now: coalescingClock)
     }
 
     /// Tells the coalescer of a registration outside undo and redo (`key` nil: a plain one).
@@ -197,9 +225,12 @@ extension ActionStack {
 
     /// Continues the newest closed undo step with a coalescing registration.
     @inline(never)
-    private func joinCoalescedStep(_ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int) {
+    private func joinCoalescedStep(
+        _ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int, commandKey: String?
+    ) {
         clearRedoSide()
-        let box = registry.retainBox(for: target)
+        let box =
+            commandKey.map { registry.retainCommandBox(for: target, key: $0) } ?? registry.retainBox(for: target)
         undoSide.append(Action(box: box, handler: handler), cost: cost)
         let last = undoSide.steps.count - 1
         undoSide.steps[last].count += 1
@@ -223,7 +254,11 @@ extension ActionStack {
             return
         }
         guard redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        emptySide(redoSide)
+        if tree != nil {
+            detachRedoSide()
+        } else {
+            emptySide(redoSide)
+        }
     }
 
     /// Releases everything `side` holds (its open frames included).

@@ -24,6 +24,7 @@ extension ActionStack {
         if operations != nil { removeAllForOperations() }
         emptySide(undoSide)
         emptySide(redoSide)
+        if tree != nil { resetTree() }
         registry.removeAll()
         coalescer.clear()
         eventClose.cancel()
@@ -44,16 +45,20 @@ extension ActionStack {
         }
         // A value boxes into a new object here, which no action refers to.
         coalescer.eventEnded()
-        guard let box = registry.box(for: target as AnyObject) else { return }
-        coalescer.forget(box)
-        compact(undoSide) { $0.isOn(box) }
-        compact(redoSide) { $0.isOn(box) }
-        if let run = operations?.run {
-            // The step in flight skips the target's actions it has not run yet; the step it builds
-            // loses them, as every step does.
-            run.removedBoxes.append(ObjectIdentifier(box))
-            compact(run.built) { $0.isOn(box) }
-            compact(run.bin) { $0.isOn(box) }
+        // A target has one box for its closure actions and one per key for its command actions.
+        for box in registry.allBoxes(for: target as AnyObject) {
+            coalescer.forget(box)
+            compact(undoSide) { $0.isOn(box) }
+            compact(redoSide) { $0.isOn(box) }
+            if tree != nil { compactBranches { $0.isOn(box) } }
+            if let run = operations?.run {
+                // The step in flight skips the target's actions it has not run yet; the step it
+                // builds loses them, as every step does.
+                run.removedBoxes.append(ObjectIdentifier(box))
+                run.forgetBuiltActions { $0.isOn(box) }
+                compact(run.built) { $0.isOn(box) }
+                compact(run.bin) { $0.isOn(box) }
+            }
         }
     }
 
@@ -90,6 +95,7 @@ extension ActionStack {
         if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }
         compact(undoSide) { $0.isMarkedDead }
         compact(redoSide) { $0.isMarkedDead }
+        if tree != nil { compactBranches { $0.isMarkedDead } }
     }
 
     /// Removes the freed actions at the end of the newest closed step of `side`, as
@@ -108,6 +114,7 @@ extension ActionStack {
             let last = side.steps.count - 1
             if step.count == 1 {
                 _ = side.steps.removeLast()
+                if tree != nil { nodeVanished(step.node) }
             } else {
                 side.steps[last].count -= 1
                 if isUndoSide { side.steps[last].low = states.fresh() } else { side.steps[last].high = states.fresh() }
@@ -261,6 +268,7 @@ extension ActionStack {
     @inline(__always)
     func trimOrDefer() {
         guard levelsOfUndo > 0 || maximumCost > 0 else { return }
+        // (Branch pruning is asked for where branches grow: see `pruneBranchesOrDefer()`.)
         if scopeDepth > 0 || (operations != nil && operations?.run != nil) {
             // Never a step in flight: the limits are applied when the operation settles.
             needsTrim = true
@@ -277,6 +285,21 @@ extension ActionStack {
         if levelsOfUndo > 0 {
             while undoSide.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }
+        if let tree {
+            pruneBranchesToLimit()
+            if maximumCost > 0 && tree.pruningHolds > 0 {
+                // A move through the tree is in progress: its way must stay; trimmed when it ends.
+                needsTrim = true
+            } else if maximumCost > 0 {
+                // A branching history counts the branches too, and gives up their leaves first.
+                while (undoSide.totalCost + tree.branchCost).exceeds(maximumCost) {
+                    if pruneOneBranchStep() { continue }
+                    guard undoSide.closedCount > 1 else { break }
+                    dropOldestUndoStep()
+                }
+            }
+            return
+        }
         if maximumCost > 0 {
             while undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 { dropOldestUndoStep() }
         }
@@ -285,6 +308,7 @@ extension ActionStack {
     private func dropOldestUndoStep() {
         let step = undoSide.steps.removeFirst()
         for _ in 0..<step.actionCount { releaseAction(undoSide.removeFirstAction()) }
+        if tree != nil { rootTrimmed(to: step.node) }
         if undoSide.steps.isEmpty && undoSide.frames.isEmpty { coalescer.clear() }
     }
 }

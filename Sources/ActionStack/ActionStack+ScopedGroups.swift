@@ -65,6 +65,8 @@ extension ActionStack {
         let automaticGroup: UInt64? =
             side === undoSide && side.frames.count == 2 && side.frames[1].id == scope.id
                 && side.frames[0].id != frame0Before ? side.frames[0].id : nil
+        // A branching history gets back the redo choice the body's registrations left as a branch.
+        let redoChoice = tree == nil ? nil : redoSide.steps.last?.node
         scopeDepth += 1
         defer { scopeSteps[scope.id] = nil }
         do {
@@ -72,17 +74,20 @@ extension ActionStack {
             scopeDepth -= 1
             closeScope(scope, on: side, name: name)
             if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && needsTrim && isIdle {
+            if scopeDepth == 0 && needsTrim && isIdle && operations?.run == nil {
                 needsTrim = false
+                applyPendingHistoryShape()
                 trimToLimits()
             }
             return result
         } catch {
             scopeDepth -= 1
-            rollBack(scope, on: side, automaticGroup: automaticGroup)
+            rollBack(scope, on: side, automaticGroup: automaticGroup, redoChoice: redoChoice)
+            restoreRedoChoice(redoChoice)
             if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && needsTrim && isIdle {
+            if scopeDepth == 0 && needsTrim && isIdle && operations?.run == nil {
                 needsTrim = false
+                applyPendingHistoryShape()
                 trimToLimits()
             }
             throw error
@@ -126,7 +131,13 @@ extension ActionStack {
     /// Then, if the scope's begin opened the event's automatic group and it now holds nothing, it
     /// is closed too (with its notifications) and dropped, so a failed scope leaves no step, not
     /// even an empty one, whatever ``dropsEmptyGroups`` says.
-    private func rollBack(_ scope: Frame, on side: Side, automaticGroup: UInt64?) {
+    private func rollBack(_ scope: Frame, on side: Side, automaticGroup: UInt64?, redoChoice: NodeNumber?) {
+        // The scope's depth is already back down: pruning waits for the scope's end all the same,
+        // since what an observer of the closes below registers (the redo stack it turns into a
+        // branch included) is rolled back with the scope.
+        let store = tree
+        store?.pruningHolds += 1
+        defer { store?.pruningHolds -= 1 }
         let count: Int
         let farEnd: StateID
         if let index = openIndex(of: scope, on: side) {
@@ -162,6 +173,7 @@ extension ActionStack {
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
             _ = side.steps.removeLast()
+            if tree != nil && side === undoSide { nodeVanished(step.node) }
             count = step.actionCount
             // A redo step that lost actions has a new high, not a new low: then it no longer ends
             // where the document is.
@@ -199,6 +211,9 @@ extension ActionStack {
         protectedDisableCount -= 1
         disableCount -= 1
         states.move(to: everyActionRan ? farEnd : states.fresh())
+        // Before the close below trims: the branch the body's registrations left is the redo stack
+        // again, not a branch to prune.
+        restoreRedoChoice(redoChoice)
         if let automaticGroup, isEmptyTopLevelGroup(automaticGroup, on: side) {
             activities.push(.closingScope)
             defer { activities.pop() }
@@ -207,6 +222,14 @@ extension ActionStack {
             if isEmptyTopLevelGroup(automaticGroup, on: side) {
                 closeInnermostFrame(of: side, notify: performing == nil, dropsIfEmpty: true)
             }
+        }
+    }
+
+    /// Makes the redo stack again the branch that leads to `choice`, the redo choice before the
+    /// scope, when the scope's registrations left it as a branch of the current node.
+    private func restoreRedoChoice(_ choice: NodeNumber?) {
+        if let choice, redoSide.steps.count == 0, tree?.table.parent(of: choice) == currentNodeNumber {
+            enterBranch(leadingTo: choice)
         }
     }
 

@@ -24,7 +24,7 @@ extension ActionStack {
         // current and clean first, so that they keep the smallest numbers.
         _ = rename(states.current)
         _ = rename(states.clean)
-        for side in [undoSide, redoSide] {
+        for side in [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? []) {
             for position in 0..<side.steps.count {
                 side.steps[position].low = rename(side.steps[position].low)
                 side.steps[position].high = rename(side.steps[position].high)

@@ -28,7 +28,8 @@ extension ActionStack {
     package func _invariantViolations() -> [String] {
         var problems: [String] = []
         var boxCounts: [ObjectIdentifier: Int] = [:]
-        for (name, side) in [("undo", undoSide), ("redo", redoSide)] {
+        let branchSides = (tree?.allBranches ?? []).map { ("branch at \($0.anchor)", $0.side) }
+        for (name, side) in [("undo", undoSide), ("redo", redoSide)] + branchSides {
             if side.inFlight != 0 { problems.append("\(name): \(side.inFlight) actions in flight") }
             var held = 0
             var cost = CostTotal()
@@ -110,6 +111,7 @@ extension ActionStack {
         problems += eventClose.invariantViolations()
         problems += activities.invariantViolations()
         problems += publisher.invariantViolations()
+        problems += treeInvariantViolations()
         let newestActions: [Action]?
         if !undoSide.frames.isEmpty {
             newestActions = (undoSide.openStart..<undoSide.end).map { undoSide.action(at: $0) }

@@ -25,6 +25,7 @@ extension ActionStack {
         if level == 1 {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
+            if operations != nil, routesAfterClosingTheOpenGroup() { return }
         }
         undoNewest(checkpoint: true)
     }
@@ -155,15 +156,23 @@ extension ActionStack {
         let metadata: StepMetadata?
         let low: StateID
         let high: StateID
+        // The node the step leads to travels with it (a branching history).
+        var node: NodeNumber = 0
         switch group {
         case .newestStep:
             let step = source.steps.removeLast()
-            (count, low, high) = (step.actionCount, step.low, step.high)
+            (count, low, high, node) = (step.actionCount, step.low, step.high, step.node)
             metadata = (consume step).metadata
         case .newestNested:
             let nested = source.nested.removeLast()
             (count, low, high) = (nested.count, nested.low, nested.high)
             metadata = nil
+            if let tree {
+                // The redo step goes on top of the redo stack, as in a linear history: a node
+                // between the current node and what the redo stack held.
+                node = makeChangeNode()
+                if let below = destination.steps.last?.node { tree.table.setParent(of: below, to: node) }
+            }
         }
         source.inFlight = count
 
@@ -196,6 +205,7 @@ extension ActionStack {
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
             performing = nil
+            if tree != nil { nodeVanished(node) }
             return false
         }
         let everyActionRan = ran == count
@@ -211,7 +221,8 @@ extension ActionStack {
                     count: builtCount,
                     metadata: consume builtMetadata,
                     low: undoing ? stateAfter : stateBefore,
-                    high: undoing ? stateBefore : stateAfter
+                    high: undoing ? stateBefore : stateAfter,
+                    node: node
                 )
             )
         } else if !undoing && !dropsEmptyGroups && disableCount == 0 {
@@ -221,7 +232,10 @@ extension ActionStack {
             // (A rollback's own disable is never in the count here: a rollback refuses redo, and
             // one run by a handler of this redo has ended before the handler returns.)
             destination.steps.append(
-                makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter))
+                makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: node))
+        } else if tree != nil {
+            // Nothing was built: the node the step led to is gone from the history.
+            nodeVanished(node)
         }
         if !undoing { trimOrDefer() }
 

@@ -141,6 +141,11 @@ open class ActionStack {
     /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
     /// until the first asynchronous registration or operation.
     @exclusivity(unchecked) var operations: AsyncOperations?
+    /// The branching history: the node table and the branches off the current path. Nil while the
+    /// history is linear (``historyShape``), so that a linear stack pays one `nil` check.
+    @exclusivity(unchecked) var tree: TreeStore?
+    /// The settings of the branching history, kept while it is linear too.
+    @exclusivity(unchecked) var treeSettings = TreeSettings()
     /// The disable counter: registration is enabled while it is zero.
     @exclusivity(unchecked) var disableCount = 0
     /// The part of the disable counter that belongs to rollbacks in progress (a handler's
@@ -247,7 +252,9 @@ open class ActionStack {
     /// When a top-level group closes on the undo stack, after a registration continues a coalesced
     /// step, and when the limit is set, the oldest whole steps are dropped while the total is over
     /// the limit; a step is never split, the newest closed step is always kept, and open groups are
-    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``.
+    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``. In a branching
+    /// history (``historyShape``) the total counts the branches too, and the deepest steps of the
+    /// least recently visited branches are dropped first (see <doc:BranchingHistory>).
     ///
     /// - Complexity: O(k) for the k actions dropped.
     @exclusivity(unchecked) public var maximumCost = 0 {
@@ -281,7 +288,10 @@ open class ActionStack {
     /// are more closed steps than the limit, the oldest are dropped silently; setting the limit trims
     /// at once (at the end of the call in progress, when set from a handler or an observer). The redo
     /// stack is never trimmed. Steps are counted as the stack holds them: a step whose targets were
-    /// all freed counts until the stack drops it (see <doc:Performance>).
+    /// all freed counts until the stack drops it (see <doc:Performance>). In a branching history
+    /// (``historyShape``) it limits the undo stack, the current path above the current node: the
+    /// node a trimmed step led to becomes the root, and the branches that left from the old root
+    /// are dropped; ``maximumBranchSteps`` limits the branches.
     ///
     /// - Complexity: Setting it is O(k) for the k actions dropped.
     @exclusivity(unchecked) open var levelsOfUndo = 0 {

@@ -57,6 +57,7 @@ func probeTag(_ error: ActionStack.OperationError) -> String {
     case .dropped(let reason): return reason == .busy ? "dropped(busy)" : "dropped(queueFull)"
     case .stackBroken: return "stackBroken"
     case .misuse(let misuse): return "misuse(\(misuse))"
+    case .historyTree(let error): return "historyTree(\(error))"
     }
 }
 

@@ -206,7 +206,8 @@ func probeNamedStep2(_ remote: RemoteValue, _ value: Int, _ holder: ProbeHolder2
         await doc.recordBoxStep(1)
         await doc.closeGate()
         let undo = Task { await doc.undo() }
-        for _ in 0..<2_000 where await doc.waitingCount == 0 { await Task.yield() }
+        // Until the group waits at the gate, however loaded the machine; the suite's limit bounds it.
+        while await doc.waitingCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         #expect(await doc.waitingCount == 1)
         #expect(await doc.counts().busy)
         await doc.foreignChange(7)
@@ -225,7 +226,8 @@ func probeNamedStep2(_ remote: RemoteValue, _ value: Int, _ holder: ProbeHolder2
         let doc = ProbeDocActor2()
         await doc.closeGate()
         let group = Task { try await doc.groupWithGate(5) }
-        for _ in 0..<2_000 where await doc.waitingCount == 0 { await Task.yield() }
+        // Until the group waits at the gate, however loaded the machine; the suite's limit bounds it.
+        while await doc.waitingCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         await doc.foreignChange(3)
         await doc.openGate()
         try await group.value
@@ -271,7 +273,8 @@ func probeNamedStep2(_ remote: RemoteValue, _ value: Int, _ holder: ProbeHolder2
         await doc.recordBoxStep(1)
         await doc.closeGate()
         let undo = Task { await doc.undo() }
-        for _ in 0..<2_000 where await doc.waitingCount == 0 { await Task.yield() }
+        // Until the group waits at the gate, however loaded the machine; the suite's limit bounds it.
+        while await doc.waitingCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         // An operation holds the turn: even a synchronous step needs an await here.
         let seen = await doc.synchronousCalls()
         #expect(seen == [.needsAwait(.redo), .needsAwait(.jump), .needsAwait(.undo)])

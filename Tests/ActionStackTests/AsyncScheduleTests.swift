@@ -251,7 +251,7 @@ final class AsyncSchedule {
     @Test(.timeLimit(.minutes(5)), arguments: 0..<50)
     func aSeededScheduleKeepsEveryPromise(seed: Int) async throws {
         if let only = ProcessInfo.processInfo.environment["ASYNC_SCHEDULE_SEED"], Int(only) != seed { return }
-        try await run(seed: UInt64(seed), events: 2_000)
+        try await run(seed: UInt64(seed), events: Workload.scaled(2_000))
     }
 
     @Test(.enabled(if: soakEvents > 0, "set ACTIONSTACK_ASYNC_SOAK_EVENTS to soak"))

@@ -59,6 +59,11 @@ struct DriverOptions: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A query of a branching history (section 19), performed as an operation.
+enum DriverTreeQuery: String, CaseIterable, Hashable, Sendable {
+    case historyTree, redoBranches, currentNode
+}
+
 /// A query, performed as an operation (queries have effects, section 11).
 enum DriverQuery: String, CaseIterable, Hashable, Sendable {
     case canUndo, canRedo, undoActionName, redoActionName, undoMenuItemTitle, redoMenuItemTitle
@@ -109,6 +114,21 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
     case addObserver
     /// Cancels the observer at this index of the live ones (modulo their number).
     case cancelObserver(Int)
+    // A branching history (section 19). A node is named relative to the current node (read with
+    // `currentNode`, a query), so that a shrunk case still names nodes that exist.
+    /// `jump(toNode:)` to the node numbered the current node's number plus this.
+    case jumpToNode(Int)
+    /// `selectRedoBranch(_:)` with the child at this index of `redoBranches` (modulo their number);
+    /// negative, or with no child: the node numbered the current node's number plus this.
+    case selectRedoBranch(Int)
+    case earlier(Int)
+    case later(Int)
+    /// `earlier(by:)` and `later(by:)`, in the units of the driver's clock.
+    case earlierBy(Int)
+    case laterBy(Int)
+    case historyShape(tree: Bool)
+    case maximumBranchSteps(Int)
+    case treeQuery(DriverTreeQuery)
 
     var description: String {
         switch self {
@@ -146,6 +166,15 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
         case .allQueries: ".allQueries"
         case .addObserver: ".addObserver"
         case .cancelObserver(let index): ".cancelObserver(\(index))"
+        case .jumpToNode(let offset): ".jumpToNode(\(offset))"
+        case .selectRedoBranch(let pick): ".selectRedoBranch(\(pick))"
+        case .earlier(let count): ".earlier(\(count))"
+        case .later(let count): ".later(\(count))"
+        case .earlierBy(let duration): ".earlierBy(\(duration))"
+        case .laterBy(let duration): ".laterBy(\(duration))"
+        case .historyShape(let tree): ".historyShape(tree: \(tree))"
+        case .maximumBranchSteps(let value): ".maximumBranchSteps(\(value))"
+        case .treeQuery(let query): ".treeQuery(.\(query.rawValue))"
         }
     }
 
@@ -234,9 +263,12 @@ struct DriverConfig: Hashable, Sendable, CustomStringConvertible {
     /// `StackWorld.logsMisuseAloud`).
     var logsMisuse = false
     var slots = 3
+    /// Whether the history starts as a tree (section 19).
+    var tree = false
 
     var description: String {
-        ".init(groupsByEvent: \(groupsByEvent), dropsEmptyGroups: \(dropsEmptyGroups), logsMisuse: \(logsMisuse), slots: \(slots))"
+        ".init(groupsByEvent: \(groupsByEvent), dropsEmptyGroups: \(dropsEmptyGroups), logsMisuse: \(logsMisuse), slots: \(slots)"
+            + (tree ? ", tree: true)" : ")")
     }
 }
 
@@ -290,10 +322,14 @@ struct WorldSnapshot: Hashable, CustomStringConvertible {
     var invariantViolations: [String]
     /// groupingLevel, isUndoing, isRedoing, isUndoRegistrationEnabled (nil when not read).
     var getters: [Int]?
+    /// `historyTree`, read with the getters in a branching history (section 19; a query, which
+    /// sweeps freed targets at idle).
+    var tree: TreeSnapshot? = nil
 
     var description: String {
         "\(structure) shape[\(stateShape)] values \(values.map { $0.map(String.init) ?? "-" }) "
             + "activities \(activities) invariants \(invariantViolations) getters \(getters.map { "\($0)" } ?? "-")"
+            + (tree.map { " tree \($0)" } ?? "")
     }
 }
 
@@ -305,6 +341,13 @@ protocol DriverWorld: AnyObject {
     var plan: CallbackPlanRunner { get }
     func perform(_ op: DriverOp)
     func snapshot(readGetters: Bool) -> WorldSnapshot
+    /// The current node and every node, without effects (a branching history of the model; nil
+    /// otherwise): the final phase visits every node.
+    var treeNodes: (current: Int, nodes: [Int])? { get }
+}
+
+extension DriverWorld {
+    var treeNodes: (current: Int, nodes: [Int])? { nil }
 }
 
 /// Text of query results, shared by both worlds so that they compare as strings.
@@ -314,6 +357,10 @@ enum DriverText {
     }
 
     static func optional(_ value: Int?) -> String { value.map(String.init) ?? "nil" }
+
+    static func node(_ node: Int?) -> String { node.map { "#\($0)" } ?? "nil" }
+
+    static func nodes(_ nodes: [Int]) -> String { "[" + nodes.map { "#\($0)" }.joined(separator: ", ") + "]" }
 }
 
 // MARK: - The model's world
@@ -337,7 +384,7 @@ final class ModelWorld: DriverWorld {
 
     /// Whether the driver still has the target (its slot was not freed), as the stack's world
     /// sees it: a freed slot is nil there at once, even while a call keeps the object alive.
-    func hasTarget(_ target: Int) -> Bool { model.alive[target] && !pendingFrees.contains(target) }
+    func hasTarget(_ target: Int) -> Bool { model.driverHas(target) && !pendingFrees.contains(target) }
 
     /// Runs `body`, a call that was passed `target`, keeping the target alive until it returns.
     func holding(_ target: Int, _ body: () -> Void) {
@@ -356,6 +403,7 @@ final class ModelWorld: DriverWorld {
             dropsEmptyGroups: driverCase.config.dropsEmptyGroups, decisions: decisions)
         slotTarget = Array(0..<driverCase.config.slots)
         plan = CallbackPlanRunner(rules: driverCase.plan)
+        if driverCase.config.tree { model.applyHistoryShape(tree: true) }
         model.onMisuse = { [unowned self] misuse in events.append(.misuse(misuse)) }
         model.notificationHook = { [unowned self] posted in
             events.append(.posted(posted))
@@ -437,7 +485,51 @@ final class ModelWorld: DriverWorld {
             guard !observers.isEmpty else { return }
             let observer = observers.remove(at: position % observers.count)
             model.cancelObservation(observer.token)
+        case .jumpToNode(let offset):
+            let target = (model.currentNodeQuery ?? 0) + offset
+            outcome("jumpToNode(#\(target))") { try model.jumpToNode(target) }
+        case .selectRedoBranch(let pick):
+            let branches = model.redoBranchesQuery
+            let target =
+                pick >= 0 && !branches.isEmpty ? branches[pick % branches.count] : (model.currentNodeQuery ?? 0) + pick
+            outcome("selectRedoBranch(#\(target))") { try model.selectRedoBranch(target) }
+        case .earlier(let count): reached("earlier(\(count))") { try model.moveByCount(count, later: false) }
+        case .later(let count): reached("later(\(count))") { try model.moveByCount(count, later: true) }
+        case .earlierBy(let duration):
+            reached("earlierBy(\(duration))") { try model.moveByTime(duration, later: false) }
+        case .laterBy(let duration): reached("laterBy(\(duration))") { try model.moveByTime(duration, later: true) }
+        case .historyShape(let tree): model.setHistoryShape(tree: tree)
+        case .maximumBranchSteps(let value): model.setMaximumBranchSteps(value)
+        case .treeQuery(let query):
+            switch query {
+            case .historyTree: result("historyTree = \(model.historyTreeQuery.map(\.description) ?? "nil")")
+            case .redoBranches: result("redoBranches = \(DriverText.nodes(model.redoBranchesQuery))")
+            case .currentNode: result("currentNode = \(DriverText.node(model.currentNodeQuery))")
+            }
         }
+    }
+
+    /// Logs whether a tree call threw (and what).
+    func outcome(_ what: String, _ body: () throws -> Void) {
+        do {
+            try body()
+            result(what)
+        } catch {
+            result("\(what) threw \(error)")
+        }
+    }
+
+    /// Logs the node a time move reached, or what it threw.
+    func reached(_ what: String, _ body: () throws -> Int) {
+        do {
+            result("\(what) = #\(try body())")
+        } catch {
+            result("\(what) threw \(error)")
+        }
+    }
+
+    var treeNodes: (current: Int, nodes: [Int])? {
+        model.tree == nil ? nil : (model.currentNode, model.allNodes)
     }
 
     func perform(_ query: DriverQuery) {
@@ -481,7 +573,9 @@ final class ModelWorld: DriverWorld {
         return WorldSnapshot(
             structure: model.structure, stateShape: model.stateShape,
             values: slotTarget.map { model.alive[$0] ? model.values[$0] : nil },
-            activities: model.activities, invariantViolations: model.invariantViolations, getters: getters)
+            activities: model.activities,
+            invariantViolations: model.invariantViolations + model.treeInvariantViolations,
+            getters: getters, tree: readGetters && model.tree != nil ? model.historyTreeQuery : nil)
     }
 }
 
@@ -491,12 +585,14 @@ enum DriverGenerator {
     static let names = ["Move", "Type", "Draw"]
     static let keys = ["k1", "k2"]
 
-    /// A random case: settings, a callback plan, and `count` top-level operations.
-    static func makeCase(seed: UInt64, count: Int) -> DriverCase {
+    /// A random case: settings, a callback plan, and `count` top-level operations. With `tree`, the
+    /// history starts as a tree and the operations include the moves of a branching history
+    /// (section 19); without, the case is exactly the one a linear driver always made.
+    static func makeCase(seed: UInt64, count: Int, tree: Bool = false) -> DriverCase {
         var random = SeededGenerator(seed: seed)
         let config = DriverConfig(
             groupsByEvent: random.chance(70), dropsEmptyGroups: random.chance(40), logsMisuse: random.chance(2),
-            slots: 3)
+            slots: 3, tree: tree)
         var plan: [PlanRule] = []
         for _ in 0..<random.int(0...4) {
             let triggers: [DriverTrigger] =
@@ -505,7 +601,9 @@ enum DriverGenerator {
             let nth = random.chance(50) ? random.int(1...6) : nil
             let every = nth == nil ? random.int(2...7) : nil
             plan.append(
-                PlanRule(trigger: trigger, nth: nth, every: every, op: makeOp(&random, slots: config.slots, depth: 1)))
+                PlanRule(
+                    trigger: trigger, nth: nth, every: every,
+                    op: makeOp(&random, slots: config.slots, depth: 1, tree: tree)))
         }
         var ops: [DriverOp] = []
         // Some sequences start with observers so that the publishing loop is exercised throughout.
@@ -514,7 +612,8 @@ enum DriverGenerator {
             switch random.int(0...99) {
             case 0..<4: ops += makeTypingBurst(&random, slots: config.slots)
             case 4..<7: ops += makeUndoRedoBurst(&random)
-            default: ops.append(makeOp(&random, slots: config.slots, depth: 0))
+            case 7..<27 where tree: ops += makeBranchBurst(&random, slots: config.slots)
+            default: ops.append(makeOp(&random, slots: config.slots, depth: 0, tree: tree))
             }
         }
         return DriverCase(seed: seed, config: config, plan: plan, ops: Array(ops.prefix(count)))
@@ -541,8 +640,17 @@ enum DriverGenerator {
         Array(repeating: .undo, count: random.int(1...3)) + Array(repeating: .redo, count: random.int(1...3))
     }
 
+    /// A few undos, then a change closed at once: a new branch (section 19); sometimes a move back.
+    static func makeBranchBurst(_ random: inout SeededGenerator, slots: Int) -> [DriverOp] {
+        var ops = Array(repeating: DriverOp.undo, count: random.int(1...3))
+        ops += [.begin, .register(slot: random.int(0...(slots - 1)), delta: random.int(1...99), options: .plain), .end]
+        ops.append(.endEvent)
+        if random.chance(40) { ops.append(.jumpToNode(-random.int(1...6))) }
+        return ops
+    }
+
     /// One random operation. `depth` > 0: inside a scope's body or a callback (smaller scopes).
-    static func makeOp(_ random: inout SeededGenerator, slots: Int, depth: Int) -> DriverOp {
+    static func makeOp(_ random: inout SeededGenerator, slots: Int, depth: Int, tree: Bool = false) -> DriverOp {
         let slot = random.int(0...(slots - 1))
         let weighted: [(Int, (inout SeededGenerator) -> DriverOp)] = [
             (14, { .register(slot: slot, delta: $0.int(1...99), options: .plain) }),
@@ -558,13 +666,13 @@ enum DriverGenerator {
                 }
             ),
             (3, { .setValue(slot: slot, value: $0.int(0...9), name: $0.chance(50) ? names[$0.int(0...2)] : nil) }),
-            (5, { _ in .begin }),
-            (8, { _ in .end }),
+            (tree ? 3 : 5, { _ in .begin }),
+            (tree ? 12 : 8, { _ in .end }),
             (8, { _ in .undo }),
             (2, { _ in .undoNested }),
             (8, { _ in .redo }),
             (2, { .jump($0.int(-1...8)) }),
-            (6, { _ in .endEvent }),
+            (tree ? 12 : 6, { _ in .endEvent }),
             (1, { _ in .removeAll }),
             (2, { _ in .removeTarget(slot: slot) }),
             (1, { _ in .removeValue }),
@@ -575,18 +683,37 @@ enum DriverGenerator {
             (4, { .name(names[$0.int(0...2)]) }),
             (1, { .discardable($0.chance(50)) }),
             (2, { .info(key: keys[$0.int(0...1)], value: $0.chance(70) ? $0.int(0...9) : nil) }),
-            (1, { .levels($0.int(0...4)) }),
-            (1, { .maximumCost($0.chance(30) ? 0 : $0.int(1...12)) }),
+            // A tree keeps more: limits are rarer and larger.
+            (1, { tree ? .levels($0.chance(70) ? 0 : $0.int(3...12)) : .levels($0.int(0...4)) }),
+            (
+                1,
+                {
+                    tree
+                        ? .maximumCost($0.chance(60) ? 0 : $0.int(4...30))
+                        : .maximumCost($0.chance(30) ? 0 : $0.int(1...12))
+                }
+            ),
             (2, { _ in .markClean }),
             (1, { _ in .breakCoalescing }),
             (3, { .advanceClock([10, 40, 60, 120][$0.int(0...3)]) }),
-            (2, { _ in .free(slot: slot) }),
+            (tree ? 1 : 2, { _ in .free(slot: slot) }),
             (1, { _ in .replace(slot: slot) }),
-            (depth < 2 ? 2 : 0, { makeScope(&$0, slots: slots, depth: depth) }),
+            (depth < 2 ? 2 : 0, { makeScope(&$0, slots: slots, depth: depth, tree: tree) }),
             (4, { .query(DriverQuery.allCases[$0.int(0...(DriverQuery.allCases.count - 1))]) }),
             (depth == 0 ? 1 : 0, { _ in .allQueries }),
             (1, { _ in .addObserver }),
             (1, { .cancelObserver($0.int(0...3)) }),
+            // A branching history (section 19); weight 0 in a linear case, which leaves its picks
+            // as they always were.
+            (tree ? 6 : 0, { .jumpToNode($0.int(-10...3)) }),
+            (tree ? 3 : 0, { .selectRedoBranch($0.chance(80) ? $0.int(0...3) : $0.int(-3...(-1))) }),
+            (tree ? 2 : 0, { .earlier($0.int(-1...4)) }),
+            (tree ? 2 : 0, { .later($0.int(-1...4)) }),
+            (tree ? 1 : 0, { .earlierBy($0.int(-10...150)) }),
+            (tree ? 1 : 0, { .laterBy($0.int(-10...150)) }),
+            (tree ? 1 : 0, { .historyShape(tree: $0.chance(90)) }),
+            (tree ? 1 : 0, { .maximumBranchSteps($0.chance(40) ? 0 : $0.int(2...15)) }),
+            (tree ? 3 : 0, { .treeQuery(DriverTreeQuery.allCases[$0.int(0...(DriverTreeQuery.allCases.count - 1))]) }),
         ]
         let total = weighted.reduce(0) { $0 + $1.0 }
         var pick = random.int(0...(total - 1))
@@ -597,9 +724,9 @@ enum DriverGenerator {
         fatalError("unreachable")
     }
 
-    static func makeScope(_ random: inout SeededGenerator, slots: Int, depth: Int) -> DriverOp {
+    static func makeScope(_ random: inout SeededGenerator, slots: Int, depth: Int, tree: Bool = false) -> DriverOp {
         let length = random.int(0...(depth == 0 ? 6 : 3))
-        let body = (0..<length).map { _ in makeOp(&random, slots: slots, depth: depth + 1) }
+        let body = (0..<length).map { _ in makeOp(&random, slots: slots, depth: depth + 1, tree: tree) }
         return .scope(name: random.chance(50) ? names[random.int(0...2)] : nil, body: body, throwing: random.chance(35))
     }
 }
@@ -701,6 +828,13 @@ enum DriverRunner {
         if let problem = loop(.canRedo, .redo) { return problem }
         let after = expected.snapshot(readGetters: false).values
         if before != after { return "the model: undo all then redo all changed the values \(before) -> \(after)" }
+        // A branching history: a jump to every node (section 19), each compared.
+        if let tree = expected.treeNodes {
+            for node in tree.nodes {
+                guard let current = expected.treeNodes?.current else { break }
+                if let problem = both(.jumpToNode(node - current)) { return problem }
+            }
+        }
         return nil
     }
 

@@ -12,11 +12,13 @@
 // library's enums to the model's by name, and the tests.
 //
 // How to run:
-//   swift test --filter RandomDriverTests                     (CI: 200,000+ operations)
+//   swift test --filter RandomDriverTests                     (CI: 200,000+ operations, and
+//                                                             200,000+ in branching histories)
 //   DRIVER_FIRST_SEED=1234 swift test --filter RandomDriverTests   (other seeds)
 //   DRIVER_TRACE=1 ...                                        (print each operation and the model)
 //   DRIVER_DECISIONS=detachBeforeWillUndo,queriesPublish ... (the model with other readings)
 //   ACTIONSTACK_SOAK_OPERATIONS=10000000 ACTIONSTACK_SOAK_SEED=7 swift test --filter soak
+//   ACTIONSTACK_TREE_SOAK_OPERATIONS=10000000 swift test --filter RandomDriverTests/treeSoak
 // A divergence is reported with its seed and a shrunk, replayable `DriverCase` (Swift source):
 // paste it into `RandomDriverTests.regressions` to replay it in every run.
 
@@ -55,7 +57,9 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
     ]
 
     /// Whether a case with `logsMisuse` uses `.log`: in a soak run only.
-    static let logsMisuseAloud = ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil
+    static let logsMisuseAloud =
+        ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil
+        || ProcessInfo.processInfo.environment["ACTIONSTACK_TREE_SOAK_OPERATIONS"] != nil
 
     init(_ driverCase: DriverCase) {
         plan = CallbackPlanRunner(rules: driverCase.plan)
@@ -70,6 +74,9 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         stack.misusePolicy = driverCase.config.logsMisuse && Self.logsMisuseAloud ? .log : .report
         let base = ContinuousClock.now
         stack.coalescingClock = { [unowned self] in base.advanced(by: .milliseconds(clock)) }
+        // A branching history dates its nodes by the same clock, one unit a second.
+        stack.historyClock = { [unowned self] in Date(timeIntervalSinceReferenceDate: Double(clock)) }
+        if driverCase.config.tree { stack.historyShape = .tree }
         stack.onMisuse = { [unowned self] misuse in events.append(.misuse(Self.map(misuse))) }
         for (name, short) in Self.notificationNames {
             notificationTokens.append(
@@ -167,6 +174,58 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .cancelObserver(let position):
             guard !observers.isEmpty else { return }
             observers.remove(at: position % observers.count).token.cancel()
+        case .jumpToNode(let offset):
+            let target = (stack.currentNode?.sequence ?? 0) + offset
+            outcome("jumpToNode(#\(target))") { () throws(ActionStack.HistoryTreeError) in
+                try stack.jump(toNode: .init(sequence: target))
+            }
+        case .selectRedoBranch(let pick):
+            let branches = stack.redoBranches.map(\.sequence)
+            let target =
+                pick >= 0 && !branches.isEmpty
+                ? branches[pick % branches.count] : (stack.currentNode?.sequence ?? 0) + pick
+            outcome("selectRedoBranch(#\(target))") { () throws(ActionStack.HistoryTreeError) in
+                try stack.selectRedoBranch(.init(sequence: target))
+            }
+        case .earlier(let count):
+            reached("earlier(\(count))") { () throws(ActionStack.HistoryTreeError) in try stack.earlier(count) }
+        case .later(let count):
+            reached("later(\(count))") { () throws(ActionStack.HistoryTreeError) in try stack.later(count) }
+        case .earlierBy(let duration):
+            reached("earlierBy(\(duration))") { () throws(ActionStack.HistoryTreeError) in
+                try stack.earlier(by: .seconds(duration))
+            }
+        case .laterBy(let duration):
+            reached("laterBy(\(duration))") { () throws(ActionStack.HistoryTreeError) in
+                try stack.later(by: .seconds(duration))
+            }
+        case .historyShape(let tree): stack.historyShape = tree ? .tree : .linear
+        case .maximumBranchSteps(let value): stack.maximumBranchSteps = value
+        case .treeQuery(let query):
+            switch query {
+            case .historyTree: result("historyTree = \(stack.historyTree.map { Self.map($0).description } ?? "nil")")
+            case .redoBranches: result("redoBranches = \(DriverText.nodes(stack.redoBranches.map(\.sequence)))")
+            case .currentNode: result("currentNode = \(DriverText.node(stack.currentNode?.sequence))")
+            }
+        }
+    }
+
+    /// Logs whether a tree call threw (and what).
+    func outcome(_ what: String, _ body: () throws(ActionStack.HistoryTreeError) -> Void) {
+        do {
+            try body()
+            result(what)
+        } catch {
+            result("\(what) threw \(Self.text(error))")
+        }
+    }
+
+    /// Logs the node a time move reached, or what it threw.
+    func reached(_ what: String, _ body: () throws(ActionStack.HistoryTreeError) -> ActionStack.HistoryNode.ID) {
+        do {
+            result("\(what) = #\(try body().sequence)")
+        } catch {
+            result("\(what) threw \(Self.text(error))")
         }
     }
 
@@ -212,7 +271,30 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         return WorldSnapshot(
             structure: stack._structure, stateShape: stack._stateShape,
             values: slotTarget.map { targets[$0]?.value }, activities: stack._activities.map(Self.map),
-            invariantViolations: stack._invariantViolations(), getters: getters)
+            invariantViolations: stack._invariantViolations(), getters: getters,
+            tree: readGetters && stack.historyShape == .tree ? stack.historyTree.map(Self.map) : nil)
+    }
+
+    // MARK: A branching history as the model describes it
+
+    static func map(_ tree: ActionStack.HistoryTree) -> TreeSnapshot {
+        let nodes = tree.nodes.map { node in
+            TreeNodeText(
+                number: node.sequence, parent: node.parent?.sequence, children: node.children.map(\.sequence),
+                redoChild: node.redoChild?.sequence, date: Int(node.date.timeIntervalSinceReferenceDate),
+                actionName: node.actionName, title: node.title, actionCount: node.actionCount, isClean: node.isClean,
+                isCurrent: node.isCurrent, isOnCurrentPath: node.isOnCurrentPath)
+        }
+        return TreeSnapshot(root: tree.root.sequence, current: tree.current.sequence, nodes: nodes)
+    }
+
+    static func text(_ error: ActionStack.HistoryTreeError) -> String {
+        switch error {
+        case .linearHistory: "\(TreeError.linearHistory)"
+        case .noSuchNode(let id): "\(TreeError.noSuchNode(id.sequence))"
+        case .notAChildOfCurrentNode(let id): "\(TreeError.notAChildOfCurrentNode(id.sequence))"
+        case .groupIsOpen: "\(TreeError.groupIsOpen)"
+        }
     }
 
     // MARK: The library's values as the model's, by name
@@ -222,7 +304,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
             canUndo: state.canUndo, canRedo: state.canRedo, undoCount: state.undoCount, redoCount: state.redoCount,
             undoActionName: state.undoActionName, redoActionName: state.redoActionName,
             undoMenuItemTitle: state.undoMenuItemTitle, redoMenuItemTitle: state.redoMenuItemTitle,
-            isClean: state.isClean, groupingLevel: state.groupingLevel)
+            isClean: state.isClean, groupingLevel: state.groupingLevel, currentNode: state.currentNode?.sequence,
+            redoNode: state.redoNode?.sequence)
     }
 
     static func map(_ entry: ActionStack.HistoryEntry) -> ReferenceModel.Entry {
@@ -230,7 +313,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         for (key, value) in entry.userInfo { info[key.rawValue] = value as? Int }
         return ReferenceModel.Entry(
             actionName: entry.actionName, title: entry.title, actionCount: entry.actionCount,
-            isDiscardable: entry.isDiscardable, userInfo: info, isClean: entry.isClean, isOpen: entry.isOpen)
+            isDiscardable: entry.isDiscardable, userInfo: info, isClean: entry.isClean, isOpen: entry.isOpen,
+            node: entry.node?.sequence)
     }
 
     static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
@@ -242,7 +326,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .redoWhileUndoing: .redoWhileUndoing
         case .noOpenGroup(let operation): .noOpenGroup(map(operation))
         case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
-        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync: .asynchronous("\(misuse)")
+        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync, .historyNotEmpty:
+            .asynchronous("\(misuse)")
         }
     }
 
@@ -261,7 +346,12 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .setActionName: .setActionName
         case .setActionIsDiscardable: .setActionIsDiscardable
         case .setActionUserInfoValue: .setActionUserInfoValue
-        case .jump: .jump
+        case .jumpToNode: .jumpToNode
+        case .selectRedoBranch: .selectRedoBranch
+        case .earlier: .earlier
+        case .later: .later
+        // Saving and restoring a history are not part of the model: never made by the driver.
+        case .jump, .savedHistory, .restoreHistory: .jump
         case .markClean: .markClean
         case .setValue: .setValue
         case .group: .group
@@ -303,6 +393,10 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .markClean: .markClean
         case .setValue: .setValue
         case .group: .group
+        case .jumpToNode: .jumpToNode
+        case .selectRedoBranch: .selectRedoBranch
+        case .earlier: .earlier
+        case .later: .later
         }
     }
 
@@ -401,6 +495,39 @@ struct RandomDriverTests {
                 .scope(name: "Type", body: [], throwing: false),
             ]
         ),
+        // A branching history read by an observer of the checkpoint an undo posts after its
+        // handlers ran: the node of the step in flight is in no chain, so it is not among the
+        // snapshot's nodes, and its parent must not list it as a child either (the tree driver
+        // found the stack listing it).
+        DriverCase(
+            seed: 920,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
+            plan: [
+                .init(trigger: .notification(.checkpoint), nth: nil, every: 3, op: .treeQuery(.historyTree))
+            ],
+            ops: [.groupsByEvent(true), .register(slot: 2, delta: 76, options: .init(key: "k2")), .redo, .end, .undo]
+        ),
+        // A will-close observer registers into the group a failed scope closes: that turns the
+        // redo stack into a branch, over maximumBranchSteps, and the rollback then takes the
+        // registration back with the scope. The tree must be as it was: the branch the scope's
+        // rollback made must not be pruned before the redo choice is restored (the 10,000,000-
+        // operation tree soak found the stack pruning it, seed 1008234).
+        DriverCase(
+            seed: 1_008_234,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
+            plan: [
+                .init(
+                    trigger: .notification(.willClose), nth: nil, every: 3,
+                    op: .register(slot: 1, delta: 26, options: .init(key: "k1")))
+            ],
+            ops: [
+                .begin, .end, .endEvent, .register(slot: 0, delta: 47, options: .plain), .undo, .begin, .end,
+                .endEvent, .begin, .maximumBranchSteps(4), .end, .endEvent, .begin, .end, .endEvent,
+                .scope(name: nil, body: [], throwing: false), .undo, .begin, .end, .redo,
+                .register(slot: 0, delta: 8, options: .init(key: "k1", window: 50)), .earlierBy(123),
+                .scope(name: "Draw", body: [], throwing: true),
+            ]
+        ),
         // An observer of a scope's own did-open closes the scope's group (redo closes the one open
         // group) before the body runs: the rollback must still find the step it became.
         DriverCase(
@@ -419,13 +546,15 @@ struct RandomDriverTests {
 
     /// Runs `sequences` seeded cases of `length` top-level operations from `firstSeed`. Returns the
     /// number of operations run (scope bodies included) and whether all agreed; stops at the first
-    /// divergence, which it records shrunk.
-    func drive(firstSeed: UInt64, sequences: Int, length: Int) -> (operations: Int, agreed: Bool) {
+    /// divergence, which it records shrunk. Yields after each sequence (see `Workload.yield()`).
+    func drive(firstSeed: UInt64, sequences: Int, length: Int, tree: Bool = false) async -> (
+        operations: Int, agreed: Bool
+    ) {
         var operations = 0
         var tally: [String: Int] = [:]
         for offset in 0..<UInt64(sequences) {
             let seed = firstSeed &+ offset
-            let driverCase = DriverGenerator.makeCase(seed: seed, count: length)
+            let driverCase = DriverGenerator.makeCase(seed: seed, count: length, tree: tree)
             if Self.tracing { print("seed \(seed) \(driverCase.config)") }
             operations += driverCase.size
             var model: ModelWorld?
@@ -440,10 +569,11 @@ struct RandomDriverTests {
                 Self.report(driverCase, problem)
                 return (operations, false)
             }
+            await Workload.yield()
         }
         // What the sequences exercised (the model's count of some rules), for the log.
         print(
-            "random driver mix: "
+            "random driver\(tree ? " (tree)" : "") mix: "
                 + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         return (operations, true)
     }
@@ -477,14 +607,17 @@ struct RandomDriverTests {
         )
     }
 
-    @Test func stackAgreesWithTheReferenceModelOnRandomSequences() {
-        // 1,000 sequences of 200 top-level operations: 200,000+ operations (scope bodies add more).
+    @Test func stackAgreesWithTheReferenceModelOnRandomSequences() async {
+        // 1,000 sequences of 200 top-level operations: 200,000+ operations (scope bodies add more); `Workload` may divide it.
         let first = UInt64(Self.environment["DRIVER_FIRST_SEED"] ?? "") ?? 1
         let clock = ContinuousClock()
         var outcome = (operations: 0, agreed: false)
-        let duration = clock.measure { outcome = drive(firstSeed: first, sequences: 1_000, length: 200) }
+        let sequences = Workload.scaled(1_000)
+        let start = clock.now
+        outcome = await drive(firstSeed: first, sequences: sequences, length: 200)
+        let duration = clock.now - start
         print("random driver: \(outcome.operations) operations from seed \(first) in \(duration)")
-        if outcome.agreed { #expect(outcome.operations >= 200_000) }
+        if outcome.agreed { #expect(outcome.operations >= sequences * 200) }
     }
 
     @Test(arguments: regressions)
@@ -494,19 +627,52 @@ struct RandomDriverTests {
 
     /// A long soak: ACTIONSTACK_SOAK_OPERATIONS=10000000 swift test --filter soak
     @Test(.enabled(if: ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil))
-    func soak() {
+    func soak() async {
         let wanted = Int(Self.environment["ACTIONSTACK_SOAK_OPERATIONS"] ?? "") ?? 10_000_000
         let seed = UInt64(Self.environment["ACTIONSTACK_SOAK_SEED"] ?? "") ?? 1_000_000
         var operations = 0
         var next = seed
         while operations < wanted {
-            let outcome = drive(firstSeed: next, sequences: 100, length: 1_000)
+            let outcome = await drive(firstSeed: next, sequences: 100, length: 1_000)
             operations += outcome.operations
             next &+= 100
             if !outcome.agreed { return }  // the divergence is recorded
             print("soak: \(operations) operations so far (seeds \(seed)..<\(next))")
         }
         print("soak: \(operations) operations from seed \(seed)")
+    }
+
+    /// Branching histories (section 19): 4 batches of 250 sequences of 200 top-level operations,
+    /// 200,000+ operations, with the moves of a tree among them and the tree compared after each.
+    @Test(arguments: 0..<4)
+    func stackAgreesWithTheReferenceModelOnRandomTreeSequences(batch: Int) async {
+        let first = (UInt64(Self.environment["DRIVER_FIRST_SEED"] ?? "") ?? 1) &+ UInt64(batch * 250)
+        let clock = ContinuousClock()
+        var outcome = (operations: 0, agreed: false)
+        let sequences = Workload.scaled(250)
+        let start = clock.now
+        outcome = await drive(firstSeed: first, sequences: sequences, length: 200, tree: true)
+        let duration = clock.now - start
+        print("random driver (tree): \(outcome.operations) operations from seed \(first) in \(duration)")
+        if outcome.agreed { #expect(outcome.operations >= sequences * 200) }
+    }
+
+    /// A long soak of branching histories:
+    /// ACTIONSTACK_TREE_SOAK_OPERATIONS=10000000 swift test --filter RandomDriverTests
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["ACTIONSTACK_TREE_SOAK_OPERATIONS"] != nil))
+    func treeSoak() async {
+        let wanted = Int(Self.environment["ACTIONSTACK_TREE_SOAK_OPERATIONS"] ?? "") ?? 10_000_000
+        let seed = UInt64(Self.environment["ACTIONSTACK_SOAK_SEED"] ?? "") ?? 1_000_000
+        var operations = 0
+        var next = seed
+        while operations < wanted {
+            let outcome = await drive(firstSeed: next, sequences: 100, length: 1_000, tree: true)
+            operations += outcome.operations
+            next &+= 100
+            if !outcome.agreed { return }  // the divergence is recorded
+            print("tree soak: \(operations) operations so far (seeds \(seed)..<\(next))")
+        }
+        print("tree soak: \(operations) operations from seed \(seed)")
     }
 
     /// The hand-worked examples of `ReferenceModelTests`, on the real stack.

@@ -51,6 +51,15 @@ struct ReentrancyTableTests {
         case .setActionIsDiscardable: stack.setActionIsDiscardable(true)
         case .setActionUserInfoValue: stack.setActionUserInfoValue(1, forKey: "probe")
         case .markClean: stack.markClean()
+        case .jumpToNode: try? stack.jump(toNode: .init(sequence: 0))
+        case .selectRedoBranch: try? stack.selectRedoBranch(.init(sequence: 1))
+        case .earlier: _ = try? stack.earlier()
+        case .later: _ = try? stack.later()
+        case .savedHistory: _ = try? stack.savedHistory()
+        case .restoreHistory:
+            _ = try? stack.restoreHistory(
+                SavedHistory(shape: .linear, root: 0, current: 0, clean: nil, steps: []), resolvingTargets: { _ in nil }
+            )
         }
     }
 

@@ -40,8 +40,10 @@ extension ReferenceModel {
     /// DidOpen at the end of its call).
     func appendRegistration(_ action: Action) -> Bool {
         let rollingBack = activities.contains(.rollingBack)
-        // 5. Not undoing, not redoing, not rolling back: the redo side is emptied at once.
-        if !isUndoing && !isRedoing && !rollingBack { redoSide = Side() }
+        // 5. Not undoing, not redoing, not rolling back: the redo side is emptied at once (in a
+        // branching history it becomes a branch, section 19; while an asynchronous operation is in
+        // flight, when it settles).
+        if !isUndoing && !isRedoing && !rollingBack { newChangeEmptiesRedoSide() }
         // 6. Nothing open on the current side (groupsByEvent is on): the automatic group.
         var opened = false
         if currentFrames.isEmpty {
@@ -123,8 +125,8 @@ extension ReferenceModel {
             let newest = undoSide.closed.last, newest.id == candidate.stepID
         else { return false }
         if let window = action.window, clock - candidate.lastTime > window { return false }
-        // Redo side emptied (we are not undoing or redoing).
-        redoSide = Side()
+        // Redo side emptied (we are not undoing or redoing); a branch in a branching history.
+        newChangeEmptiesRedoSide()
         count("coalescing join")
         // The action joins the step; its high and current become a new state id.
         current = newStateID()
@@ -134,8 +136,9 @@ extension ReferenceModel {
         // The continuation begins; with groupsByEvent on the join schedules the event's close.
         continuationStepID = newest.id
         if groupsByEvent { pendingClose = true }
-        // Trimming runs (cost).
-        trim()
+        // Trimming runs (cost). Section 19: in a branching history only a join with a cost trims
+        // (the redo side it turned into a branch was pruned to the limits when it left).
+        if tree == nil || action.cost != 0 { trimAfterChange() }
         return true
     }
 
@@ -310,17 +313,25 @@ extension ReferenceModel {
             count(drops ? "empty group dropped" : "empty step kept")
             if !drops {
                 // Foundation mode: an empty step (do-nothing, low == high == current); a new step
-                // empties the redo side (not while undoing/redoing).
+                // empties the redo side (not while undoing/redoing). Section 19: the redo side
+                // becomes a branch first, then the step takes the next number.
+                if !isUndoing && !isRedoing { newChangeEmptiesRedoSide() }
                 undoSide.closed.append(
-                    Step(id: frame.id, actions: [], metadata: frame.metadata, low: current, high: current))
-                if !isUndoing && !isRedoing { redoSide = Side() }
+                    Step(
+                        id: frame.id, actions: [], metadata: frame.metadata, low: current, high: current,
+                        node: makeChangeNode()))
             }
             // Drop mode: dropped, redo side kept.
         } else {
+            // Section 19: the step takes the next number. A redo side held here came from undoing
+            // groups nested in this one: it is redone on top of the step (its chain now hangs from
+            // the new node, as the current node's redo stack).
             undoSide.closed.append(
-                Step(id: frame.id, actions: actions, metadata: frame.metadata, low: frame.low, high: current))
+                Step(
+                    id: frame.id, actions: actions, metadata: frame.metadata, low: frame.low, high: current,
+                    node: makeChangeNode()))
         }
-        trim()
+        trimAfterChange()
     }
 
     // MARK: - The event (section 8)
@@ -404,18 +415,24 @@ extension ReferenceModel {
         call {
             // 1. Activity. 2. C, read again after.
             if let misuse = refusal(.undo) { return report(misuse) }
+            if routesToAsyncOperation(.undo, .undo) { return }
             post(.checkpoint)
             // 3. Two or more frames.
             let level = undoSide.frames.count
             if level >= 2 { return report(.nestedGroupsOpen(.undo, groupingLevel: level)) }
             // 4. From here on inside preparingUndo (the step's own activities stack on it).
-            withActivity(.preparingUndo) {
+            let routed = withActivity(.preparingUndo) { () -> Bool in
                 // 5. One frame: closed as endUndoGrouping() would, even while disabled.
-                if level == 1 { closeInnermostAsEnd() }
+                if level == 1 {
+                    closeInnermostAsEnd()
+                    if routesToAsyncOperationAfterClose() { return true }
+                }
                 // 6. As undoNestedGroup() from step 2: its own C first.
                 post(.checkpoint)
                 _ = undoNestedFromStep3()
+                return false
             }
+            if routed { return }
             endCoalescing()
         }
     }
@@ -424,6 +441,7 @@ extension ReferenceModel {
     func undoNestedGroup() {
         call {
             if let misuse = refusal(.undoNestedGroup) { return report(misuse) }
+            if refusesNestedUndoWhileAsync() { return }
             post(.checkpoint)
             // A refused call (the misuse of step 3) clears nothing (finding 15).
             if undoNestedFromStep3() { endCoalescing() }
@@ -453,11 +471,13 @@ extension ReferenceModel {
             }
             count("nested group undone")
             performUndo {
-                // Detached after WillUndo: the last item of the innermost frame.
+                // Detached after WillUndo: the last item of the innermost frame. Section 19: the
+                // redo step it builds is a change of its own: a new node, child of the current
+                // node, on top of the redo side (what the redo side held hangs from it).
                 guard case .group(let group) = undoSide.frames[innermost].items.removeLast() else {
                     fatalError("the nested group to undo moved during WillUndo")
                 }
-                return (group.actions, Metadata(), group.low, group.high)
+                return (group.actions, Metadata(), group.low, group.high, makeChangeNode(), false)
             }
             return true
         }
@@ -466,7 +486,7 @@ extension ReferenceModel {
         guard !undoSide.closed.isEmpty else { return true }
         performUndo {
             let step = undoSide.closed.removeLast()
-            return (step.actions, step.metadata, step.low, step.high)
+            return (step.actions, step.metadata, step.low, step.high, step.node, true)
         }
         return true
     }
@@ -480,17 +500,22 @@ extension ReferenceModel {
         }
     }
 
+    /// What `performUndo` undoes: the actions, metadata, low and high of a step or nested group,
+    /// the node its redo step leads to (section 19; 0 in a linear history), and whether that node
+    /// was in the tree before (a closed step's) or is new (a nested group's).
+    typealias Detached = (actions: [Action], metadata: Metadata, low: Int, high: Int, node: Int, wasInTree: Bool)
+
     /// The undo of the newest step or nested group (5.2 step 4). `detach` takes it out of the undo
     /// side after WillUndo (its observers still see it there) and returns its actions, metadata
-    /// (none for a nested group), low and high.
-    func performUndo(detach: () -> (actions: [Action], metadata: Metadata, low: Int, high: Int)) {
+    /// (none for a nested group), low, high and node.
+    func performUndo(detach: () -> Detached) {
         isUndoing = true
         stepsPerformed += 1
-        var detached: (actions: [Action], metadata: Metadata, low: Int, high: Int)?
+        var detached: Detached?
         if decisions.detachBeforeWillUndo { detached = detach() }
         post(.willUndo, in: .notifyingUndo)
         let before = current
-        let (actions, metadata, low, high) = detached ?? detach()
+        let (actions, metadata, low, high, node, wasInTree) = detached ?? detach()
         // Frame 0 on the redo side with a copy of the metadata.
         redoSide.frames.append(Frame(id: newObjectID(), low: current, metadata: metadata))
         // Actions newest first; a dead one is skipped. A target is checked when its turn comes.
@@ -512,7 +537,12 @@ extension ReferenceModel {
         let builtActions = Self.flatten(built)
         if !builtActions.isEmpty {
             redoSide.closed.append(
-                Step(id: built.id, actions: builtActions, metadata: built.metadata, low: after, high: before))
+                Step(
+                    id: built.id, actions: builtActions, metadata: built.metadata, low: after, high: before, node: node)
+            )
+        } else if wasInTree {
+            // Section 19: the node is gone; what left from it leaves from its parent.
+            nodeVanished(node, parent: currentNode)
         }
         // An empty redo group is dropped (both modes).
         current = after
@@ -527,6 +557,7 @@ extension ReferenceModel {
         call {
             // 1. `.redoWhileUndoing`, 2. other activities (both in `refusal`).
             if let misuse = refusal(.redo) { return report(misuse) }
+            if routesToAsyncOperation(.redo, .redo) { return }
             // 3. C.
             post(.checkpoint)
             // 4. Two or more frames on the undo side.
@@ -570,16 +601,22 @@ extension ReferenceModel {
         let builtActions = Self.flatten(built)
         if !builtActions.isEmpty {
             undoSide.closed.append(
-                Step(id: built.id, actions: builtActions, metadata: built.metadata, low: before, high: after))
+                Step(
+                    id: built.id, actions: builtActions, metadata: built.metadata, low: before, high: after,
+                    node: step.node))
         } else if !dropsEmptyGroups && disableCount == 0 {
             // Foundation keeps the empty step a redo builds (low == high == the new state); it does
             // not empty the redo side (we are redoing). While registration is disabled (as it
             // stands when the step has run) nothing is built: Foundation's grouping calls, which
             // build that step, do nothing then.
-            undoSide.closed.append(Step(id: built.id, actions: [], metadata: built.metadata, low: after, high: after))
+            undoSide.closed.append(
+                Step(id: built.id, actions: [], metadata: built.metadata, low: after, high: after, node: step.node))
+        } else {
+            // Section 19: nothing was built; the node is gone.
+            nodeVanished(step.node, parent: currentNode)
         }
         current = after
-        trim()
+        trimAfterChange()
         post(.didRedo, discardable: step.metadata.discardable, in: .notifyingRedo)
         isRedoing = false
     }
@@ -593,6 +630,7 @@ extension ReferenceModel {
     func jump(to position: Int) {
         call {
             if let misuse = refusal(.jump) { return report(misuse) }
+            if routesToAsyncOperation(.jump(position), .jump) { return }
             // 2. Sweep; clamp; equal: nothing.
             sweep()
             let total = undoEntryCount + redoSide.closed.count
@@ -649,12 +687,15 @@ extension ReferenceModel {
     func removeAllActions() {
         call {
             if let misuse = refusal(.removeAllActions) { return report(misuse) }
+            removeAllForOperations()
             undoSide = Side()
             redoSide = Side()
             disableCount = 0
             pendingClose = false
             endCoalescing()
             clean = current
+            // Section 19: a new root, numbered after every node so far.
+            resetTree()
         }
     }
 
@@ -663,6 +704,7 @@ extension ReferenceModel {
         call {
             if let misuse = refusal(.removeAllActionsWithTarget) { return report(misuse) }
             removeActions { $0.target == target }
+            removeTargetForOperations(target)
             if candidate?.target == target { candidate = nil }
             // Section 7 (CHANGED): any accepted removeAllActions(withTarget:) ends the continuation.
             continuationStepID = nil
@@ -684,6 +726,10 @@ extension ReferenceModel {
     /// and open frames, stay. Partial removal of a closed step gives its far end a new id (undo side:
     /// low; redo side: high). `current` and `clean` never change.
     func removeActions(where match: (Action) -> Bool) {
+        // Section 19: the parents before, to hang what left from a node that goes from its nearest
+        // remaining ancestor.
+        let parentsBefore = tree == nil || !holdsAction(where: match) ? [:] : parentMap()
+        defer { if tree != nil { removeFromBranches(where: match, parentsBefore: parentsBefore) } }
         for sideName in [SideName.undo, .redo] {
             var sideValue = side(sideName)
             var closed: [Step] = []
@@ -747,6 +793,8 @@ extension ReferenceModel {
             if last.actions.count == 1 {
                 withSide(sideName) { _ = $0.closed.removeLast() }
                 count("dead step dropped by Top")
+                // Section 19: its node goes (its parent is the current node, or the step below).
+                nodeVanished(last.node, parent: currentNode)
             } else {
                 let far = newStateID()
                 withSide(sideName) { side in
@@ -760,6 +808,16 @@ extension ReferenceModel {
         }
     }
 
+    /// Whether a step, an open frame or a branch of a branching history holds an action `match`
+    /// matches.
+    func holdsAction(where match: (Action) -> Bool) -> Bool {
+        for side in [undoSide, redoSide] {
+            if side.closed.contains(where: { $0.actions.contains(where: match) }) { return true }
+            if Self.openActions(side).contains(where: match) { return true }
+        }
+        return tree?.branches.contains { $0.steps.contains { $0.actions.contains(where: match) } } ?? false
+    }
+
     /// Section 11, Sweep: every dead action everywhere is removed (callers at idle).
     func sweep() { removeActions(where: isDead) }
 
@@ -770,10 +828,10 @@ extension ReferenceModel {
             sweep()
             return body()
         }
-        let saved = (undoSide, redoSide, candidate, continuationStepID)
+        let saved = (undoSide, redoSide, candidate, continuationStepID, tree)
         sweep()
         let result = body()
-        (undoSide, redoSide, candidate, continuationStepID) = saved
+        (undoSide, redoSide, candidate, continuationStepID, tree) = saved
         return result
     }
 
@@ -834,10 +892,17 @@ extension ReferenceModel {
 
     /// Trimming (section 10): drop the oldest closed undo steps while more than `levels`, or while
     /// the cost is over the limit and more than one closed step remains. Waits for the outermost
-    /// scope (section 12).
+    /// scope (section 12), and for an asynchronous operation in flight to settle.
     func trim() {
-        if scopeDepth > 0 {
+        if scopeDepth > 0 || trimWaitsForOperation {
             pendingTrim = true
+            return
+        }
+        if tree != nil {
+            // Section 19: levelsOfUndo as before (each trimmed step's node becomes the root), then
+            // the branch limit and the cost, which counts the branches too.
+            while levels > 0 && undoSide.closed.count > levels { dropOldestUndoStep() }
+            trimTree()
             return
         }
         while let oldest = undoSide.closed.first,
@@ -849,6 +914,23 @@ extension ReferenceModel {
             if candidate?.stepID == oldest.id { candidate = nil }
             if continuationStepID == oldest.id { continuationStepID = nil }
         }
+    }
+
+    /// Drops the oldest closed undo step (a trim).
+    func dropOldestUndoStep() {
+        let oldest = undoSide.closed.removeFirst()
+        count("step trimmed")
+        if candidate?.stepID == oldest.id { candidate = nil }
+        if continuationStepID == oldest.id { continuationStepID = nil }
+        rootTrimmed(to: oldest.node)
+    }
+
+    /// The trim that a change asks for (a top-level group closed, a coalesced join, a redo): in a
+    /// branching history only when `levelsOfUndo` or `maximumCost` is set (section 19: branches are
+    /// pruned to `maximumBranchSteps` where they grow).
+    func trimAfterChange() {
+        if tree != nil && levels == 0 && maximumCostLimit == 0 { return }
+        trim()
     }
 
     // MARK: - Scoped groups (section 12)
@@ -873,6 +955,9 @@ extension ReferenceModel {
                 sideName == .undo && undoSide.frames.count == 2 && undoSide.frames[1].id == frameID
                     && undoSide.frames[0].id != frame0Before ? undoSide.frames[0].id : nil
             let before = current
+            // Section 19: the redo choice, which a failed scope gets back (its registrations turn
+            // the redo side into a branch).
+            let redoChoice = tree == nil ? nil : redoSide.closed.last?.node
             scopeDepth += 1
             defer {
                 scopeDepth -= 1
@@ -880,6 +965,7 @@ extension ReferenceModel {
                 // 6. Trimming deferred while any scope runs; runs when the outermost one ends.
                 if scopeDepth == 0 && pendingTrim && activities.isEmpty {
                     pendingTrim = false
+                    applyPendingShape()
                     trim()
                 }
             }
@@ -894,7 +980,10 @@ extension ReferenceModel {
                     try body()
                 }
             } catch {
-                scopeFailed(sideName: sideName, frameID: frameID, before: before, automaticGroup: automaticGroup)
+                scopeFailed(
+                    sideName: sideName, frameID: frameID, before: before, automaticGroup: automaticGroup,
+                    redoChoice: redoChoice)
+                restoreRedoChoice(redoChoice)
                 throw error
             }
             // 4. Success: if still open, name frame 0, close down to and including the scope's frame.
@@ -909,7 +998,7 @@ extension ReferenceModel {
     }
 
     /// 12 step 5: the body threw.
-    func scopeFailed(sideName: SideName, frameID: Int, before: Int, automaticGroup: Int?) {
+    func scopeFailed(sideName: SideName, frameID: Int, before: Int, automaticGroup: Int?, redoChoice: Int?) {
         var takenOut: [Action]?
         // Where the rollback leads when every action runs: the state the scope's group began in,
         // as its record holds it (a removal or a sweep that took some of its actions gave that
@@ -951,6 +1040,8 @@ extension ReferenceModel {
         } else if let newest = side(sideName).closed.last, newest.id == frameID {
             // ... or the newest closed step.
             withSide(sideName) { _ = $0.closed.removeLast() }
+            // Section 19: its node goes.
+            if sideName == .undo { nodeVanished(newest.node, parent: currentNode) }
             takenOut = newest.actions
             // A redo step that lost actions has a new high, not a new low: then it no longer
             // ends where the document is.
@@ -975,6 +1066,9 @@ extension ReferenceModel {
         rollbackFloors.removeLast()
         disableCount -= 1
         current = everyActionRan ? farEnd : newStateID()
+        // Section 19: the redo choice comes back before the close below can trim (and prune the
+        // branch the scope's registrations made of the redo side).
+        restoreRedoChoice(redoChoice)
         // The automatic group this scope opened, left empty: closed (C, WillClose, DidClose) and
         // dropped whatever dropsEmptyGroups says, so a failed scope leaves no step.
         guard let automaticGroup, sideName == .undo else { return }

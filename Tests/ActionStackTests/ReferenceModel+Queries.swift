@@ -112,7 +112,8 @@ extension ReferenceModel {
                 Entry(
                     actionName: step.metadata.name, title: Self.undoTitle(step.metadata.name),
                     actionCount: step.actions.count, isDiscardable: step.metadata.discardable,
-                    userInfo: step.metadata.userInfo, isClean: state == clean, isOpen: false))
+                    userInfo: step.metadata.userInfo, isClean: state == clean, isOpen: false,
+                    node: tree == nil ? nil : step.node))
             state = (state == step.high) ? step.low : nil
         }
         return (entries, state)
@@ -129,7 +130,8 @@ extension ReferenceModel {
                 Entry(
                     actionName: step.metadata.name, title: Self.redoTitle(step.metadata.name),
                     actionCount: step.actions.count, isDiscardable: step.metadata.discardable,
-                    userInfo: step.metadata.userInfo, isClean: state == clean, isOpen: false))
+                    userInfo: step.metadata.userInfo, isClean: state == clean, isOpen: false,
+                    node: tree == nil ? nil : step.node))
         }
         return entries
     }
@@ -154,7 +156,9 @@ extension ReferenceModel {
             undoCount: undoSide.closed.count, redoCount: redoSide.closed.count,
             undoActionName: undoName, redoActionName: redoName,
             undoMenuItemTitle: Self.undoTitle(undoName), redoMenuItemTitle: Self.redoTitle(redoName),
-            isClean: current == clean, groupingLevel: groupingLevelNow)
+            isClean: current == clean, groupingLevel: groupingLevelNow,
+            // Section 19: read after the Top rule (redo: the raw top during an activity).
+            currentNode: tree == nil ? nil : currentNode, redoNode: tree == nil ? nil : redoSide.closed.last?.node)
     }
 
     // MARK: - Observation (section 14)

@@ -21,7 +21,8 @@
 //   12 scoped groups: RecordingTheRightSteps;  9 re-entrancy: Reentrancy;  11 freed targets and
 //   queries: Performance, `canUndo`;  13 Apple spellings: ComingFromUndoManager;  14 calls and
 //   observation: NotificationsAndObservation;  15 misuse: Misuse;  16 removal:
-//   `removeAllActions(withTarget:)`;  17 test hooks: ActionStack+Testing.swift;  18 the enums.
+//   `removeAllActions(withTarget:)`;  17 test hooks: ActionStack+Testing.swift;  18 the enums;
+//   19 the branching history (`historyShape = .tree`): BranchingHistory (ReferenceModel+Tree.swift).
 //
 // Rules of the model's own making:
 // - No dependency on the `ActionStack` module. The library's enums are mirrored by name
@@ -49,6 +50,8 @@ final class ReferenceModel {
         case undo, undoNestedGroup, redo, removeAllActions, removeAllActionsWithTarget
         case setActionName, setActionIsDiscardable, setActionUserInfoValue, jump
         case markClean, setValue, group
+        // The moves of a branching history (section 19).
+        case jumpToNode, selectRedoBranch, earlier, later
     }
 
     /// `ActionStack.Misuse.Activity`, by case name (section 9).
@@ -122,11 +125,15 @@ final class ReferenceModel {
         var redoMenuItemTitle: String
         var isClean: Bool
         var groupingLevel: Int
+        /// The current node and the node redo would enter, in a branching history (nil in a linear one).
+        var currentNode: Int? = nil
+        var redoNode: Int? = nil
 
         var description: String {
             "State(undo \(canUndo ? "+" : "-")\(undoCount) '\(undoActionName)' '\(undoMenuItemTitle)', "
                 + "redo \(canRedo ? "+" : "-")\(redoCount) '\(redoActionName)' '\(redoMenuItemTitle)', "
-                + "clean \(isClean), level \(groupingLevel))"
+                + "clean \(isClean), level \(groupingLevel)"
+                + (currentNode.map { ", node #\($0)" } ?? "") + (redoNode.map { ", redo #\($0)" } ?? "") + ")"
         }
     }
 
@@ -139,11 +146,14 @@ final class ReferenceModel {
         var userInfo: [String: Int]
         var isClean: Bool
         var isOpen: Bool
+        /// The node the step leads to, in a branching history.
+        var node: Int? = nil
 
         var description: String {
             let info = userInfo.keys.sorted().map { "\($0)=\(userInfo[$0]!)" }.joined(separator: ",")
             return "Entry('\(actionName)' '\(title)' n=\(actionCount)\(isDiscardable ? " !" : "")"
-                + (info.isEmpty ? "" : " {\(info)}") + (isClean ? " clean" : "") + (isOpen ? " open" : "") + ")"
+                + (info.isEmpty ? "" : " {\(info)}") + (isClean ? " clean" : "") + (isOpen ? " open" : "")
+                + (node.map { " #\($0)" } ?? "") + ")"
         }
     }
 
@@ -248,6 +258,8 @@ final class ReferenceModel {
         var metadata: Metadata
         var low: Int
         var high: Int
+        /// The node the step leads to, in a branching history (0 in a linear one).
+        var node = 0
     }
 
     /// A closed nested group inside an open frame: a flat list of actions and its state ids.
@@ -357,6 +369,17 @@ final class ReferenceModel {
     /// A trim waits for the end of the outermost call or scope (sections 9, 10, 12).
     var pendingTrim = false
 
+    // Branching history (section 19, ReferenceModel+Tree.swift).
+    /// The tree, when `historyShape` is `.tree`; nil in a linear history.
+    var tree: TreeModel?
+    /// `maximumBranchSteps`, kept while the history is linear too.
+    var maximumBranchStepsSetting = 0
+    /// A change of shape asked for during an activity or a scope (true: `.tree`), applied with the
+    /// trim at the end of the outermost call or scope.
+    var pendingShape: Bool?
+    /// Tree moves walking their way: pruning waits until they end.
+    var walking = 0
+
     // Observation (section 14).
     var observers: [(token: Int, body: (State) -> Void)] = []
     var nextToken = 1
@@ -376,6 +399,9 @@ final class ReferenceModel {
     /// Called for every notification posted, while its observers would run.
     var notificationHook: ((Posted) -> Void)?
 
+    /// Asynchronous actions and operations (ReferenceModel+Async.swift).
+    var asyncState = AsyncState()
+
     init(targets: Int = 0, groupsByEvent: Bool = true, dropsEmptyGroups: Bool = false, decisions: Decisions = .init()) {
         self.groupsByEvent = groupsByEvent
         self.dropsEmptyGroups = dropsEmptyGroups
@@ -392,8 +418,15 @@ final class ReferenceModel {
         return alive.count - 1
     }
 
-    /// The driver dropped its last reference to the target: its actions are dead from now on.
-    func free(_ target: Int) { alive[target] = false }
+    /// The driver dropped its last reference to the target: its actions are dead from now on (or,
+    /// while a suspended asynchronous handler holds it, once that handler returns).
+    func free(_ target: Int) {
+        if asyncState.heldTargets.contains(target) {
+            asyncState.freedWhileHeld.insert(target)
+        } else {
+            alive[target] = false
+        }
+    }
 
     func isDead(_ action: Action) -> Bool { !alive[action.target] }
 
@@ -474,6 +507,9 @@ final class ReferenceModel {
             default: return true
             }
         case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget:
+            return false
+        case .jumpToNode, .selectRedoBranch, .earlier, .later:
+            // Section 19: a tree move is an operation like jump(to:).
             return false
         case .enableUndoRegistration:
             return true
@@ -570,6 +606,7 @@ final class ReferenceModel {
     func endOfOutermostCall() {
         if pendingTrim && scopeDepth == 0 && activities.isEmpty {
             pendingTrim = false
+            applyPendingShape()
             trim()
         }
         publish()

@@ -28,11 +28,33 @@ struct Scenario {
     let world: any DriverWorld
     var mark = 0
 
-    init(_ make: WorldMaker, groupsByEvent: Bool = true, drops: Bool = false, plan: [PlanRule] = []) {
+    init(_ make: WorldMaker, groupsByEvent: Bool = true, drops: Bool = false, plan: [PlanRule] = [], tree: Bool = false)
+    {
         world = make(
             DriverCase(
-                seed: 0, config: DriverConfig(groupsByEvent: groupsByEvent, dropsEmptyGroups: drops), plan: plan,
-                ops: []))
+                seed: 0, config: DriverConfig(groupsByEvent: groupsByEvent, dropsEmptyGroups: drops, tree: tree),
+                plan: plan, ops: []))
+    }
+
+    /// Performs `op` and returns the text of the result it logged (after the operation's name).
+    mutating func result(_ op: DriverOp) -> String {
+        world.plan.resetBudget()
+        world.perform(op)
+        let all = world.events
+        mark = all.count
+        guard case .result(let text)? = all.last else { return "(no result)" }
+        return text.firstIndex(of: "=").map { String(text[text.index($0, offsetBy: 2)...]) } ?? text
+    }
+
+    /// The node numbers of `historyTree` (a query).
+    mutating func treeNodes() -> [Int] {
+        result(.treeQuery(.historyTree)).components(separatedBy: ": ").dropFirst().joined()
+            .components(separatedBy: " | ").compactMap { Int($0.dropFirst().prefix { $0.isNumber }) }
+    }
+
+    /// One closed step: a group with one registration on `slot`.
+    func change(_ slot: Int, _ delta: Int) {
+        callAsFunction(.begin, .register(slot: slot, delta: delta, options: .plain), .end)
     }
 
     func callAsFunction(_ ops: DriverOp...) {
@@ -502,6 +524,88 @@ enum Acceptance {
             #expect(s.ask(.isClean) == "false")
             #expect(s.values == [0, 1, nil])
         },
+        // Section 19: a branching history (worked out by hand from the rules).
+        .init(name: "tree: a change after an undo keeps the redo future; vim's g- and g+ by numbers") { make in
+            var s = Scenario(make, groupsByEvent: false, tree: true)
+            s.change(0, 1)  // #1
+            s.change(0, 2)  // #2
+            s(.undo)
+            s.change(0, 4)  // #3, a child of #1; #2 is kept
+            #expect(s.result(.treeQuery(.currentNode)) == "#3")
+            #expect(s.treeNodes() == [0, 1, 2, 3])
+            #expect(s.values == [5, 0, 0])
+            #expect(s.result(.earlier(1)) == "#2")
+            #expect(s.values == [3, 0, 0])
+            #expect(s.result(.earlier(1)) == "#1")
+            #expect(s.result(.later(2)) == "#3")
+            #expect(s.values == [5, 0, 0])
+            #expect(s.result(.later(1)) == "#3", "forward at the newest does not move")
+            #expect(s.result(.earlier(10)) == "#0")
+            #expect(s.values == [0, 0, 0])
+            s(.redo)
+            // Redo enters the child entered last: #3, by the way down of later(2).
+            #expect(s.result(.treeQuery(.redoBranches)) == "[#2, #3]")
+            s(.redo)
+            #expect(s.values == [5, 0, 0])
+            s(.undo)
+            #expect(s.result(.selectRedoBranch(0)) == "selectRedoBranch(#2)")
+            s(.redo)
+            #expect(s.values == [3, 0, 0])
+            #expect(s.result(.jumpToNode(7)) == "jumpToNode(#9) threw noSuchNode(#9)")
+        },
+        .init(name: "tree: pruning takes the deepest step of the least recently left branch") { make in
+            var s = Scenario(make, groupsByEvent: false, tree: true)
+            s(.maximumBranchSteps(2))
+            s.change(0, 1)  // #1
+            s.change(0, 2)  // #2
+            s(.undo, .undo)
+            s.change(1, 1)  // #3: [#1, #2] is a branch of #0
+            s(.undo)
+            s.change(2, 1)  // #4: [#3] a branch too, three branch steps: #2 goes
+            #expect(s.treeNodes() == [0, 1, 3, 4])
+            #expect(s.result(.jumpToNode(-3)) == "jumpToNode(#1)")
+            #expect(s.values == [1, 0, 0])
+        },
+        .init(name: "tree: a scope that throws keeps the redo stack it made a branch, and its choice") { make in
+            var s = Scenario(make, groupsByEvent: false, tree: true)
+            s(.levels(5), .maximumBranchSteps(1))
+            s.change(0, 1)  // #1
+            s.change(0, 2)  // #2
+            s(.undo, .undo)
+            s(.scope(name: nil, body: [.register(slot: 1, delta: 9, options: .plain)], throwing: true))
+            #expect(s.treeNodes() == [0, 1, 2])
+            #expect(s.result(.treeQuery(.redoBranches)) == "[#1]")
+            s(.redo, .redo)
+            #expect(s.values == [3, 0, 0])
+        },
+        .init(name: "tree: removeAllActions numbers the new root after every node; a freed target's steps go") {
+            make in
+            var s = Scenario(make, groupsByEvent: false, tree: true)
+            s.change(0, 1)  // #1
+            s.change(1, 1)  // #2
+            s(.removeAll)
+            #expect(s.result(.treeQuery(.currentNode)) == "#3")
+            s.change(0, 1)  // #4
+            s.change(1, 1)  // #5
+            s.change(0, 1)  // #6
+            s(.undo, .undo)
+            s.change(2, 1)  // #7: [#5, #6] a branch of #4
+            s(.free(slot: 1))
+            // #5 held only the freed target's action: it goes, #6 hangs from #4.
+            #expect(s.treeNodes() == [3, 4, 6, 7])
+            #expect(s.result(.jumpToNode(-1)) == "jumpToNode(#6)")
+            #expect(s.values == [3, nil, 0])
+        },
+        .init(name: "tree: a move from a handler or an observer of an operation is a re-entrant call") { make in
+            let rules = [PlanRule(trigger: .notification(.willUndo), nth: 1, every: nil, op: .earlier(1))]
+            var s = Scenario(make, groupsByEvent: false, plan: rules, tree: true)
+            s.change(0, 1)
+            s.change(0, 1)
+            _ = s.events()
+            s(.undo)
+            #expect(s.events().contains("misuse reentrantCall(earlier, during: notifyingUndo)"))
+            #expect(s.result(.treeQuery(.currentNode)) == "#1")
+        },
     ]
 }
 
@@ -554,6 +658,12 @@ struct ReferenceModelTests {
             let driverCase = DriverGenerator.makeCase(seed: seed, count: 300)
             let problem = DriverRunner.run(driverCase, expected: { ModelWorld($0) }, actual: { ModelWorld($0) })
             #expect(problem == nil, "seed \(seed): \(problem ?? "")")
+        }
+        // Branching histories too (section 19).
+        for seed in UInt64(1)...20 {
+            let driverCase = DriverGenerator.makeCase(seed: seed, count: 300, tree: true)
+            let problem = DriverRunner.run(driverCase, expected: { ModelWorld($0) }, actual: { ModelWorld($0) })
+            #expect(problem == nil, "tree seed \(seed): \(problem ?? "")")
         }
     }
 

@@ -64,6 +64,29 @@ import Testing
         #expect(heard == heardWhileObserving)
     }
 
+    @Test func historyArchiveTypesByQualifiedName() throws {
+        let registry: ActionStack.CommandRegistry = ActionStack.CommandRegistry()
+        #expect(registry.registeredVersion(of: "board.move") == nil)
+        let archive: ActionStack.HistoryArchive = ActionStack.HistoryArchive(fingerprint: "f")
+        let data = try archive.encoded()
+        let read = try ActionStack.HistoryArchive(decoding: data, registry: registry)
+        #expect(read.fingerprint == "f")
+        let error: ActionStack.HistoryArchiveError = .notAnArchive
+        #expect(throws: error) { try ActionStack.HistoryArchive(decoding: Data("[]".utf8), registry: registry) }
+    }
+
+    @Test func historyFileTypesByQualifiedName() throws {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("actionstack-qualified-\(UUID().uuidString).history")
+        let store: ActionStack.HistoryFileStore = ActionStack.HistoryFileStore(url: url)
+        #expect(try store.read() == nil)
+        let journal: ActionStack.HistoryJournal = ActionStack.HistoryJournal(url: url.appendingPathExtension("journal"))
+        let records: [ActionStack.JournalRecord] = try journal.records()
+        #expect(records.isEmpty)
+        let error: ActionStack.HistoryFileError = ActionStack.HistoryFileError.tooLarge(path: "p", size: 2, limit: 1)
+        #expect(error.description == "p: 2 bytes is more than the limit of 1 bytes")
+    }
+
     /// Every public top-level type in the library's sources has its alias, so a type added later
     /// without one fails here, not in a client.
     @Test func everyPublicTopLevelTypeHasAnAlias() throws {
@@ -102,5 +125,12 @@ import Testing
         #expect(ActionStack.ActionStackGroup.self == ActionStackGroup.self)
         #expect(ActionStack.ActionStackModel.self == ActionStackModel.self)
         #expect(ActionStack.ObservationToken.self == ObservationToken.self)
+        #expect(ActionStack.CommandRegistry.self == CommandRegistry.self)
+        #expect(ActionStack.HistoryArchive.self == HistoryArchive.self)
+        #expect(ActionStack.HistoryArchiveError.self == HistoryArchiveError.self)
+        #expect(ActionStack.HistoryFileStore.self == HistoryFileStore.self)
+        #expect(ActionStack.HistoryFileError.self == HistoryFileError.self)
+        #expect(ActionStack.HistoryJournal.self == HistoryJournal.self)
+        #expect(ActionStack.JournalRecord.self == JournalRecord.self)
     }
 }

@@ -137,6 +137,8 @@ final class RunningOperation {
     var removedBoxes: [ObjectIdentifier] = []
     /// For each action that ran: its index and the range of `built` its registrations took.
     var ranges: [(index: Int, start: Int, end: Int, ran: Bool)] = []
+    /// Where the registrations of the action running now begin in `built`.
+    var runningStart = 0
     /// Whether an action was skipped (its target's actions were removed meanwhile).
     var skippedAny = false
     /// The action the rollback took from `built` and is running (its target's box still counts it).
@@ -164,6 +166,31 @@ final class RunningOperation {
 
     /// The side that handler calls from the operation's task act on.
     var handlerSide: Side { phase == .rollingBack ? bin : built }
+
+    /// The actions of `built` that `shouldRemove` matches are about to be removed (a removal by
+    /// target, or all of them): the ranges, and the start of the action running now, keep only
+    /// what is left of theirs. So a rollback still finds whose inverse each remaining action is,
+    /// and knows that an action whose inverses are gone cannot be undone.
+    ///
+    /// - Complexity: O(n) for the n actions of `built`.
+    func forgetBuiltActions(where shouldRemove: (Action) -> Bool) {
+        let count = built.end - built.base
+        guard count > 0 else { return }
+        // removedBefore[o]: how many actions before offset o are removed.
+        var removedBefore = [Int](repeating: 0, count: count + 1)
+        for offset in 0..<count {
+            removedBefore[offset + 1] =
+                removedBefore[offset] + (shouldRemove(built.action(at: built.base + offset)) ? 1 : 0)
+        }
+        func moved(_ position: Int) -> Int {
+            position - removedBefore[Swift.min(Swift.max(position - built.base, 0), count)]
+        }
+        for index in ranges.indices {
+            ranges[index].start = moved(ranges[index].start)
+            ranges[index].end = moved(ranges[index].end)
+        }
+        runningStart = moved(runningStart)
+    }
 
     func isRemoved(_ box: TargetBox) -> Bool {
         removedBoxes.contains(ObjectIdentifier(box))

@@ -26,6 +26,9 @@ extension ActionStack {
         case stackBroken
         /// The call was a misuse (also reported through ``ActionStack/misusePolicy``): nothing ran.
         case misuse(Misuse)
+        /// A move in a branching history could not start (``ActionStack/performJump(toNode:isolation:)``
+        /// in a linear history, or to a node that does not exist): nothing ran.
+        case historyTree(HistoryTreeError)
 
         /// A sentence that says what happened.
         public var description: String {
@@ -36,6 +39,7 @@ extension ActionStack {
             case .stackBroken:
                 "the stack holds a broken step; call discardBrokenStep() or retryBrokenStep() first"
             case .misuse(let misuse): "\(misuse)"
+            case .historyTree(let error): "\(error)"
             }
         }
     }
@@ -110,6 +114,8 @@ extension ActionStack {
         /// For a jump: the history position it reached before the failing step (each completed step
         /// stays completed). `nil` for a single undo or redo.
         public var reachedPosition: Int?
+        /// For a jump in a branching history: the node it reached before the failing step.
+        public var reachedNode: HistoryNode.ID?
 
         /// A sentence that says what happened.
         public var description: String {
@@ -117,6 +123,7 @@ extension ActionStack {
             return "\(isUndo ? "undoing" : "redoing") step\(name) failed at action \(actionIndex) of \(actionCount)"
                 + " (target \(targetType)): \(underlying); \(rollback)"
                 + (reachedPosition.map { "; the jump stopped at position \($0)" } ?? "")
+                + (reachedNode.map { "; the jump stopped at node \($0)" } ?? "")
         }
     }
 

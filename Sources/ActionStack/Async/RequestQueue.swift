@@ -28,6 +28,8 @@ extension ActionStack {
             case redo
             /// A jump to a history position (see ``ActionStack/historyPosition``).
             case jump(to: Int)
+            /// A jump to a node of a branching history (``ActionStack/performJump(toNode:isolation:)``).
+            case jumpToNode(HistoryNode.ID)
             /// An asynchronous group (``ActionStack/asyncGroup(named:isolation:_:)``) recording its step.
             case group
         }

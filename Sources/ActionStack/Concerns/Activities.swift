@@ -103,7 +103,8 @@ struct Activities {
             case .undoing, .redoing, .rollingBack: return false
             default: return true
             }
-        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget:
+        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget,
+            .jumpToNode, .selectRedoBranch, .earlier, .later, .savedHistory, .restoreHistory:
             // Restructuring the history under a call that is using it.
             return false
         }

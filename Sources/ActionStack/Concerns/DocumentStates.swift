@@ -74,6 +74,13 @@ struct DocumentStates {
     @inline(__always)
     mutating func move(to state: StateID) { current = state }
 
+    /// A restored history: the document is in `current`, and the clean state is `clean`, or a
+    /// state the document never reaches when there is none.
+    mutating func restore(current: StateID, clean: StateID?) {
+        self.current = current
+        self.clean = clean ?? fresh()
+    }
+
     /// Whether the document is in the clean state.
     var isClean: Bool { current == clean }
 

@@ -97,8 +97,12 @@ final class TargetBox {
     /// Set by a sweep on boxes whose target has died, so that the removal pass can test a flag
     /// rather than load the weak reference once per action.
     @exclusivity(unchecked) var isMarkedDead = false
+    /// For the box of command actions (``UndoCommand``), the app's key for the target; nil for the
+    /// box of closure actions. A target with both has two boxes.
+    let commandKey: String?
 
-    init(_ object: AnyObject) {
+    init(_ object: AnyObject, commandKey: String? = nil) {
+        self.commandKey = commandKey
         self.object = object
         #if !canImport(ObjectiveC)
             self.pin = object
@@ -122,6 +126,8 @@ struct TargetRegistry {
     /// The same boxes in an array, for sweeps: iterating an array is several times cheaper than a
     /// dictionary's values.
     private(set) var list: ContiguousArray<TargetBox> = []
+    /// The boxes of command actions, by target and key.
+    private(set) var commandBoxes: [CommandBoxKey: TargetBox] = [:]
     /// The box of the most recent registration: a burst of edits on one target skips the lookup.
     /// Unretained: it is cleared when the box is forgotten.
     private var lastBox: Unmanaged<TargetBox>?
@@ -187,7 +193,12 @@ struct TargetRegistry {
 
     private mutating func forget(_ box: TargetBox) {
         if lastBox?.toOpaque() == Unmanaged.passUnretained(box).toOpaque() { lastBox = nil }
-        if boxes[box.id] === box { boxes[box.id] = nil }
+        if let key = box.commandKey {
+            let boxKey = CommandBoxKey(id: box.id, key: key)
+            if commandBoxes[boxKey] === box { commandBoxes[boxKey] = nil }
+        } else if boxes[box.id] === box {
+            boxes[box.id] = nil
+        }
         unlist(box)
     }
 
@@ -195,6 +206,43 @@ struct TargetRegistry {
     func box(for target: AnyObject) -> TargetBox? {
         guard let box = boxes[ObjectIdentifier(target)], box.object === target else { return nil }
         return box
+    }
+
+    /// Every box of `target`: its closure box and its command boxes.
+    ///
+    /// - Complexity: O(1) without command boxes; O(b) for the b boxes otherwise.
+    func allBoxes(for target: AnyObject) -> [TargetBox] {
+        var found: [TargetBox] = box(for: target).map { [$0] } ?? []
+        if !commandBoxes.isEmpty {
+            found += commandBoxes.values.filter { $0.object === target }
+        }
+        return found
+    }
+
+    /// The box of `target`'s command actions registered under `key`, if any stored action uses it.
+    func commandBox(for target: AnyObject, key: String) -> TargetBox? {
+        guard let box = commandBoxes[CommandBoxKey(id: ObjectIdentifier(target), key: key)], box.object === target
+        else { return nil }
+        return box
+    }
+
+    /// The box of `target`'s command actions registered under `key`, retained for one more action.
+    ///
+    /// - Complexity: O(1) amortized.
+    mutating func retainCommandBox(for target: AnyObject, key: String) -> Unmanaged<TargetBox> {
+        let boxKey = CommandBoxKey(id: ObjectIdentifier(target), key: key)
+        let box: TargetBox
+        if let existing = commandBoxes[boxKey], existing.object === target {
+            box = existing
+        } else {
+            if let stale = commandBoxes[boxKey] { stale.isMarkedDead = true }
+            box = TargetBox(target, commandKey: key)
+            commandBoxes[boxKey] = box
+            box.listIndex = list.count
+            list.append(box)
+        }
+        box.actionCount &+= 1
+        return Unmanaged.passUnretained(box)
     }
 
     /// Marks the boxes whose target has died; returns whether there was one.
@@ -213,6 +261,7 @@ struct TargetRegistry {
     mutating func removeAll() {
         for box in list { box.listIndex = -1 }
         boxes = [:]
+        commandBoxes = [:]
         list = []
         lastBox = nil
     }
@@ -244,4 +293,10 @@ extension TargetBox: CustomReflectable {
     var customMirror: Mirror {
         Mirror(self, children: ["id": id, "actionCount": actionCount, "isAlive": isAlive], displayStyle: .class)
     }
+}
+
+/// Finds the box of a target's command actions registered under one key.
+struct CommandBoxKey: Hashable {
+    var id: ObjectIdentifier
+    var key: String
 }

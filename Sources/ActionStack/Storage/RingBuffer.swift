@@ -87,6 +87,27 @@ struct RingBuffer<Element: BitwiseMovable>: ~Copyable {
         count &+= 1
     }
 
+    /// Whether the next append grows the buffer.
+    var isFull: Bool { count == capacity }
+
+    /// Grows the buffer if it is full, so that the next append makes no call.
+    ///
+    /// - Complexity: O(n) when it grows.
+    mutating func makeRoom() {
+        if count == capacity { grow() }
+    }
+
+    /// Appends at the newest end of a buffer that is not full (see ``makeRoom()``): no call, so a
+    /// caller that reaches the buffer through a class reference it loaded need not retain it.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    mutating func appendInRoom(_ element: consuming Element) {
+        precondition(count < capacity, "RingBuffer.appendInRoom on a full buffer")
+        (slots + slot(count)).initialize(to: element)
+        count &+= 1
+    }
+
     /// Removes and returns the newest element.
     ///
     /// - Complexity: O(1).

@@ -78,3 +78,22 @@ extension Side {
         other.removeAll()
     }
 }
+
+extension Side {
+    /// Exchanges everything this side holds with everything `other` holds: how a branch becomes
+    /// the redo stack, and the redo stack a branch.
+    ///
+    /// - Complexity: O(1).
+    func swapContents(with other: Side) {
+        precondition(inFlight == 0 && other.inFlight == 0, "swapping a side while a step is in flight")
+        swap(&actions, &other.actions)
+        swap(&steps, &other.steps)
+        swap(&costs, &other.costs)
+        swap(&hasCosts, &other.hasCosts)
+        swap(&base, &other.base)
+        swap(&frames, &other.frames)
+        swap(&nested, &other.nested)
+        swap(&frameMetadata, &other.frameMetadata)
+        swap(&totalCost, &other.totalCost)
+    }
+}

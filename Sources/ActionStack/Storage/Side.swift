@@ -36,7 +36,7 @@ final class StepMetadata {
 
 @available(*, unavailable) extension StepMetadata: Sendable {}
 
-/// A closed top-level group: one undo (or redo) step. 24 bytes, stored inline.
+/// A closed top-level group: one undo (or redo) step. 28 bytes (a stride of 32), stored inline.
 ///
 /// A step does not store where its actions start: steps are contiguous in their side's action
 /// buffer, oldest first, so the newest step's actions end where the open frames begin and the
@@ -54,6 +54,9 @@ struct Step {
     var low: StateID
     /// The document state with the step applied.
     var high: StateID
+    /// With a branching history, the number of the node the step leads to (the state with the
+    /// step applied): it travels with the step between the stacks. 0 in a linear history.
+    var node: UInt32 = 0
 
     var actionCount: Int { Int(count) }
     var name: String { metadata?.name ?? "" }
@@ -333,6 +336,31 @@ struct CostTotal: Equatable {
         let (difference, borrow) = low.subtractingReportingOverflow(UInt64(cost))
         low = difference
         if borrow { high &-= 1 }
+    }
+
+    /// Adds another total.
+    ///
+    /// - Complexity: O(1).
+    mutating func add(_ other: CostTotal) {
+        let (sum, carry) = low.addingReportingOverflow(other.low)
+        low = sum
+        high &+= other.high &+ (carry ? 1 : 0)
+    }
+
+    /// Takes away a total that was added.
+    ///
+    /// - Complexity: O(1).
+    mutating func subtract(_ other: CostTotal) {
+        let (difference, borrow) = low.subtractingReportingOverflow(other.low)
+        low = difference
+        high &-= other.high &+ (borrow ? 1 : 0)
+    }
+
+    /// The sum of two totals.
+    static func + (lhs: CostTotal, rhs: CostTotal) -> CostTotal {
+        var sum = lhs
+        sum.add(rhs)
+        return sum
     }
 
     /// Whether the total is more than `limit` (a non-negative limit).

@@ -1,0 +1,87 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+extension ActionStack {
+    /// Moves the document to the state of node `id` of a branching history, step by step, and waits
+    /// until it has settled: the awaitable form of ``jump(toNode:)``, queued as one request.
+    ///
+    /// The way is found when the request starts, and again before each step (a freed target may
+    /// take a step away). Each step is an operation of its own, with its notifications, and
+    /// completes or rolls back on its own; the branches on the way are entered between steps, which
+    /// costs O(1) each. If a step fails, the move stops at the last node it reached, which is where
+    /// the stack is, and the error says it (``ActionFailure/reachedNode``). A new change from
+    /// another task ends the move after the step in flight. Steps with synchronous actions only
+    /// are operations too: a move may mix them.
+    ///
+    /// - Parameters:
+    ///   - id: The node to reach.
+    ///   - isolation: The caller's isolation, where the handlers run; leave the default.
+    /// - Returns: Whether the document moved.
+    /// - Throws: ``OperationError``: ``OperationError/historyTree(_:)`` in a linear history or for a
+    ///   node that does not exist when the request starts (nothing ran).
+    /// - Complexity: O(n) for the n actions of the steps on the way, plus O(p log s) to find the way
+    ///   (p nodes on it, s nodes held) and O(t) per step for t distinct targets.
+    @discardableResult
+    public func performJump(
+        toNode id: HistoryNode.ID, isolation: isolated (any Actor)? = #isolation
+    ) async throws(OperationError) -> Bool {
+        try await submit(.jumpToNode(id), .jumpToNode, isolation: isolation).get()
+    }
+
+    /// A move in the tree as one request: each step an operation of its own.
+    func performTreeJumpSteps(to id: HistoryNode.ID, isolation: isolated (any Actor)?) async -> Result<
+        Bool, OperationError
+    > {
+        enterCall()
+        sweepFreedTargets()
+        guard tree != nil else {
+            leaveCall()
+            return .failure(.historyTree(.linearHistory))
+        }
+        guard let target = NodeNumber(exactly: id.sequence), tree?.table.contains(target) == true else {
+            leaveCall()
+            return .failure(.historyTree(.noSuchNode(id)))
+        }
+        let level = undoSide.frames.count
+        if level > 1 {
+            report(.nestedGroupsOpen(.jumpToNode, groupingLevel: level))
+            leaveCall()
+            return .failure(.misuse(.nestedGroupsOpen(.jumpToNode, groupingLevel: level)))
+        }
+        if level == 1 {
+            // The open group is the newest change: closed first, it is a node of its own.
+            activities.push(.jumping)
+            postCheckpoint()
+            closeInnermostFrame(of: undoSide, notify: true)
+            activities.pop()
+        }
+        coalescer.clear()
+        // Pruning waits until the move ends, so that it never takes a branch on the way.
+        let holdingTree = tree
+        holdingTree?.pruningHolds += 1
+        leaveCall()
+        defer {
+            enterCall()
+            holdingTree?.pruningHolds -= 1
+            if holdingTree != nil && holdingTree === tree { needsTrim = true }
+            leaveCall()
+        }
+        return await performSteps(
+            isolation: isolation,
+            next: {
+                guard currentNodeNumber != target, tree?.table.contains(target) == true,
+                    let way = way(from: currentNodeNumber, to: target)
+                else { return nil }
+                if way.up > 0 { return (.undo, false) }
+                guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
+                return (.redo, false)
+            },
+            reached: { failure in failure.reachedNode = currentNode })
+    }
+}

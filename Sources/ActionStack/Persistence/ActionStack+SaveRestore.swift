@@ -1,0 +1,750 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+extension ActionStack {
+    /// How far from the current state the history can be saved (see
+    /// ``ActionStack/savableDepth``).
+    public struct SavableDepth: Hashable, Sendable {
+        /// The undo steps, newest first, up to the first that cannot be saved.
+        public var undoSteps: Int
+        /// The redo steps, next first, up to the first that cannot be saved.
+        public var redoSteps: Int
+        /// The steps of branches that leave from the savable part, up to the first that cannot be
+        /// saved on each (a branching history only).
+        public var branchSteps: Int
+    }
+
+    /// What ``ActionStack/restoreHistory(_:resolvingTargets:)`` brought back, and what it left
+    /// out and why.
+    public struct RestoreReport: Hashable, Sendable, CustomStringConvertible {
+        /// The steps restored.
+        public var restoredSteps: Int
+        /// The steps of the saved history that were left out.
+        public var droppedSteps: Int
+        /// Each place where the history was cut: the step, why, and how many steps went with it
+        /// (it and every step beyond it, away from the current state).
+        public var cuts: [Cut]
+        /// Whether the clean state came back (false when the history had none, or when it lay in
+        /// a part left out).
+        public var restoredCleanState: Bool
+        /// The steps the limits (``levelsOfUndo``, ``maximumCost``, ``maximumBranchSteps``) then
+        /// dropped.
+        public var trimmedSteps: Int
+
+        /// One cut in a restored history.
+        public struct Cut: Hashable, Sendable {
+            /// The node the step left out leads to.
+            public var node: Int
+            /// Why.
+            public var reason: Reason
+            /// The steps left out with it (itself included).
+            public var droppedSteps: Int
+        }
+
+        /// Why a step was left out.
+        public enum Reason: Hashable, Sendable, CustomStringConvertible {
+            /// One of its actions could not be read back.
+            case command(SavedActionProblem)
+            /// The app found no object for a target key.
+            case unresolvedKey(String)
+            /// The object found for a key is not of the class the command changes.
+            case wrongTargetType(key: String, commandType: String)
+            /// A branch, restored into a stack whose history is linear.
+            case branchInLinearHistory
+
+            /// What went wrong, as a sentence fragment.
+            public var description: String {
+                switch self {
+                case .command(let problem): "\(problem)"
+                case .unresolvedKey(let key): "no object for key \"\(key)\""
+                case .wrongTargetType(let key, let type):
+                    "the object for key \"\(key)\" is not what command \"\(type)\" changes"
+                case .branchInLinearHistory: "a branch, and the stack's history is linear"
+                }
+            }
+        }
+
+        /// A summary: "restored 5 steps; dropped 2 (node 3: no object for key "a")".
+        public var description: String {
+            let cutText = cuts.map { "node \($0.node): \($0.reason)" }.joined(separator: "; ")
+            return "restored \(restoredSteps) steps; dropped \(droppedSteps)"
+                + (cuts.isEmpty ? "" : " (\(cutText))") + (trimmedSteps > 0 ? "; trimmed \(trimmedSteps)" : "")
+                + (restoredCleanState ? "; clean state restored" : "")
+        }
+    }
+
+    /// Why a history could not be saved or restored. Nothing changed.
+    public enum HistoryPersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The call was a misuse (also reported through ``ActionStack/misusePolicy``).
+        case misuse(Misuse)
+        /// A group is open on the undo stack: a change is in progress and is in no step yet.
+        case groupIsOpen
+        /// An asynchronous operation is in progress or waiting.
+        case busy
+        /// The saved history is not a well-formed tree (a parent that is not in it, a node twice,
+        /// a root or current node that is not in it).
+        case malformed(String)
+
+        /// What went wrong, as a sentence fragment.
+        public var description: String {
+            switch self {
+            case .misuse(let misuse): "\(misuse)"
+            case .groupIsOpen: "a group is open on the undo stack; close it first"
+            case .busy: "an asynchronous operation is in progress or waiting"
+            case .malformed(let reason): "the saved history is malformed: \(reason)"
+            }
+        }
+    }
+
+    /// How far from the current state the history can be saved: a step can be saved when every
+    /// live action in it is a command (``UndoCommand``), and the part that can be saved reaches from
+    /// the current state outward to the first step that cannot, since nothing beyond it could be
+    /// reached after a relaunch. Each history entry says it too (``HistoryEntry/canBeSaved``).
+    ///
+    /// - Complexity: O(n) for the n stored actions.
+    public var savableDepth: SavableDepth {
+        enterCall()
+        defer { leaveCall() }
+        if isIdle && operations?.run == nil { sweepFreedTargets() }
+        let layout = historyLayout()
+        var depth = SavableDepth(undoSteps: 0, redoSteps: 0, branchSteps: 0)
+        for item in layout.savableOrder(limit: .max) {
+            switch item.place {
+            case .undo: depth.undoSteps += 1
+            case .redo: depth.redoSteps += 1
+            case .branch: depth.branchSteps += 1
+            }
+        }
+        return depth
+    }
+
+    /// The part of the history that can be saved, as values: the steps whose live actions are all
+    /// commands, from the current state outward, each walk stopping at the first step that cannot
+    /// be saved (see ``savableDepth``). At most `maximumSteps` steps are saved: the nearest to the
+    /// current state first (by the number of steps between), the undo side before the redo side
+    /// and the branches at the same distance.
+    ///
+    /// Actions whose targets were freed are not saved, and a step left with none is not saved at all.
+    /// The clean state is saved when it is a node of the saved part. From a handler or an observer
+    /// of an operation in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
+    ///
+    /// - Parameter maximumSteps: The most steps to save.
+    /// - Returns: The history, for ``HistoryArchive``.
+    /// - Throws: ``HistoryPersistenceError/groupIsOpen`` while a group is open,
+    ///   ``HistoryPersistenceError/busy`` while an asynchronous operation is in progress or waiting,
+    ///   ``HistoryPersistenceError/misuse(_:)``.
+    /// - Complexity: O(n + s log s) for the n actions and s steps held.
+    public func savedHistory(maximumSteps: Int = .max) throws(HistoryPersistenceError) -> SavedHistory {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.savedHistory) {
+            let misuse = Misuse.reentrantCall(.savedHistory, during: activity)
+            report(misuse)
+            throw .misuse(misuse)
+        }
+        if let operations, operations.queue.isBusy || operations.run != nil || operations.queue.pendingCount > 0 {
+            throw .busy
+        }
+        guard undoSide.frames.isEmpty else { throw .groupIsOpen }
+        sweepFreedTargets()
+        let layout = historyLayout()
+        let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
+        var root = layout.current
+        var saved: [SavedStep] = []
+        var cleanNode: Int? = layout.state[layout.current] == states.clean ? layout.current : nil
+        for item in order {
+            let located = layout.steps[item.index]
+            if item.place == .undo { root = located.parent }
+            if cleanNode == nil, let state = layout.state[located.node], state == states.clean {
+                cleanNode = located.node
+            }
+            if cleanNode == nil, item.place == .undo, let state = layout.state[located.parent], state == states.clean {
+                cleanNode = located.parent
+            }
+            saved.append(savedStep(located))
+        }
+        // Parents before children: by distance from the root of the saved part.
+        let depth = layout.depths(from: root, over: Set(saved.map(\.node)))
+        saved.sort { (depth[$0.node] ?? 0, $0.node) < (depth[$1.node] ?? 0, $1.node) }
+        return SavedHistory(
+            shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved)
+    }
+
+    /// Puts a saved history back into this stack, which must be empty, and reports what came back.
+    ///
+    /// `resolvingTargets` finds the object for each target key (it is called once per key). The
+    /// history is restored all at once or not at all, and never beyond a step that cannot be
+    /// brought back: walking outward from the saved current state, a step with an action that could
+    /// not be read (``SavedAction/problem``), whose key the app cannot resolve, or whose object is
+    /// not of the class its command changes is left out with everything beyond it; the report says
+    /// where and why. The rest is restored exactly: names, dates, discardable flags, user info,
+    /// costs, node numbers, the redo choices, and the clean state when it lies in the restored
+    /// part (``isClean`` is then true exactly where it was). A branching history restored into a
+    /// linear stack keeps the current path (the branches are cut, and reported). Then
+    /// ``levelsOfUndo``, ``maximumCost`` and ``maximumBranchSteps`` apply.
+    ///
+    /// The restore is one call: observers hear one state update, and no undo or redo notification
+    /// is posted. A restored step does not coalesce with the next registration.
+    ///
+    /// "Empty" means: no step on either stack once freed targets are swept, no branch, no open
+    /// group (an empty one included), and no asynchronous operation in progress or waiting. It is
+    /// checked again after `resolvingTargets` has run: a resolver that changes the stack (a change,
+    /// another restore) makes the restore a misuse, and nothing of the saved history is restored.
+    /// A history that ``SavedHistory/validate()`` refuses throws
+    /// ``HistoryPersistenceError/malformed(_:)`` before the resolver is called.
+    /// Anything else is the misuse ``Misuse/historyNotEmpty(_:)`` and nothing changes; so is a
+    /// call from a handler or an observer of an operation in progress
+    /// (``Misuse/reentrantCall(_:during:)``).
+    ///
+    /// - Parameters:
+    ///   - saved: The history.
+    ///   - resolvingTargets: The object for a key, or nil.
+    /// - Returns: What came back.
+    /// - Throws: ``HistoryPersistenceError``; nothing changed.
+    /// - Complexity: O(a + s log s) for the a actions and s steps of `saved`, plus the resolver.
+    @discardableResult
+    public func restoreHistory(
+        _ saved: SavedHistory, resolvingTargets: (String) -> AnyObject?
+    ) throws(HistoryPersistenceError) -> RestoreReport {
+        enterCall()
+        defer { leaveCall() }
+        if let activity = activities.refusing(.restoreHistory) {
+            let misuse = Misuse.reentrantCall(.restoreHistory, during: activity)
+            report(misuse)
+            throw .misuse(misuse)
+        }
+        try refuseUnlessEmpty()
+        do {
+            try saved.validate()
+        } catch {
+            throw .malformed("\(error)")
+        }
+        let plan = try RestorePlan(saved, linear: tree == nil, resolve: resolvingTargets)
+        // The resolver is app code: if it changed the stack (a change, another restore), the stack
+        // is no longer empty, and this restore never mixes with what it did.
+        try refuseUnlessEmpty()
+        return apply(plan)
+    }
+
+    /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is empty (see
+    /// ``restoreHistory(_:resolvingTargets:)``).
+    private func refuseUnlessEmpty() throws(HistoryPersistenceError) {
+        if isIdle { sweepFreedTargets() }
+        let busy = operations.map { $0.queue.isBusy || $0.run != nil || $0.queue.pendingCount > 0 } ?? false
+        let hasBranches = tree.map { !$0.branches.isEmpty } ?? false
+        guard undoSide.closedCount == 0, redoSide.closedCount == 0, undoSide.frames.isEmpty, !hasBranches, !busy
+        else {
+            let misuse = Misuse.historyNotEmpty(.restoreHistory)
+            report(misuse)
+            throw .misuse(misuse)
+        }
+    }
+
+    // MARK: Internals: saving
+
+    /// One closed step of the history, located.
+    struct LocatedStep {
+        var side: Side
+        var position: Int
+        var start: Int
+        var node: Int
+        var parent: Int
+        var place: Place
+        var isRedoChoice: Bool
+        var savable: Bool
+    }
+
+    /// Where a step is.
+    enum Place {
+        case undo
+        case redo
+        case branch
+    }
+
+    /// Every closed step, with its node and parent, and the document state of each node.
+    struct HistoryLayout {
+        var steps: [LocatedStep] = []
+        var current = 0
+        var state: [Int: StateID] = [:]
+        /// For each node, the steps that lead away from it (to its parent, and to its children).
+        var neighbours: [Int: [Int]] = [:]
+
+        /// The savable steps in the order of their distance from the current node (undo side
+        /// first at each distance), stopping each walk at the first step that cannot be saved.
+        func savableOrder(limit: Int) -> [(index: Int, place: Place)] {
+            var result: [(index: Int, place: Place)] = []
+            var reached: Set<Int> = [current]
+            var frontier = [current]
+            while !frontier.isEmpty && result.count < limit {
+                var next: [Int] = []
+                var candidates: [Int] = []
+                for node in frontier { candidates += neighbours[node] ?? [] }
+                candidates.sort { order(steps[$0].place) < order(steps[$1].place) }
+                for index in candidates where result.count < limit {
+                    let step = steps[index]
+                    let far = reached.contains(step.node) ? step.parent : step.node
+                    guard !reached.contains(far), step.savable else { continue }
+                    reached.insert(far)
+                    result.append((index, step.place))
+                    next.append(far)
+                }
+                frontier = next
+            }
+            return result
+        }
+
+        private func order(_ place: Place) -> Int {
+            switch place {
+            case .undo: 0
+            case .redo: 1
+            case .branch: 2
+            }
+        }
+
+        /// The distance of each of `nodes` from `root`, going down.
+        func depths(from root: Int, over nodes: Set<Int>) -> [Int: Int] {
+            var parent: [Int: Int] = [:]
+            for step in steps where nodes.contains(step.node) { parent[step.node] = step.parent }
+            var depth: [Int: Int] = [root: 0]
+            func depthOf(_ node: Int) -> Int {
+                if let known = depth[node] { return known }
+                var chain: [Int] = []
+                var current = node
+                while depth[current] == nil, let up = parent[current] {
+                    chain.append(current)
+                    current = up
+                }
+                var value = depth[current] ?? 0
+                for node in chain.reversed() {
+                    value += 1
+                    depth[node] = value
+                }
+                return depth[node] ?? 0
+            }
+            for node in nodes { _ = depthOf(node) }
+            return depth
+        }
+    }
+
+    /// The layout of the history as the stack holds it (at idle, swept).
+    func historyLayout() -> HistoryLayout {
+        var layout = HistoryLayout()
+        func starts(_ side: Side) -> [Int] {
+            var result = [Int](repeating: 0, count: side.steps.count)
+            var start = side.base
+            for position in 0..<side.steps.count {
+                result[position] = start
+                start += side.steps[position].actionCount
+            }
+            return result
+        }
+        func add(_ side: Side, _ position: Int, _ start: Int, node: Int, parent: Int, place: Place, choice: Bool) {
+            let step = side.steps[position]
+            var savable = true
+            for index in start..<start + step.actionCount where side.action(at: index).box.commandKey == nil {
+                savable = false
+                break
+            }
+            layout.neighbours[parent, default: []].append(layout.steps.count)
+            layout.neighbours[node, default: []].append(layout.steps.count)
+            layout.steps.append(
+                LocatedStep(
+                    side: side, position: position, start: start, node: node, parent: parent, place: place,
+                    isRedoChoice: choice, savable: savable))
+        }
+        let undoStarts = starts(undoSide)
+        let redoStarts = starts(redoSide)
+        let numbered = tree != nil
+        // The undo stack, from the root down; its states walking up from the current one.
+        var parent = numbered ? Int(tree!.root) : 0
+        for position in 0..<undoSide.steps.count {
+            let node = numbered ? Int(undoSide.steps[position].node) : position + 1
+            add(undoSide, position, undoStarts[position], node: node, parent: parent, place: .undo, choice: true)
+            parent = node
+        }
+        layout.current = parent
+        var state: StateID? = states.current
+        layout.state[layout.current] = states.current
+        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
+            let step = undoSide.steps[position]
+            state = state == step.high ? step.low : nil
+            let below = position > 0 ? (numbered ? Int(undoSide.steps[position - 1].node) : position) : nil
+            if let state { layout.state[below ?? (numbered ? Int(tree!.root) : 0)] = state }
+        }
+        // A chain of redo steps (the redo stack, a branch): from its anchor down.
+        func chain(
+            _ side: Side, _ startsOf: [Int], from anchor: Int, place: Place, firstIsChoice: Bool, next: inout Int
+        ) {
+            var parent = anchor
+            var state = layout.state[anchor]
+            for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
+                let step = side.steps[position]
+                let node: Int
+                if numbered {
+                    node = Int(step.node)
+                } else {
+                    node = next
+                    next += 1
+                }
+                let choice = position < side.steps.count - 1 || firstIsChoice
+                add(side, position, startsOf[position], node: node, parent: parent, place: place, choice: choice)
+                state = state == step.low ? step.high : nil
+                if let state { layout.state[node] = state }
+                parent = node
+            }
+        }
+        var next = undoSide.steps.count + 1
+        chain(redoSide, redoStarts, from: layout.current, place: .redo, firstIsChoice: true, next: &next)
+        if let tree {
+            // Branches, breadth first from the nodes known, so that each anchor's state is known.
+            var reached = Array(layout.state.keys) + layout.steps.map(\.node)
+            var seen: Set<Int> = []
+            while let anchor = reached.popLast() {
+                guard seen.insert(anchor).inserted else { continue }
+                for branch in tree.branches(at: NodeNumber(anchor)) {
+                    chain(
+                        branch.side, starts(branch.side), from: anchor, place: .branch, firstIsChoice: false,
+                        next: &next)
+                    for position in 0..<branch.side.steps.count {
+                        reached.append(Int(branch.side.steps[position].node))
+                    }
+                }
+            }
+        }
+        return layout
+    }
+
+    /// The saved form of a located step.
+    private func savedStep(_ located: LocatedStep) -> SavedStep {
+        let side = located.side
+        let step = side.steps[located.position]
+        var actions: [SavedAction] = []
+        let capture = CommandCapture()
+        for index in located.start..<located.start + step.actionCount {
+            let action = side.action(at: index)
+            capture.command = nil
+            action.handler(capture)
+            guard let command = capture.command, let key = action.box.commandKey else { continue }
+            actions.append(savedAction(command, key: key, cost: side.cost(at: index)))
+        }
+        var info: [String: SavedValue] = [:]
+        for (key, value) in step.metadata?.userInfo ?? [:] {
+            if let saved = SavedValue(value) { info[key.rawValue] = saved }
+        }
+        let date =
+            tree.flatMap { $0.table.record(NodeNumber(located.node)) }
+            .map { Date(timeIntervalSinceReferenceDate: $0.date) }
+        return SavedStep(
+            node: located.node, parent: located.parent, isRedoChoice: located.isRedoChoice, date: date,
+            actionName: step.name, isDiscardable: step.isDiscardable, userInfo: info, actions: actions)
+    }
+
+    private func savedAction<Command: SavableCommand>(_ command: Command, key: String, cost: Int) -> SavedAction {
+        SavedAction(command, key: key, cost: cost)
+    }
+
+    // MARK: Internals: restoring
+
+    /// What a restore will do, decided before anything changes.
+    struct RestorePlan {
+        struct Node {
+            var step: SavedStep
+            var targets: [AnyObject]
+        }
+        var saved: SavedHistory
+        /// The kept steps by node.
+        var kept: [Int: Node] = [:]
+        var cuts: [RestoreReport.Cut] = []
+        var dropped = 0
+
+        init(
+            _ saved: SavedHistory, linear: Bool, resolve: (String) -> AnyObject?
+        ) throws(HistoryPersistenceError) {
+            self.saved = saved
+            var byNode: [Int: SavedStep] = [:]
+            var parentOf: [Int: Int] = [:]
+            var children: [Int: [Int]] = [:]
+            for step in saved.steps {
+                guard step.node >= 0, step.node < Int(UInt32.max - 1), step.parent >= 0 else {
+                    throw .malformed("node \(step.node) is out of range")
+                }
+                guard byNode[step.node] == nil, step.node != saved.root else {
+                    throw .malformed("node \(step.node) appears twice")
+                }
+                byNode[step.node] = step
+                parentOf[step.node] = step.parent
+                children[step.parent, default: []].append(step.node)
+            }
+            // Every node leads up to the root, without a cycle. A walk stops at a node known to lead
+            // there, so each node is walked over once: O(s) in all, where a walk to the root from
+            // every step was O(s²) in a linear history.
+            var leadsToRoot: Set<Int> = [saved.root]
+            var walked: [Int] = []
+            for step in saved.steps {
+                var node = step.node
+                walked.removeAll(keepingCapacity: true)
+                while !leadsToRoot.contains(node) {
+                    guard let up = parentOf[node], walked.count <= saved.steps.count else {
+                        throw .malformed("node \(step.node) does not lead to the root")
+                    }
+                    walked.append(node)
+                    node = up
+                }
+                leadsToRoot.formUnion(walked)
+            }
+            guard saved.current == saved.root || byNode[saved.current] != nil else {
+                throw .malformed("the current node \(saved.current) is not in the history")
+            }
+            if let clean = saved.clean, clean != saved.root, byNode[clean] == nil {
+                throw .malformed("the clean node \(clean) is not in the history")
+            }
+            // The current path: kept if every step on it resolves; cut at the first that does not,
+            // counted from the current node.
+            var resolved: [String: AnyObject?] = [:]
+            func check(_ step: SavedStep) -> (targets: [AnyObject], reason: RestoreReport.Reason?) {
+                var targets: [AnyObject] = []
+                for action in step.actions {
+                    guard let command = action.command else {
+                        return ([], .command(action.problem ?? .unknownType(action.commandType)))
+                    }
+                    let object: AnyObject?
+                    if let known = resolved[action.key] {
+                        object = known
+                    } else {
+                        object = resolve(action.key)
+                        resolved[action.key] = object
+                    }
+                    guard let object else { return ([], .unresolvedKey(action.key)) }
+                    guard Self.fits(command, object) else {
+                        return ([], .wrongTargetType(key: action.key, commandType: action.commandType))
+                    }
+                    targets.append(object)
+                }
+                return (targets, nil)
+            }
+            func subtreeSize(_ node: Int) -> Int {
+                var count = 0
+                var stack = [node]
+                while let next = stack.popLast() {
+                    count += 1
+                    stack += children[next] ?? []
+                }
+                return count
+            }
+            // Up from the current node.
+            var path: [Int] = []
+            var node = saved.current
+            while node != saved.root, let step = byNode[node] {
+                path.append(node)
+                node = step.parent
+            }
+            var newRoot = saved.root
+            var onPath: Set<Int> = [saved.current]
+            for node in path {
+                let step = byNode[node]!
+                let result = check(step)
+                if let reason = result.reason {
+                    // This step and everything above it (and hanging from there) goes.
+                    newRoot = node
+                    let above = saved.steps.count - subtreeSize(node) + 1
+                    cuts.append(RestoreReport.Cut(node: node, reason: reason, droppedSteps: above))
+                    dropped += above
+                    break
+                }
+                kept[node] = Node(step: step, targets: result.targets)
+                onPath.insert(node)
+                onPath.insert(step.parent)
+            }
+            self.newRoot = newRoot
+            // Down from every kept node (and the current one, and the root): children not on the
+            // path.
+            var frontier = [newRoot] + kept.keys.sorted() + [saved.current]
+            var visited: Set<Int> = []
+            while let parent = frontier.popLast() {
+                guard visited.insert(parent).inserted else { continue }
+                for child in children[parent] ?? [] where kept[child] == nil && !onPath.contains(child) {
+                    let step = byNode[child]!
+                    if parent != saved.current && kept[parent] == nil && parent != newRoot { continue }
+                    let isChoiceChain = step.isRedoChoice && (parent == saved.current || redoChain.contains(parent))
+                    if linear && !isChoiceChain {
+                        let size = subtreeSize(child)
+                        cuts.append(RestoreReport.Cut(node: child, reason: .branchInLinearHistory, droppedSteps: size))
+                        dropped += size
+                        continue
+                    }
+                    let result = check(step)
+                    if let reason = result.reason {
+                        let size = subtreeSize(child)
+                        cuts.append(RestoreReport.Cut(node: child, reason: reason, droppedSteps: size))
+                        dropped += size
+                        continue
+                    }
+                    kept[child] = Node(step: step, targets: result.targets)
+                    if isChoiceChain { redoChain.insert(child) }
+                    frontier.append(child)
+                }
+            }
+        }
+
+        /// The root of the restored part.
+        var newRoot = 0
+        /// The nodes of the redo chain below the current node.
+        var redoChain: Set<Int> = []
+
+        static func fits(_ command: any SavableCommand, _ object: AnyObject) -> Bool {
+            if let command = command as? any UndoCommand { return fitsSync(command, object) }
+            if let command = command as? any AsyncUndoCommand { return fitsAsync(command, object) }
+            return false
+        }
+
+        private static func fitsSync<Command: UndoCommand>(_ command: Command, _ object: AnyObject) -> Bool {
+            object is Command.Target
+        }
+
+        private static func fitsAsync<Command: AsyncUndoCommand>(_ command: Command, _ object: AnyObject) -> Bool {
+            object is Command.Target
+        }
+    }
+
+    /// Builds the stacks from a plan (the stack is empty).
+    private func apply(_ plan: RestorePlan) -> RestoreReport {
+        let saved = plan.saved
+        var childrenOf: [Int: [Int]] = [:]
+        for node in plan.kept.keys.sorted() {
+            childrenOf[plan.kept[node]!.step.parent, default: []].append(node)
+        }
+        // Each node's document state, parents first: a new one, or its parent's when its step
+        // holds no action (a do-nothing step).
+        var stateOf: [Int: StateID] = [plan.newRoot: states.fresh()]
+        var pending = [plan.newRoot]
+        while let parent = pending.popLast() {
+            for child in childrenOf[parent] ?? [] {
+                stateOf[child] = plan.kept[child]!.step.actions.isEmpty ? stateOf[parent]! : states.fresh()
+                pending.append(child)
+            }
+        }
+        func state(_ node: Int) -> StateID { stateOf[node] ?? 0 }
+        func fill(_ side: Side, with node: Int) {
+            let entry = plan.kept[node]!
+            let step = entry.step
+            var count = 0
+            var holdsAsyncActions = false
+            for (index, action) in step.actions.enumerated() {
+                guard let command = action.command else { continue }
+                let box = registry.retainCommandBox(for: entry.targets[index], key: action.key)
+                let handler: (AnyObject) -> Void
+                if let command = command as? any AsyncUndoCommand {
+                    handler = asyncCommandHandler(command)
+                    holdsAsyncActions = true
+                } else if let command = command as? any UndoCommand {
+                    handler = commandHandler(command)
+                } else {
+                    continue
+                }
+                side.append(Action(box: box, handler: handler), cost: action.cost)
+                count += 1
+            }
+            var metadata: StepMetadata?
+            if !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions {
+                let made = StepMetadata()
+                made.name = step.actionName
+                made.isDiscardable = step.isDiscardable
+                made.holdsAsyncActions = holdsAsyncActions
+                for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
+                metadata = made
+            }
+            let numbered = NodeNumber(node)
+            side.steps.append(
+                makeStep(
+                    count: count, metadata: metadata, low: state(step.parent), high: state(node),
+                    node: tree == nil ? 0 : numbered))
+        }
+        // The current path, from the new root down.
+        var path: [Int] = []
+        var node = saved.current
+        while node != plan.newRoot, let entry = plan.kept[node] {
+            path.append(node)
+            node = entry.step.parent
+        }
+        for node in path.reversed() { fill(undoSide, with: node) }
+        // The redo chain, deepest first.
+        var chain: [Int] = []
+        var at = saved.current
+        while let next = (childrenOf[at] ?? []).first(where: { plan.redoChain.contains($0) }) {
+            chain.append(next)
+            at = next
+        }
+        for node in chain.reversed() { fill(redoSide, with: node) }
+        // The branching history: the node table, then the branches.
+        if let old = tree {
+            let date = treeSettings.now()
+            let store = TreeStore(root: NodeNumber(plan.newRoot), date: date)
+            store.maximumBranchSteps = old.maximumBranchSteps
+            store.table.removeAll()
+            var all = Set(plan.kept.keys)
+            all.insert(plan.newRoot)
+            for number in all.sorted() {
+                let entry = plan.kept[number]
+                let parent = number == plan.newRoot ? NodeTable.noParent : NodeNumber(entry!.step.parent)
+                let when = entry?.step.date?.timeIntervalSinceReferenceDate ?? date
+                store.table.append(NodeNumber(number), parent: parent, date: when)
+                store.lastDate = Swift.max(store.lastDate, when)
+            }
+            store.nextNumber = NodeNumber((all.max() ?? plan.newRoot) + 1)
+            tree = store
+            // Each child not placed yet starts a branch that follows the redo choices.
+            var placed = Set(path).union(chain)
+            var anchors = [plan.newRoot] + path + chain
+            var visited: Set<Int> = []
+            while let anchor = anchors.popLast() {
+                guard visited.insert(anchor).inserted else { continue }
+                for child in childrenOf[anchor] ?? [] where !placed.contains(child) {
+                    var members = [child]
+                    var tip = child
+                    while let next = (childrenOf[tip] ?? []).first(where: { plan.kept[$0]!.step.isRedoChoice }) {
+                        members.append(next)
+                        tip = next
+                    }
+                    placed.formUnion(members)
+                    let side = Side()
+                    for member in members.reversed() { fill(side, with: member) }
+                    store.add(Branch(side: side, anchor: NodeNumber(anchor), tick: 0))
+                    anchors += members
+                }
+            }
+        }
+        let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
+        states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        coalescer.clear()
+        let before = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
+        trimToLimits()
+        let after = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
+        return RestoreReport(
+            restoredSteps: plan.kept.count, droppedSteps: plan.dropped, cuts: plan.cuts,
+            restoredCleanState: cleanKept, trimmedSteps: before - after)
+    }
+
+    /// The stored handler of a command action.
+    func commandHandler(_ command: any UndoCommand) -> (AnyObject) -> Void {
+        makeCommandHandler(command)
+    }
+
+    private func makeCommandHandler<Command: UndoCommand>(_ command: Command) -> (AnyObject) -> Void {
+        let stack = self
+        return { object in
+            if let capture = object as? CommandCapture {
+                capture.command = command
+                return
+            }
+            command.perform(on: unsafeDowncast(object, to: Command.Target.self), in: stack)
+        }
+    }
+}

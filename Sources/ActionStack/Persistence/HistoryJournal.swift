@@ -1,0 +1,389 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+/// One record of a ``HistoryJournal``: what the app appended, with the fingerprint of the document
+/// it belongs to.
+public struct JournalRecord: Hashable, Sendable {
+    /// The record's place: 0 for the first record after ``HistoryJournal/reset()`` (or in a new
+    /// journal), then one more for each record appended. Compaction drops the oldest records and
+    /// keeps the numbers of the others.
+    public var sequence: UInt64
+    /// What the app appended; opaque to the journal (typically an encoded history archive).
+    public var payload: Data
+    /// The fingerprint of the document after the change the record describes, when the app gave
+    /// one.
+    public var fingerprint: String?
+
+    /// A record.
+    ///
+    /// - Parameters:
+    ///   - sequence: Its sequence number.
+    ///   - payload: Its contents.
+    ///   - fingerprint: The document's fingerprint, if any.
+    public init(sequence: UInt64, payload: Data, fingerprint: String?) {
+        self.sequence = sequence
+        self.payload = payload
+        self.fingerprint = fingerprint
+    }
+}
+
+/// An append-only file of records, one for each change to a history, so that a crash loses at
+/// most the change in progress.
+///
+/// A full save of a history (a ``HistoryFileStore`` write) can be large, and writing it after
+/// every change is slow; between full saves the app appends a record to the journal after each
+/// change (``append(_:fingerprint:)``), and after a full save starts it over (``reset()``).
+/// Each record carries the fingerprint of the document after the change, so that at the next
+/// launch the app can pick the history that goes with the document it opened
+/// (``lastRecord(matchingFingerprint:)``): a document last saved three changes ago reopens with
+/// the history at that point, and the three later changes to redo.
+///
+/// ```swift
+/// let journal = HistoryJournal(url: documentURL.appendingPathExtension("journal"))
+/// try journal.append(encodedHistory, fingerprint: documentFingerprint)
+/// // At the next launch:
+/// if let record = try journal.lastRecord(matchingFingerprint: openedFingerprint) {
+///     // restore from record.payload
+/// }
+/// ```
+///
+/// **Format and crash safety.** Each record is framed with a magic number, its lengths, its
+/// sequence number and two CRC-32 checksums (one for its header, one for all of it); the format is
+/// documented in the library's sources (`JournalFormat.swift`). An append that a crash cuts short
+/// leaves a torn last record, which a replay detects and ignores (``Replay/Ending/tornRecord(offset:length:)``)
+/// and the next append overwrites. A damaged record before the end stops the replay there
+/// (``Replay/Ending/corruptRecord(offset:reason:droppedBytes:)``): the records after it
+/// cannot be trusted to follow it. Each append is flushed to the disk (``synchronizesAppends``),
+/// so that it also survives a power loss.
+///
+/// **Limits.** The journal keeps at most ``maximumRecords`` records and ``maximumBytes`` bytes. An
+/// append that would pass either first compacts the journal to the newest records that fit in
+/// half of each limit, so that the rewrite, O(n) in the journal's size, happens once every many
+/// appends rather than at each one.
+///
+/// **Privacy.** A history can hold text the user deleted, and so can each record. Saving the
+/// history is off by default for that reason; an app that turns it on should say so, and remove
+/// the journal (``reset()``) with the saved history when the user asks for a clean slate. The
+/// journal creates its files readable by their owner only.
+///
+/// One writer at a time: the journal's methods are safe to call from any thread (a lock orders
+/// them), but two journals, or two processes, appending to the same file would interleave their
+/// records.
+public final class HistoryJournal: Sendable {
+    /// The default ``maximumRecords``: 1000.
+    public static let defaultMaximumRecords = 1000
+    /// The default ``maximumBytes``: 64 MiB.
+    public static let defaultMaximumBytes = 64 << 20
+
+    /// The journal's file.
+    public let url: URL
+    /// The most records the journal keeps (at least 1).
+    public let maximumRecords: Int
+    /// The largest the journal's file grows, in bytes, header and framing included (at least 64);
+    /// also the largest journal file it reads.
+    public let maximumBytes: Int
+    /// Whether each append is flushed to the disk before it returns (`fsync`; `F_FULLFSYNC` on
+    /// Apple platforms). When false, an append survives the app's crash but maybe not the
+    /// system's, and costs less.
+    public let synchronizesAppends: Bool
+    /// What the journal knows of its file between calls, under a lock.
+    private let cache = JournalCache()
+
+    /// A journal in the file at `url`. Nothing is read or written until asked; the file is created
+    /// by the first append.
+    ///
+    /// - Parameters:
+    ///   - url: A file URL, usually beside the saved history's file. Its directory must exist
+    ///     when the journal writes.
+    ///   - maximumRecords: The most records to keep (at least 1).
+    ///   - maximumBytes: The largest file to write or read, in bytes (at least 64).
+    ///   - synchronizesAppends: Whether each append is flushed to the disk.
+    /// - Complexity: O(1).
+    public init(
+        url: URL,
+        maximumRecords: Int = HistoryJournal.defaultMaximumRecords,
+        maximumBytes: Int = HistoryJournal.defaultMaximumBytes,
+        synchronizesAppends: Bool = true
+    ) {
+        self.url = url
+        self.maximumRecords = Swift.max(1, maximumRecords)
+        self.maximumBytes = Swift.max(64, maximumBytes)
+        self.synchronizesAppends = synchronizesAppends
+    }
+
+    /// Appends a record.
+    ///
+    /// The record is written after the last intact record: a torn record that a crash left at the
+    /// end, or a damaged record and everything after it, is overwritten. When the journal would
+    /// pass ``maximumRecords`` or ``maximumBytes``, it is first compacted to the newest records
+    /// that fit in half of each (atomically, as ``compact(keeping:)`` does).
+    ///
+    /// - Parameters:
+    ///   - record: The record's contents, opaque to the journal.
+    ///   - fingerprint: The fingerprint of the document after the change, if the app has one.
+    /// - Throws: ``HistoryFileError/tooLarge(path:size:limit:)`` when the record alone, with the
+    ///   file's header, is larger than ``maximumBytes``;
+    ///   ``HistoryFileError/notAJournal(path:reason:)`` when the file is something else;
+    ///   ``HistoryFileError/cannotWrite(path:reason:code:)`` and
+    ///   ``HistoryFileError/cannotRead(path:reason:code:)`` when the file cannot be written or
+    ///   read. After a failure the journal holds the records it held before.
+    /// - Complexity: O(m) for the m bytes of the record, amortized; the first call of a journal
+    ///   also reads the file, O(n) for its n bytes.
+    public func append(_ record: Data, fingerprint: String?) throws(HistoryFileError) {
+        let path = try HistoryFileStore.filePath(url, failure: .write)
+        let size = JournalFormat.recordSize(payload: record.count, fingerprint: fingerprint)
+        guard JournalFormat.fileHeaderSize + size <= maximumBytes else {
+            throw .tooLarge(path: path, size: JournalFormat.fileHeaderSize + size, limit: maximumBytes)
+        }
+        try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
+            var descriptor = try HistoryFileStore.attempt(.write, path) { () throws(SystemError) in
+                try SystemFile.openForUpdate(path)
+            }
+            defer { if descriptor >= 0 { try? SystemFile.close(descriptor) } }
+            var (state, fileSize) = try self.state(of: descriptor, path: path, cached: cached)
+            let sizeAfterHeader = state.end == 0 ? JournalFormat.fileHeaderSize : state.end
+            if state.count + 1 > maximumRecords || sizeAfterHeader + size > maximumBytes {
+                cached = nil
+                let contents = try self.contents(of: descriptor, path: path, size: fileSize)
+                let budget = Swift.min(maximumBytes / 2, maximumBytes - size)
+                try rewrite(path, contents, keeping: maximumRecords / 2, within: budget)
+                // The rename left this descriptor on the old file.
+                try? SystemFile.close(descriptor)
+                descriptor = -1  // closed: the defer must not close the number again
+                descriptor = try HistoryFileStore.attempt(.write, path) { () throws(SystemError) in
+                    try SystemFile.openForUpdate(path)
+                }
+                (state, fileSize) = try self.state(of: descriptor, path: path, cached: nil)
+            }
+            let offset = state.end
+            var bytes = offset == 0 ? JournalFormat.fileHeader(firstSequence: state.nextSequence) : Data()
+            bytes += JournalFormat.encode(
+                JournalRecord(sequence: state.nextSequence, payload: record, fingerprint: fingerprint))
+            do throws(HistoryFileError) {
+                try HistoryFileStore.attempt(.write, path) { [descriptor] () throws(SystemError) in
+                    // Cut off what follows the intact records: a torn record, a damaged one.
+                    if fileSize > offset { try SystemFile.truncate(descriptor, to: offset) }
+                    try SystemFile.write(descriptor, bytes, at: offset)
+                    if synchronizesAppends { try SystemFile.synchronize(descriptor) }
+                }
+            } catch {
+                try? SystemFile.truncate(descriptor, to: offset)
+                throw error
+            }
+            if offset == 0 { SystemFile.synchronizeDirectory(url.deletingLastPathComponent().path) }
+            state.end = offset + bytes.count
+            state.nextSequence += 1
+            state.count += 1
+            cached = state
+        }
+    }
+
+    /// The journal's intact records, in order, and how the replay ended: at the end of the file,
+    /// at a torn last record (ignored), or at a damaged record (reported, with what was dropped).
+    ///
+    /// A journal without a file has no records. Replaying also deletes the temporary files that
+    /// compactions interrupted by a crash left in the directory.
+    ///
+    /// - Returns: The records and the ending.
+    /// - Throws: ``HistoryFileError/tooLarge(path:size:limit:)`` when the file is larger than
+    ///   ``maximumBytes`` (nothing is read), ``HistoryFileError/notAJournal(path:reason:)``,
+    ///   ``HistoryFileError/cannotRead(path:reason:code:)``.
+    /// - Complexity: O(n + d) for the n bytes of the journal and the d entries of its directory.
+    public func replay() throws(HistoryFileError) -> Replay {
+        let path = try HistoryFileStore.filePath(url, failure: .read)
+        return try cache.withLock { (_: inout JournalCache.State?) throws(HistoryFileError) in
+            HistoryFileStore.removeStaleTemporaryFiles(of: path)
+            guard let data = try HistoryFileStore.readFile(path, limit: maximumBytes) else {
+                return Replay(records: [], ending: .complete)
+            }
+            let contents = try JournalFormat.parse(data, path: path)
+            return Replay(records: contents.records, ending: contents.ending)
+        }
+    }
+
+    /// The journal's intact records, in order: ``replay()``'s records, without how it ended.
+    ///
+    /// - Returns: The records up to the first one that is not intact.
+    /// - Throws: As ``replay()``.
+    /// - Complexity: O(n + d) for the n bytes of the journal and the d entries of its directory.
+    public func records() throws(HistoryFileError) -> [JournalRecord] {
+        try replay().records
+    }
+
+    /// The last intact record whose fingerprint is `fingerprint`: the history as it was when the
+    /// document was as the app found it. Nil when no record has it (the document was changed
+    /// elsewhere, or saved before the oldest record kept).
+    ///
+    /// - Parameter fingerprint: The fingerprint of the document the app opened.
+    /// - Returns: The record, or nil.
+    /// - Throws: As ``replay()``.
+    /// - Complexity: O(n + d) for the n bytes of the journal and the d entries of its directory.
+    public func lastRecord(matchingFingerprint fingerprint: String) throws(HistoryFileError) -> JournalRecord? {
+        try replay().records.last { $0.fingerprint == fingerprint }
+    }
+
+    /// Keeps only the newest `count` intact records (none when `count` is 0 or less), with their
+    /// sequence numbers, and drops the rest, a torn or damaged end included.
+    ///
+    /// The journal is rewritten as ``HistoryFileStore/write(_:)`` writes: to a temporary file,
+    /// flushed, then renamed over the journal, so that a crash leaves the old journal or the new
+    /// one. A journal without a file stays without one.
+    ///
+    /// - Parameter count: How many of the newest records to keep.
+    /// - Throws: As ``replay()``, and ``HistoryFileError/cannotWrite(path:reason:code:)``.
+    /// - Complexity: O(n) for the n bytes of the journal.
+    public func compact(keeping count: Int) throws(HistoryFileError) {
+        let path = try HistoryFileStore.filePath(url, failure: .write)
+        try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
+            guard let data = try HistoryFileStore.readFile(path, limit: maximumBytes) else { return }
+            cached = nil
+            let contents = try JournalFormat.parse(data, path: path)
+            try rewrite(path, contents, keeping: count, within: maximumBytes)
+        }
+    }
+
+    /// Removes the journal, to start over: after a full save, the saved file holds everything the
+    /// journal did. The next record appended is number 0 again. Removing a journal that has no
+    /// file is no error.
+    ///
+    /// - Throws: ``HistoryFileError/cannotRemove(path:reason:code:)``.
+    /// - Complexity: O(d) for the d entries of the journal's directory.
+    public func reset() throws(HistoryFileError) {
+        let path = try HistoryFileStore.filePath(url, failure: .remove)
+        try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
+            cached = nil
+            HistoryFileStore.removeStaleTemporaryFiles(of: path)
+            try HistoryFileStore.removeFile(path)
+        }
+    }
+
+    /// Where the next record goes in the open journal, and the file's size: the cached state when
+    /// the file is still the one it describes, or else what reading the file finds.
+    private func state(
+        of descriptor: Int32, path: String, cached: JournalCache.State?
+    ) throws(HistoryFileError) -> (JournalCache.State, size: Int) {
+        let info = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
+            try SystemFile.info(descriptor)
+        }
+        guard info.isRegularFile else { throw .cannotWrite(path: path, reason: "not a regular file", code: nil) }
+        if let cached, cached.device == info.device, cached.inode == info.inode, info.size >= cached.end {
+            return (cached, info.size)
+        }
+        let contents = try self.contents(of: descriptor, path: path, size: info.size)
+        let state = JournalCache.State(
+            device: info.device, inode: info.inode, end: contents.validEnd, nextSequence: contents.nextSequence,
+            count: contents.records.count)
+        return (state, info.size)
+    }
+
+    /// What the open journal holds.
+    private func contents(of descriptor: Int32, path: String, size: Int) throws(HistoryFileError)
+        -> JournalFormat.Contents
+    {
+        guard size <= maximumBytes else { throw .tooLarge(path: path, size: size, limit: maximumBytes) }
+        let data = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
+            try SystemFile.read(descriptor, count: size, at: 0)
+        }
+        return try JournalFormat.parse(data, path: path)
+    }
+
+    /// Replaces the journal with the newest of `contents`' records, at most `count` of them in at
+    /// most `budget` bytes (header included), atomically.
+    private func rewrite(
+        _ path: String, _ contents: JournalFormat.Contents, keeping count: Int, within budget: Int
+    ) throws(HistoryFileError) {
+        var kept: [Data] = []
+        var size = JournalFormat.fileHeaderSize
+        for record in contents.records.reversed() where kept.count < count {
+            let encoded = JournalFormat.encode(record)
+            guard size + encoded.count <= budget else { break }
+            kept.append(encoded)
+            size += encoded.count
+        }
+        let first = contents.nextSequence - UInt64(kept.count)
+        var bytes = JournalFormat.fileHeader(firstSequence: first)
+        bytes.reserveCapacity(size)
+        for encoded in kept.reversed() { bytes += encoded }
+        try HistoryFileStore.replaceAtomically(path, with: bytes)
+    }
+}
+
+extension HistoryJournal {
+    /// What a replay of the journal found: its intact records, and how it ended.
+    public struct Replay: Hashable, Sendable {
+        /// The intact records, in order, up to the first that is not.
+        public var records: [JournalRecord]
+        /// Why the replay stopped where it did.
+        public var ending: Ending
+
+        /// A replay.
+        ///
+        /// - Parameters:
+        ///   - records: The intact records.
+        ///   - ending: How it ended.
+        public init(records: [JournalRecord], ending: Ending) {
+            self.records = records
+            self.ending = ending
+        }
+
+        /// How a replay ended.
+        public enum Ending: Hashable, Sendable, CustomStringConvertible {
+            /// At the end of the file: every record was intact.
+            case complete
+            /// At a torn last record, `length` bytes from `offset` to the end of the file: an
+            /// append that a crash cut short, ignored. The next append overwrites it.
+            case tornRecord(offset: Int, length: Int)
+            /// At a damaged record at `offset`, before the end of the file; the `droppedBytes`
+            /// from there to the end, that record and any after it, were not replayed. The next
+            /// append overwrites them.
+            case corruptRecord(offset: Int, reason: String, droppedBytes: Int)
+
+            /// How the replay ended, as a sentence fragment.
+            public var description: String {
+                switch self {
+                case .complete: "every record was intact"
+                case .tornRecord(let offset, let length):
+                    "a torn last record (\(length) bytes at offset \(offset)) was ignored"
+                case .corruptRecord(let offset, let reason, let dropped):
+                    "the record at offset \(offset) is damaged (\(reason)); the \(dropped) bytes from it on were dropped"
+                }
+            }
+        }
+    }
+}
+
+/// A ``HistoryJournal``'s knowledge of its file between calls, and the lock that orders its calls.
+private final class JournalCache: @unchecked Sendable {
+    /// Where the next record goes in the journal's file.
+    struct State {
+        /// The file it describes: a compaction elsewhere replaces the file, and a new file is read
+        /// again.
+        var device: UInt64
+        var inode: UInt64
+        /// Where the intact records end (0 when the file needs its header first).
+        var end: Int
+        /// The next record's sequence number.
+        var nextSequence: UInt64
+        /// How many records the file holds.
+        var count: Int
+    }
+
+    private let lock = NSLock()
+    /// Read and written under `lock` only.
+    private var state: State?
+
+    /// Runs `body` under the lock, with the state.
+    func withLock<T>(_ body: (inout State?) throws(HistoryFileError) -> T) throws(HistoryFileError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}

@@ -1,0 +1,122 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+extension SavedHistory {
+    /// A flaw in a saved history's shape that would make restoring it unsafe.
+    public enum StructuralProblem: Error, Hashable, Sendable, CustomStringConvertible {
+        /// A node number below 0 (the root, a step's node or its parent).
+        case negativeNode(Int)
+        /// Two steps lead to the same node, or a step leads to the root.
+        case duplicateNode(Int)
+        /// A step leads from a node that is neither the root nor any step's node.
+        case missingParent(node: Int, parent: Int)
+        /// A step is its own ancestor.
+        case cycle(node: Int)
+        /// A step comes before the step that leads to its parent (steps are saved parents first).
+        case parentAfterChild(node: Int, parent: Int)
+        /// A linear history in which two steps leave from the same node.
+        case branchInLinearHistory(parent: Int)
+        /// Two steps that leave from the same node both claim to be its redo choice.
+        case twoRedoChoices(parent: Int)
+        /// The current node is not in the history.
+        case currentNotInHistory(Int)
+        /// The clean node is not in the history.
+        case cleanNotInHistory(Int)
+        /// An action with a cost below 0.
+        case negativeCost(node: Int, cost: Int)
+        /// A command version below 1.
+        case invalidCommandVersion(type: String, version: Int)
+        /// An action that has neither a command nor a problem saying why not.
+        case actionWithoutCommand(node: Int)
+
+        /// What is wrong, as a sentence fragment.
+        public var description: String {
+            switch self {
+            case .negativeNode(let node): "node \(node) is negative"
+            case .duplicateNode(let node): "node \(node) appears twice"
+            case .missingParent(let node, let parent): "the parent \(parent) of node \(node) is not in the history"
+            case .cycle(let node): "node \(node) is its own ancestor"
+            case .parentAfterChild(let node, let parent): "node \(node) comes before its parent \(parent)"
+            case .branchInLinearHistory(let parent): "node \(parent) has two children in a linear history"
+            case .twoRedoChoices(let parent): "node \(parent) has two redo choices"
+            case .currentNotInHistory(let node): "the current node \(node) is not in the history"
+            case .cleanNotInHistory(let node): "the clean node \(node) is not in the history"
+            case .negativeCost(let node, let cost): "an action of node \(node) has the negative cost \(cost)"
+            case .invalidCommandVersion(let type, let version):
+                "command \"\(HistoryArchiveError.shortened(type))\" has version \(version), below 1"
+            case .actionWithoutCommand(let node): "an action of node \(node) has no command and no problem"
+            }
+        }
+    }
+
+    /// Checks that a stack could take this history: a tree rooted at ``root`` whose steps come
+    /// parents first, each node once, every node reachable from the root, ``current`` and
+    /// ``clean`` in it, no branch in a linear history, at most one redo choice per node, and no
+    /// negative cost or command version below 1.
+    ///
+    /// ``HistoryArchive/init(decoding:registry:limits:)`` runs it on every history it reads, and
+    /// ``HistoryArchive/encoded(limits:)`` on every history it writes.
+    ///
+    /// - Throws: The first problem found.
+    /// - Complexity: O(s + a) for s steps and a actions.
+    public func validate() throws(StructuralProblem) {
+        if root < 0 { throw .negativeNode(root) }
+        // Each node's position among the steps (the root at -1), filled as the steps come.
+        var position: [Int: Int] = [root: -1]
+        position.reserveCapacity(steps.count + 1)
+        var hasChild: Set<Int> = []
+        var hasRedoChoice: Set<Int> = []
+        for (index, step) in steps.enumerated() {
+            if step.node < 0 { throw .negativeNode(step.node) }
+            if step.parent < 0 { throw .negativeNode(step.parent) }
+            if position[step.node] != nil { throw .duplicateNode(step.node) }
+            if position[step.parent] == nil { throw misplacedParent(of: index) }
+            position[step.node] = index
+            if shape == .linear, !hasChild.insert(step.parent).inserted {
+                throw .branchInLinearHistory(parent: step.parent)
+            }
+            if step.isRedoChoice, !hasRedoChoice.insert(step.parent).inserted {
+                throw .twoRedoChoices(parent: step.parent)
+            }
+            for action in step.actions {
+                if action.cost < 0 { throw .negativeCost(node: step.node, cost: action.cost) }
+                if action.version < 1 {
+                    throw .invalidCommandVersion(type: action.commandType, version: action.version)
+                }
+                if action.command == nil, action.problem == nil { throw .actionWithoutCommand(node: step.node) }
+            }
+        }
+        if position[current] == nil { throw .currentNotInHistory(current) }
+        if let clean, position[clean] == nil { throw .cleanNotInHistory(clean) }
+    }
+
+    /// Why the parent of the step at `index` is not among the nodes before it: it is nowhere, it
+    /// comes later, or the step is its own ancestor.
+    ///
+    /// - Complexity: O(s) for s steps.
+    private func misplacedParent(of index: Int) -> StructuralProblem {
+        let step = steps[index]
+        var parentOf: [Int: Int] = [:]
+        for other in steps where parentOf[other.node] == nil { parentOf[other.node] = other.parent }
+        guard parentOf[step.parent] != nil else { return .missingParent(node: step.node, parent: step.parent) }
+        // Walk up from the step: reaching the root means the order is wrong; coming back to the
+        // step, or walking longer than there are steps, means a cycle through it or above it.
+        var node = step.parent
+        for _ in 0...steps.count {
+            if node == root { return .parentAfterChild(node: step.node, parent: step.parent) }
+            if node == step.node { return .cycle(node: step.node) }
+            // Every node the walk reaches is a step's node: the first is, and each next is checked.
+            let parent = parentOf[node] ?? root
+            if parent != root, parentOf[parent] == nil { return .missingParent(node: node, parent: parent) }
+            node = parent
+        }
+        // Longer than there are steps: `node` is on a cycle above the step.
+        return .cycle(node: node)
+    }
+}

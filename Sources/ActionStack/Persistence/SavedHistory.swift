@@ -1,0 +1,202 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+/// A history as it is saved: the steps that can be brought back after a relaunch, as values.
+///
+/// ``ActionStack/savedHistory(maximumSteps:)`` makes one from a stack, and
+/// ``ActionStack/restoreHistory(_:resolvingTargets:)`` puts one back into an empty stack. A
+/// ``HistoryArchive`` holds several, under the fingerprint of the document they belong to, and
+/// encodes them.
+///
+/// The history is a tree of nodes, each a document state, numbered as a branching history numbers
+/// them (a linear history is saved as a line: the root is 0, then its steps in order). Each
+/// ``SavedStep`` leads from its parent node to its node and holds the actions that performing it
+/// runs next: the undo actions for the steps at and above the current node, the redo actions for
+/// the others.
+public struct SavedHistory: Sendable {
+    /// The shape of the stack it was saved from.
+    public var shape: ActionStack.HistoryShape
+    /// The node the history starts from: the oldest state it can return to.
+    public var root: Int
+    /// The node the document was in.
+    public var current: Int
+    /// The node of the clean (saved) state, when it lies in the saved part of the history.
+    public var clean: Int?
+    /// The steps, each leading from its parent node to its node, parents before children.
+    public var steps: [SavedStep]
+
+    /// A history.
+    ///
+    /// - Parameters:
+    ///   - shape: The shape of the stack it comes from.
+    ///   - root: The root node.
+    ///   - current: The current node.
+    ///   - clean: The clean node, if any.
+    ///   - steps: The steps, parents before children.
+    public init(shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep]) {
+        self.shape = shape
+        self.root = root
+        self.current = current
+        self.clean = clean
+        self.steps = steps
+    }
+}
+
+/// One saved step: its place in the tree, what it shows, and its actions.
+public struct SavedStep: Sendable {
+    /// The node the step leads to.
+    public var node: Int
+    /// The node it leads from.
+    public var parent: Int
+    /// Whether ``ActionStack/redo()`` at the parent enters this node (the branch visited last).
+    public var isRedoChoice: Bool
+    /// When the change was made (nil when the stack did not date it: a linear history).
+    public var date: Date?
+    /// The step's action name.
+    public var actionName: String
+    /// Whether the step is discardable.
+    public var isDiscardable: Bool
+    /// The step's user info: the values of the JSON kinds (see ``SavedValue``); others are not
+    /// saved.
+    public var userInfo: [String: SavedValue]
+    /// The actions, in the order they were registered.
+    public var actions: [SavedAction]
+
+    /// A step.
+    ///
+    /// - Parameters:
+    ///   - node: The node it leads to.
+    ///   - parent: The node it leads from.
+    ///   - isRedoChoice: Whether redo at the parent enters it.
+    ///   - date: When the change was made.
+    ///   - actionName: Its name.
+    ///   - isDiscardable: Whether it is discardable.
+    ///   - userInfo: Its user info.
+    ///   - actions: Its actions, in registration order.
+    public init(
+        node: Int, parent: Int, isRedoChoice: Bool, date: Date?, actionName: String, isDiscardable: Bool,
+        userInfo: [String: SavedValue], actions: [SavedAction]
+    ) {
+        self.node = node
+        self.parent = parent
+        self.isRedoChoice = isRedoChoice
+        self.date = date
+        self.actionName = actionName
+        self.isDiscardable = isDiscardable
+        self.userInfo = userInfo
+        self.actions = actions
+    }
+}
+
+/// One saved action: a command, with the key of its target and its cost.
+public struct SavedAction: Sendable {
+    /// The command's ``SavableCommand/commandType``.
+    public var commandType: String
+    /// The version of its encoded form.
+    public var version: Int
+    /// The app's key for its target.
+    public var key: String
+    /// The cost it was registered with (see ``ActionStack/RegistrationOptions/cost``).
+    public var cost: Int
+    /// The command; nil when it could not be read back (``problem`` says why).
+    public var command: (any SavableCommand)?
+    /// Why the command could not be read back, when it could not.
+    public var problem: SavedActionProblem?
+
+    /// An action holding `command`.
+    ///
+    /// - Parameters:
+    ///   - command: The command.
+    ///   - key: The app's key for its target.
+    ///   - cost: Its cost.
+    public init<Command: SavableCommand>(_ command: Command, key: String, cost: Int = 0) {
+        self.commandType = Command.commandType
+        self.version = Command.version
+        self.key = key
+        self.cost = cost
+        self.command = command
+        self.problem = nil
+    }
+
+    /// An action that could not be read back.
+    ///
+    /// - Parameters:
+    ///   - commandType: The type name the file gives.
+    ///   - version: The version the file gives.
+    ///   - key: The key the file gives.
+    ///   - cost: The cost the file gives.
+    ///   - problem: Why it could not be read.
+    public init(commandType: String, version: Int, key: String, cost: Int, problem: SavedActionProblem) {
+        self.commandType = commandType
+        self.version = version
+        self.key = key
+        self.cost = cost
+        self.command = nil
+        self.problem = problem
+    }
+}
+
+/// Why a saved action could not be read back.
+public enum SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
+    /// No command type of this name is registered (see ``CommandRegistry``).
+    case unknownType(String)
+    /// The file's version of the command is newer than the registered type's.
+    case newerVersion(type: String, version: Int, known: Int)
+    /// The command's payload did not decode (or its migration threw).
+    case decodingFailed(type: String, reason: String)
+
+    /// What went wrong, as a sentence fragment.
+    public var description: String {
+        switch self {
+        case .unknownType(let type): "unknown command type \"\(type)\""
+        case .newerVersion(let type, let version, let known):
+            "command \"\(type)\" has version \(version), newer than the \(known) this app knows"
+        case .decodingFailed(let type, let reason): "command \"\(type)\" did not decode: \(reason)"
+        }
+    }
+}
+
+/// A user-info value that can be saved: the JSON kinds, a date and data.
+public enum SavedValue: Hashable, Sendable, Codable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case date(Date)
+    case data(Data)
+
+    /// The value for a user-info value, when it is of a kind that can be saved.
+    ///
+    /// - Parameter value: A user-info value.
+    public init?(_ value: Any) {
+        switch value {
+        case let value as String: self = .string(value)
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .int(value)
+        case let value as Double: self = .double(value)
+        case let value as Date: self = .date(value)
+        case let value as Data: self = .data(value)
+        default: return nil
+        }
+    }
+
+    /// The value as the user info holds it.
+    public var value: Any {
+        switch self {
+        case .string(let value): value
+        case .int(let value): value
+        case .double(let value): value
+        case .bool(let value): value
+        case .date(let value): value
+        case .data(let value): value
+        }
+    }
+}

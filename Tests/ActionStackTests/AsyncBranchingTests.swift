@@ -1,0 +1,124 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStack
+import Foundation
+import Testing
+
+// Asynchronous steps in a branching history: a move across branches is one queued request whose
+// steps are operations of their own.
+
+@MainActor
+@Suite(.serialized, .timeLimit(.minutes(1))) struct AsyncBranchingTests {
+    /// 0 -> 1 -> 2, and 1 -> 3: the async tree these tests walk.
+    func makeTree() async throws -> (ActionStack, RemoteValue) {
+        let stack = makeAsyncStack()
+        stack.historyShape = .tree
+        let remote = RemoteValue()
+        try await remote.change(to: 1, on: stack, named: "One")
+        try await remote.change(to: 2, on: stack, named: "Two")
+        try await stack.performUndo()
+        try await remote.change(to: 3, on: stack, named: "Three")
+        return (stack, remote)
+    }
+
+    @Test func aChangeAfterAnAsyncUndoKeepsTheUndoneStepAsABranch() async throws {
+        let (stack, remote) = try await makeTree()
+        let tree = try #require(stack.historyTree)
+        #expect(tree[node(1)]?.children == [node(2), node(3)])
+        #expect(remote.value == 3)
+        stack._checkInvariants()
+    }
+
+    @Test func performJumpToNodeCrossesBranchesStepByStep() async throws {
+        let (stack, remote) = try await makeTree()
+        let log = OperationLog(stack)
+        #expect(try await stack.performJump(toNode: node(2)))
+        #expect(remote.value == 2)
+        #expect(stack.currentNode == node(2))
+        #expect(log.events == ["willUndo", "didUndo", "willRedo", "didRedo"])
+        #expect(try await stack.performJump(toNode: node(0)))
+        #expect(remote.value == 0)
+        #expect(try await stack.performJump(toNode: node(0)) == false, "the current node: nothing to do")
+        stack._checkInvariants()
+    }
+
+    @Test func aFailingStepStopsTheMoveAtTheLastNodeReached() async throws {
+        let (stack, remote) = try await makeTree()
+        // Redoing 2 writes 2 again: the server refuses it now.
+        remote.refused = [2]
+        do {
+            try await stack.performJump(toNode: node(2))
+            Issue.record("the move should fail")
+        } catch .actionFailed(let failure) {
+            #expect(failure.reachedNode == node(1), "it stopped at the fork, after the undo of 3")
+            #expect(failure.isUndo == false)
+        }
+        #expect(stack.currentNode == node(1))
+        #expect(remote.value == 1)
+        remote.refused = []
+        #expect(try await stack.performJump(toNode: node(2)))
+        #expect(remote.value == 2)
+        stack._checkInvariants()
+    }
+
+    @Test func aMoveInALinearHistoryOrToAMissingNodeRunsNothing() async throws {
+        let stack = makeAsyncStack()
+        let remote = RemoteValue()
+        try await remote.change(to: 1, on: stack)
+        await #expect(throws: ActionStack.OperationError.self) { try await stack.performJump(toNode: node(0)) }
+        #expect(remote.value == 1)
+        stack.historyShape = .tree
+        do {
+            try await stack.performJump(toNode: node(99))
+            Issue.record("the move should fail")
+        } catch .historyTree(let error) {
+            #expect(error == .noSuchNode(node(99)))
+        }
+        #expect(remote.value == 1)
+    }
+
+    @Test func theSynchronousJumpOnTheMainActorStartsOneRequestForAsyncSteps() async throws {
+        let (stack, remote) = try await makeTree()
+        try stack.jump(toNode: node(2))
+        #expect(stack.isBusy, "the move runs as a request")
+        await settle { !stack.isBusy }
+        #expect(remote.value == 2)
+        #expect(stack.currentNode == node(2))
+        #expect(try stack.earlier(3) == node(0), "a time move names the node the request will reach")
+        await settle { !stack.isBusy }
+        #expect(remote.value == 0)
+        stack._checkInvariants()
+    }
+
+    @Test func aForeignChangeDuringAnAsyncUndoHangsTheUndoneStepAsABranch() async throws {
+        let stack = makeAsyncStack()
+        stack.historyShape = .tree
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        let other = Counter("other")
+        try await remote.change(to: 1, on: stack, named: "One")
+        let undo = Task { try await stack.performUndo() }
+        await settle { gate.waitingCount == 1 }
+        // Another change while the undo awaits: a new step that goes on top of where it lands.
+        stack.beginUndoGrouping()
+        other.set(5, on: stack)
+        stack.endUndoGrouping()
+        gate.openForGood()
+        _ = try await undo.value
+        #expect(remote.value == 0)
+        let tree = try #require(stack.historyTree)
+        #expect(tree[node(0)]?.children == [node(1), node(2)], "the undone step is a branch of the root")
+        #expect(tree.current == node(2))
+        try await stack.performJump(toNode: node(1))
+        #expect(remote.value == 1)
+        #expect(other.value == 0)
+        stack._checkInvariants()
+    }
+}

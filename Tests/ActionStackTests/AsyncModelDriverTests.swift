@@ -1,0 +1,571 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// The asynchronous random driver against the real stack: the stack's world (handlers that suspend
+// until the driver resumes them) and the tests.
+//
+// How to run:
+//   swift test --filter AsyncModelDriverTests                          (CI: 100,000+ events)
+//   ASYNC_MODEL_FIRST_SEED=1234 swift test --filter AsyncModelDriverTests   (other seeds)
+//   ASYNC_MODEL_TRACE=1 ...                                          (print each event and the model)
+//   ACTIONSTACK_ASYNC_MODEL_SOAK_OPERATIONS=5000000 swift test --filter AsyncModelDriverTests/soak
+// A divergence is reported with its seed, the last events, and a shrunk, replayable
+// `AsyncDriverCase` (Swift source): paste it into `AsyncModelDriverTests.regressions`.
+
+import ActionStack
+import Foundation
+import Testing
+
+/// What a handler or a group's body throws when the driver resumes it with a failure.
+struct DriverAwaitFailure: Error {}
+
+/// The real stack driven by asynchronous driver events, on the main actor. Its synchronous part is
+/// the synchronous driver's world.
+@MainActor
+final class AsyncStackWorld: AsyncDriverStackWorld {
+    let world: StackWorld
+    var stack: ActionStack { world.stack }
+    /// The index of each target object the world made (a handler names its target by it).
+    private var indexOf: [ObjectIdentifier: Int] = [:]
+    private var suspensions: [(label: String, continuation: CheckedContinuation<Bool, Never>)] = []
+    /// The suspensions made so far.
+    private var arrivals = 0
+    /// The driver's tasks, in the order they were made: number, task, whether the driver may cancel it.
+    private var tasks: [(number: Int, task: Task<Void, Never>, cancellable: Bool)] = []
+    private var results: [Int: String] = [:]
+    private var nextNumber = 0
+    private var lastStarted: ActionStack.OperationRequest?
+    private var cursor = 0
+    private var filtered: [DriverEvent] = []
+    private var tokens: [any NSObjectProtocol] = []
+
+    init(_ driverCase: AsyncDriverCase) {
+        world = StackWorld(driverCase.syncCase)
+        noteTargets()
+        let world = self.world
+        stack.onMisuse = { [unowned world] misuse in world.events.append(.misuse(Self.map(misuse))) }
+        for (name, text) in [
+            (ActionStack.didFailUndoChangeNotification, "didFailUndo"),
+            (ActionStack.didFailRedoChangeNotification, "didFailRedo"),
+        ] {
+            tokens.append(
+                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) { [unowned world] _ in
+                    world.events.append(.result(text))
+                })
+        }
+    }
+
+    isolated deinit {
+        for token in tokens { NotificationCenter.default.removeObserver(token) }
+    }
+
+    private func noteTargets() {
+        for (index, target) in world.targets.enumerated() {
+            if let target { indexOf[ObjectIdentifier(target)] = index }
+        }
+    }
+
+    // MARK: Asynchronous actions
+
+    /// `target.value += delta`, then the asynchronous inverse.
+    func applyAsync(_ target: DriverTarget, _ delta: Int, _ spec: ReferenceModel.AsyncSpec) {
+        target.value += delta
+        registerAsyncInverse(target, -delta, spec)
+    }
+
+    private func registerAsyncInverse(_ target: DriverTarget, _ delta: Int, _ spec: ReferenceModel.AsyncSpec) {
+        stack.registerAsyncUndo(withTarget: target) { [unowned self] target in
+            try await runAsync(target, delta, spec)
+        }
+    }
+
+    /// An asynchronous handler: awaits the driver, then changes its target and registers its inverse.
+    private func runAsync(_ target: DriverTarget, _ delta: Int, _ spec: ReferenceModel.AsyncSpec) async throws {
+        if spec.suspends {
+            let direction = stack.isUndoing ? "undo" : stack.isRedoing ? "redo" : "?"
+            let label = "\(direction) t\(indexOf[ObjectIdentifier(target)] ?? -1) \(delta)"
+            guard await suspend(label) else { throw DriverAwaitFailure() }
+        }
+        target.value += delta
+        if spec.registersInverse {
+            registerAsyncInverse(target, -delta, .init(suspends: spec.suspends, registersInverse: true))
+        }
+    }
+
+    private func suspend(_ label: String) async -> Bool {
+        arrivals += 1
+        return await withCheckedContinuation { suspensions.append((label, $0)) }
+    }
+
+    // MARK: Tasks
+
+    private func spawn(cancellable: Bool = true, _ body: @escaping @MainActor (AsyncStackWorld) async -> String) {
+        let number = nextNumber
+        nextNumber += 1
+        let task = Task { @MainActor in
+            let text = await body(self)
+            self.results[number] = text
+        }
+        tasks.append((number, task, cancellable))
+    }
+
+    private func liveTasks() -> [(number: Int, task: Task<Void, Never>, cancellable: Bool)] {
+        tasks.filter { results[$0.number] == nil }
+    }
+
+    /// The request the last synchronous call started, if it is new: the driver awaits it.
+    private func noteStartedRequest() {
+        guard let request = stack.startedRequest, request !== lastStarted else { return }
+        lastStarted = request
+        spawn(cancellable: false) { _ in
+            await Self.text { () async throws(ActionStack.OperationError) in try await request.value() }
+        }
+    }
+
+    private func runGroup(name: String?, body: [ReferenceModel.GroupItem], throwing: Bool) async -> String {
+        do {
+            try await stack.asyncGroup(named: name) {
+                for (position, item) in body.enumerated() {
+                    switch item {
+                    case .register(let slot, let delta, let spec):
+                        guard let target = world.target(slot) else { continue }
+                        if let spec {
+                            applyAsync(target, delta, spec)
+                        } else {
+                            world.apply(target, delta, .plain)
+                        }
+                    case .suspend:
+                        guard await suspend("body item \(position)") else { throw DriverAwaitFailure() }
+                    case .name(let name):
+                        stack.setActionName(name)
+                    }
+                }
+                if throwing { throw DriverAwaitFailure() }
+            }
+            return "returned"
+        } catch let error as ActionStack.OperationError {
+            return Self.describe(error)
+        } catch {
+            return "threw"
+        }
+    }
+
+    // MARK: The world
+
+    func perform(_ op: AsyncOp) {
+        switch op {
+        case .sync(let op):
+            world.perform(op)
+            if case .replace = op { noteTargets() }
+            if case .scope = op { noteTargets() }
+            noteStartedRequest()
+        case .registerAsync(let slot, let delta, let suspends, let inverse):
+            guard let target = world.target(slot) else { return }
+            applyAsync(target, delta, .init(suspends: suspends, registersInverse: inverse))
+        case .performUndo:
+            spawn { world in
+                await Self.text { () async throws(ActionStack.OperationError) in try await world.stack.performUndo() }
+            }
+        case .performRedo:
+            spawn { world in
+                await Self.text { () async throws(ActionStack.OperationError) in try await world.stack.performRedo() }
+            }
+        case .performJump(let position):
+            spawn { world in
+                await Self.text { () async throws(ActionStack.OperationError) in
+                    try await world.stack.performJump(to: position)
+                }
+            }
+        case .retryBroken:
+            spawn { world in
+                await Self.text { () async throws(ActionStack.OperationError) in try await world.stack.retryBrokenStep()
+                }
+            }
+        case .asyncGroup(let name, let body, let throwing):
+            spawn { world in await world.runGroup(name: name, body: body, throwing: throwing) }
+        case .resume(let position, let fails):
+            guard !suspensions.isEmpty else { return }
+            suspensions.remove(at: position % suspensions.count).continuation.resume(returning: !fails)
+        case .cancelTask(let position):
+            let live = liveTasks().filter(\.cancellable)
+            guard !live.isEmpty else { return }
+            live[position % live.count].task.cancel()
+        case .cancelPending: stack.cancelPendingRequests()
+        case .busyPolicy(let limit): stack.busyPolicy = limit.map { .queue(limit: $0) } ?? .dropWhileBusy
+        case .discardBroken: stack.discardBrokenStep()
+        }
+    }
+
+    var log: [DriverEvent] {
+        AsyncDriverLog.filter(world.events, from: &cursor, into: &filtered)
+        return filtered
+    }
+
+    var fingerprint: AsyncFingerprint {
+        AsyncFingerprint(
+            events: log.count, results: results.count, arrivals: arrivals, suspensions: suspensions.count,
+            isBusy: stack.isBusy,
+            pendingRequestCount: stack.pendingRequestCount)
+    }
+
+    /// Lets the tasks run (each `Task.yield()` lets every job the main actor has first run) until
+    /// the world shows what the model expects. Every step a task takes changes the fingerprint (it
+    /// counts the suspensions made so far), so a match is not a state the stack passes through on
+    /// its way elsewhere but where the model says it stops; had the stack gone further, the next
+    /// comparison sees it (the log and the state are compared in full).
+    ///
+    /// One hop comes from another thread: the rollback of a cancelled operation runs in a new task,
+    /// which starts on the global executor before it reaches the main actor. Yields cost nothing
+    /// while the main actor has nothing else to run, so every 50th turn sleeps a millisecond, to
+    /// leave that thread time on a loaded machine (the soak once gave up before it came). A stack
+    /// that never reaches the model's state is reported after about 40 of them.
+    func settle(toward expected: AsyncFingerprint) async {
+        for turn in 1...2_000 {
+            if fingerprint == expected { return }
+            if turn % 50 == 0 {
+                try? await Task.sleep(for: .milliseconds(1))
+            } else {
+                await Task.yield()
+            }
+        }
+    }
+
+    func tearDown() async {
+        for _ in 0..<2_000 {
+            if suspensions.isEmpty && liveTasks().isEmpty { return }
+            stack.cancelPendingRequests()
+            while !suspensions.isEmpty { suspensions.removeFirst().continuation.resume(returning: true) }
+            await Task.yield()
+        }
+    }
+
+    func snapshot() -> AsyncSnapshot {
+        let flags = stack._flags
+        return AsyncSnapshot(
+            structure: stack._structure, stateShape: stack._stateShape,
+            values: world.slotTarget.map { world.targets[$0]?.value },
+            invariantViolations: stack._invariantViolations(),
+            isBusy: stack.isBusy, pendingRequestCount: stack.pendingRequestCount,
+            brokenStep: stack.brokenStep.map { "\($0.isUndo ? "undo" : "redo") '\($0.stepName)'" } ?? "-",
+            suspensions: suspensions.map(\.label), results: results,
+            getters: [flags.groupingLevel, flags.isUndoRegistrationEnabled ? 1 : 0])
+    }
+
+    // MARK: The library's values as text
+
+    static func text(_ body: () async throws(ActionStack.OperationError) -> Bool) async -> String {
+        do {
+            return "\(try await body())"
+        } catch {
+            return describe(error)
+        }
+    }
+
+    static func describe(_ error: ActionStack.OperationError) -> String {
+        switch error {
+        case .actionFailed(let failure):
+            let rollback: String
+            switch failure.rollback {
+            case .restored: rollback = "restored"
+            case .incomplete(let indices): rollback = "incomplete\(indices)"
+            case .failed(let index, let error): rollback = "failed(\(index), \(errorText(error)))"
+            }
+            return "failed(\(failure.isUndo ? "undo" : "redo") '\(failure.stepName)' "
+                + "\(failure.actionIndex)/\(failure.actionCount) "
+                + "\(failure.targetType == "a freed target" ? "freed" : "target") \(errorText(failure.underlying)) "
+                + "rollback \(rollback)) reached \(failure.reachedPosition.map(String.init) ?? "-")"
+        case .cancelled(let reason):
+            let name: ReferenceModel.CancelReason =
+                switch reason {
+                case .task: .task
+                case .cancelPendingRequests: .cancelPendingRequests
+                case .removeAllActions: .removeAllActions
+                case .newChange: .newChange
+                case .brokenStep: .brokenStep
+                }
+            return "cancelled(\(name.rawValue))"
+        case .dropped(.busy): return "dropped(busy)"
+        case .dropped(.queueFull): return "dropped(queueFull)"
+        case .stackBroken: return "stackBroken"
+        case .misuse(let misuse): return "misuse(\(map(misuse)))"
+        case .historyTree(let error): return "historyTree(\(error))"
+        }
+    }
+
+    static func errorText(_ error: any Error) -> String {
+        if error is CancellationError { return "cancellation" }
+        if error is DriverAwaitFailure { return "failure" }
+        return "\(error)"
+    }
+
+    /// The library's misuses as the model's; the asynchronous ones by case name.
+    static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
+        switch misuse {
+        case .stepIsBroken(let operation): .asynchronous("stepIsBroken(\(StackWorld.map(operation)))")
+        case .notWhileAsync(let operation): .asynchronous("notWhileAsync(\(StackWorld.map(operation)))")
+        case .awaitsOwnOperation(let operation): .asynchronous("awaitsOwnOperation(\(StackWorld.map(operation)))")
+        case .needsAwait(let operation): .asynchronous("needsAwait(\(StackWorld.map(operation)))")
+        default: StackWorld.map(misuse)
+        }
+    }
+}
+
+// MARK: - Tests
+
+@MainActor
+@Suite(.serialized) struct AsyncModelDriverTests {
+    /// Failing cases found by the driver, pasted from its reports: replayed in every run.
+    nonisolated static let regressions: [AsyncDriverCase] = [
+        // removeAllActions() while an undo awaits its second action, whose task is then cancelled:
+        // the rollback cannot undo the first action (its inverse went with the history), so it is
+        // incomplete (the stack said restored: it matched inverses to actions by positions that the
+        // removal had emptied).
+        AsyncDriverCase(
+            seed: 17,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3),
+            ops: [
+                .registerAsync(slot: 2, delta: 93, suspends: true, registersInverse: true),
+                .registerAsync(slot: 1, delta: 93, suspends: true, registersInverse: true),
+                .performUndo,
+                .resume(0, fails: false),
+                .cancelTask(3),
+                .sync(.removeAll),
+            ]
+        ),
+        // The same with removeAllActions(withTarget:): the inverse of the action that ran is removed,
+        // the next action fails, and the document is not where it was marked clean, so it is not
+        // clean (the stack said the rollback restored it, and the document clean).
+        AsyncDriverCase(
+            seed: 0,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 5, suspends: true, registersInverse: true),
+                .registerAsync(slot: 1, delta: 7, suspends: true, registersInverse: true),
+                .sync(.end),
+                .sync(.markClean),
+                .performUndo,
+                .resume(0, fails: false),
+                .sync(.removeTarget(slot: 1)),
+                .resume(0, fails: true),
+                .sync(.query(.isClean)),
+            ]
+        ),
+        // An empty group closed while a jump undoes a step is a new change that changes nothing:
+        // it leads from where the undo arrives to itself, and the document is there, clean (the
+        // stack linked the empty step from there to the state before the undo, breaking its own
+        // invariant, and left the document in that state, not clean).
+        AsyncDriverCase(
+            seed: 23,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin),
+                .sync(.end),
+                .sync(.begin),
+                .registerAsync(slot: 2, delta: 3, suspends: true, registersInverse: true),
+                .performJump(1),
+                .sync(.begin),
+                .sync(.end),
+                .resume(0, fails: false),
+                .sync(.query(.isClean)),
+            ]
+        ),
+        // A scoped group ends while an undo awaits, with a trim pending (levelsOfUndo 1): the trim
+        // waits until the undo settles (the stack trimmed the step in flight when the scope ended).
+        AsyncDriverCase(
+            seed: 274,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: true, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.levels(1)),
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 74, suspends: true, registersInverse: true),
+                .sync(.undo),
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 83, suspends: true, registersInverse: false),
+                .sync(.end),
+                .sync(.scope(name: "Type", body: [], throwing: false)),
+            ]
+        ),
+        // A retry of a broken step fails again (its task is cancelled) while a redo waits behind
+        // it: the step is broken again before the turn passes on, so the redo is cancelled, as
+        // behind any operation that leaves a broken step (the stack handed the turn on first: the
+        // redo started on a broken stack and reported a misuse its caller never made).
+        AsyncDriverCase(
+            seed: 280,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 42, suspends: true, registersInverse: false),
+                .registerAsync(slot: 0, delta: 99, suspends: true, registersInverse: true),
+                .sync(.undo),
+                .resume(0, fails: false),
+                .resume(0, fails: true),
+                .resume(0, fails: true),
+                .retryBroken,
+                .cancelTask(0),
+                .performRedo,
+            ]
+        ),
+        // The Edit menu's undo() with an open group listed first, holding only an action whose
+        // target was freed, above an asynchronous group's step: closed, the group is freed and
+        // dropped, and the step undo() now reaches holds an asynchronous action, so it is started
+        // as a request (the stack undid it synchronously: the action's work was never awaited, the
+        // step left the history with the document unchanged; the soak found this).
+        AsyncDriverCase(
+            seed: 1_000_058,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .asyncGroup(
+                    name: nil,
+                    body: [.register(slot: 2, delta: 44, async: .init(suspends: false, registersInverse: true))],
+                    throwing: false),
+                .sync(.register(slot: 0, delta: 3, options: .plain)),
+                .sync(.free(slot: 0)),
+                .sync(.undo),
+            ]
+        ),
+        // A retry of a broken undo step after a new change was recorded above it: running "the
+        // same operation again" would undo the new change instead, so the retry runs nothing and
+        // the step stays broken (the stack retried the newest step, here the new change, and left
+        // the broken step unmarked had that succeeded; the soak found this).
+        AsyncDriverCase(
+            seed: 1_000_106,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .registerAsync(slot: 2, delta: 55, suspends: true, registersInverse: true),
+                .sync(.scope(name: "Draw", body: [], throwing: false)),
+                .performUndo,
+                .cancelTask(1),
+                .resume(0, fails: false),
+                .resume(0, fails: true),
+                .registerAsync(slot: 0, delta: 36, suspends: true, registersInverse: true),
+                .retryBroken,
+                .cancelTask(2),
+            ]
+        ),
+        // The Edit menu's jump(to:) forward with a freed step on the undo stack: the jump sweeps
+        // it away first, which moves the positions, and then redoes an asynchronous step, so it is
+        // started as a request (the stack counted the steps to redo before the sweep, found none,
+        // and redid the asynchronous step synchronously: its work was never awaited and an empty
+        // step was left; the soak found this).
+        AsyncDriverCase(
+            seed: 1_001_279,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .registerAsync(slot: 0, delta: 70, suspends: true, registersInverse: true),
+                .sync(.end),
+                .registerAsync(slot: 1, delta: 97, suspends: true, registersInverse: true),
+                .performUndo,
+                .asyncGroup(name: nil, body: [], throwing: false),
+                .resume(0, fails: true),
+                .asyncGroup(name: nil, body: [], throwing: false),
+                .registerAsync(slot: 2, delta: 38, suspends: true, registersInverse: true),
+                .sync(.groupsByEvent(false)),
+                .performRedo,
+                .sync(.free(slot: 1)),
+                .sync(.begin),
+                .sync(.end),
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 39, suspends: true, registersInverse: true),
+                .sync(.undo),
+                .resume(0, fails: false),
+                .sync(.jump(6)),
+            ]
+        ),
+    ]
+
+    nonisolated static let environment = ProcessInfo.processInfo.environment
+    nonisolated static let tracing = environment["ASYNC_MODEL_TRACE"] != nil
+    nonisolated static let soakOperations = Int(environment["ACTIONSTACK_ASYNC_MODEL_SOAK_OPERATIONS"] ?? "") ?? 0
+
+    static func run(_ driverCase: AsyncDriverCase, tracing: Bool = tracing) async -> String? {
+        await AsyncDriverRunner.run(driverCase, tracing: tracing) { AsyncStackWorld($0) }
+    }
+
+    /// Runs `sequences` seeded cases of `length` events from `firstSeed`; returns the events run and
+    /// whether all agreed (the first divergence is recorded, shrunk).
+    func drive(firstSeed: UInt64, sequences: Int, length: Int) async -> (operations: Int, agreed: Bool) {
+        var operations = 0
+        var tally: [String: Int] = [:]
+        for offset in 0..<UInt64(sequences) {
+            let seed = firstSeed &+ offset
+            let driverCase = AsyncDriverGenerator.makeCase(seed: seed, count: length)
+            if Self.tracing { print("seed \(seed) \(driverCase.config)") }
+            operations += driverCase.size
+            var model: ReferenceModel?
+            let problem = await AsyncDriverRunner.run(
+                driverCase, tracing: Self.tracing, observe: { model = $0.model }, stack: { AsyncStackWorld($0) })
+            for (rule, times) in model?.tally ?? [:] where rule.hasPrefix("async ") { tally[rule, default: 0] += times }
+            if let problem {
+                await Self.report(driverCase, problem)
+                return (operations, false)
+            }
+        }
+        // What the schedules exercised (the model's count of some rules), for the log.
+        print(
+            "async model driver mix: "
+                + tally.sorted { $0.key < $1.key }.map { "\($0.key.dropFirst(6)) \($0.value)" }.joined(separator: ", "))
+        return (operations, true)
+    }
+
+    /// Records a divergence with its seed, the last events and the shrunk case, as Swift source.
+    static func report(_ driverCase: AsyncDriverCase, _ problem: String) async {
+        let short = await AsyncDriverRunner.shrink(driverCase) { await run($0, tracing: false) != nil }
+        let shortProblem = await run(short, tracing: false) ?? problem
+        Issue.record(
+            """
+            The stack and the reference model diverge on asynchronous undo (seed \(driverCase.seed), \
+            \(driverCase.size) operations).
+            \(problem)
+
+            Shrunk to \(short.size) operations, which fail with:
+            \(shortProblem)
+
+            Replay (paste into AsyncModelDriverTests.regressions):
+            \(short)
+            """
+        )
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func stackAgreesWithTheReferenceModelOnSeededSchedules() async {
+        // 400 sequences of 250 events: 100,000+ operations (scope and group bodies add more); `Workload` may divide it.
+        let first = UInt64(Self.environment["ASYNC_MODEL_FIRST_SEED"] ?? "") ?? 1
+        let clock = ContinuousClock()
+        var outcome = (operations: 0, agreed: false)
+        let start = clock.now
+        let sequences = Workload.scaled(400)
+        outcome = await drive(firstSeed: first, sequences: sequences, length: 250)
+        print("async model driver: \(outcome.operations) operations from seed \(first) in \(clock.now - start)")
+        if outcome.agreed { #expect(outcome.operations >= sequences * 250) }
+    }
+
+    @Test(arguments: regressions)
+    func replayedRegression(_ driverCase: AsyncDriverCase) async {
+        if let problem = await Self.run(driverCase) { Issue.record("seed \(driverCase.seed): \(problem)") }
+    }
+
+    /// A long soak: ACTIONSTACK_ASYNC_MODEL_SOAK_OPERATIONS=5000000 swift test --filter AsyncModelDriverTests/soak
+    @Test(
+        .enabled(if: soakOperations > 0, "set ACTIONSTACK_ASYNC_MODEL_SOAK_OPERATIONS to soak"),
+        .timeLimit(.minutes(600)))
+    func soak() async {
+        let seed = UInt64(Self.environment["ACTIONSTACK_ASYNC_MODEL_SOAK_SEED"] ?? "") ?? 1_000_000
+        var operations = 0
+        var next = seed
+        while operations < Self.soakOperations {
+            let outcome = await drive(firstSeed: next, sequences: 100, length: 1_000)
+            operations += outcome.operations
+            next &+= 100
+            if !outcome.agreed { return }  // the divergence is recorded
+            print("async model soak: \(operations) operations so far (seeds \(seed)..<\(next))")
+        }
+        print("async model soak: \(operations) operations from seed \(seed)")
+    }
+}
