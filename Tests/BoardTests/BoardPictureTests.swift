@@ -80,12 +80,14 @@ struct BoardPictureTests {
     /// Seeded random boards, crowded into few rows so that labels merge in every way (shared and
     /// mixed brackets, counts, the edges), each drawn as the reference draws it.
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
-    func theLayoutDrawsWhatTheReferenceDraws(seed: UInt64) {
+    func theLayoutDrawsWhatTheReferenceDraws(seed: UInt64) async {
         var random = SeededGenerator(state: seed)
         let session = Session()
         let ys = [0.0, 20, 40]
         var seen: Set<String> = []
         for step in 0..<200 {
+            // Seconds of drawing on the main actor: each step lets the other main-actor tests run.
+            await Task.yield()
             let x = Double(Int.random(in: 0...8000, using: &random)) / 100
             let y = ys[Int.random(in: 0..<ys.count, using: &random)]
             let count = session.board.figures.count

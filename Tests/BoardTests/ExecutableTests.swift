@@ -82,7 +82,9 @@ struct ExecutableTests {
                 ("radius 1", "no figure is selected; use select N"),
                 ("undo", "nothing to undo in the board context"),
                 ("redo", "nothing to redo in the board context"),
-                ("history 1", "history positions run from 0 to 0"),
+                ("history 1", "there is no node 1 in the board's history (type tree to see its nodes)"),
+                ("goto 1", "there is no node 1 in the board's history (type tree to see its nodes)"),
+                ("branch 0", "no branch leaves node 0, where you are: there is nothing to redo here"),
             ]
         )
         for (setUp, refusals) in [withFigure, empty] {
@@ -100,9 +102,12 @@ struct ExecutableTests {
             let history = try #require(lines.firstIndex(of: "> history"))
             let expected =
                 setUp.isEmpty
-                ? ["board history (type history N to go to position N):", "  0  (start)  <- you are here, saved"]
+                ? [
+                    "board history (goto N goes to node N; tree draws every branch):",
+                    "  0  (start)  <- you are here, saved",
+                ]
                 : [
-                    "board history (type history N to go to position N):", "  0  (start)",
+                    "board history (goto N goes to node N; tree draws every branch):", "  0  (start)",
                     "  1  Add Figure  <- you are here, saved",
                 ]
             #expect(Array(lines[(history + 1)...].prefix(expected.count)) == expected)
@@ -178,6 +183,10 @@ struct ExecutableTests {
             "Undo Move to (34.0, 24.0)", "Redo Move to (34.0, 24.0)", "removed figure #2", "Undo Remove Figure",
             // The removed figure came back with its own history: its colour change undoes.
             "Undo Change Color",
+            // A change after undoing keeps the undone steps as a branch, which goto reaches.
+            "`-- 6 Move to (10.0, 10.0)  <- you are here", "went to node 5: undid 1 step, then redid 2 steps",
+            "went back to node 4: undid 1 step", "redo now takes node 4: Move to (34.0, 24.0)",
+            "board: [Undo Move to (34.0, 24.0)] [Redo Remove Figure]  * unsaved",
         ] {
             #expect(lines.contains(expected), "missing: \(expected)")
         }
@@ -379,8 +388,58 @@ struct TerminalTests {
         #expect(colored.contains("\u{1B}[31m"), "a terminal gets colour:\n\(colored)")
         #expect(colored.contains("[*1]"))
 
+        // The branching history. At node 3 (saved), with the drag (node 4) undone: a new change
+        // keeps the drag as a branch, and goto, earlier and later go back to it and return. Each
+        // step waits for the status line, the last line a command prints.
+        let moved = "board: [Undo Move to (70.0, 35.0)] (Redo)  * unsaved"
+        let dragged = "board: [Undo Move to (34.0, 5.0)] (Redo)  * unsaved"
+        let saved = "board: [Undo Move to (30.0, 5.0)] [Redo Move to (34.0, 5.0)]\n"
+        let branches: [(keys: String, expected: String, answer: String, figures: String)] = [
+            ("move 2 70 35", moved, "moved figure #2 to (70.0, 35.0)", "#1 (30.0, 5.0) red r=0.0, #2 (70.0, 35.0)"),
+            (
+                "goto 4", dragged, "went to node 4: undid 1 step, then redid 1 step",
+                "#1 (34.0, 5.0) red r=0.0, #2 (60.0, 30.0)"
+            ),
+            ("earlier", saved, "went back to node 3: undid 1 step", "#1 (30.0, 5.0) red r=0.0, #2 (60.0, 30.0)"),
+            ("later 2", moved, "went forward to node 5: redid 1 step", "#1 (30.0, 5.0) red r=0.0, #2 (70.0, 35.0)"),
+            (
+                "earlier", dragged, "went back to node 4: undid 1 step, then redid 1 step",
+                "#1 (34.0, 5.0) red r=0.0, #2 (60.0, 30.0)"
+            ),
+            (
+                "later", moved, "went forward to node 5: undid 1 step, then redid 1 step",
+                "#1 (30.0, 5.0) red r=0.0, #2 (70.0, 35.0)"
+            ),
+        ]
+        for (keys, expected, answer, figures) in branches {
+            shown = try terminal.enter(keys, expecting: expected)
+            #expect(shown.contains("\n\(answer)\n"), "after typing '\(keys)':\n\(shown)")
+            #expect(shown.contains("figures: \(figures)"), "after typing '\(keys)':\n\(shown)")
+            #expect(shown.contains(expected), "after typing '\(keys)':\n\(shown)")
+        }
+        // The tree: the drag's branch kept, where you are, and the saved node.
+        shown = try terminal.enter("tree", expecting: "`-- 5 Move to (70.0, 35.0)")
+        #expect(
+            shown.contains(
+                """
+                > tree
+                board history tree (goto N goes to node N; branch N picks where redo goes):
+                0 (start)
+                1 Add Figure
+                2 Add Figure
+                3 Move to (30.0, 5.0)       saved
+                |-- 4 Move to (34.0, 5.0)
+                `-- 5 Move to (70.0, 35.0)  <- you are here
+                >
+                """), "\(shown)")
+        shown = try terminal.enter("goto 3", expecting: saved)
+        #expect(shown.contains("selected: #1 at (30.0, 5.0), color red"), "\(shown)")
+        shown = try terminal.enter("tree", expecting: "`-- 5 Move to (70.0, 35.0)")
+        #expect(shown.contains("3 Move to (30.0, 5.0)       <- you are here, saved\n"), "\(shown)")
+        #expect(shown.contains("`-- 5 Move to (70.0, 35.0)  (redo)\n"), "redo goes back to node 5:\n\(shown)")
+
         shown = try terminal.enter("quit", expecting: "BOARD-EXITED")
-        #expect(shown.contains("bye\nBOARD-EXITED\n"), "\(shown)")
+        #expect(shown.contains("bye\nBOARD-EXITED\n"), "back at the saved node, quit quits:\n\(shown)")
     }
 
     @Test func theLineCanBeEditedAndRecalled() throws {
@@ -419,6 +478,30 @@ struct TerminalTests {
         try terminal.tmux(["send-keys", "-t", "board", "C-d"])
         let shown = try terminal.waitFor("BOARD-EXITED", from: start)
         #expect(shown == ">\nBOARD-EXITED\n", "the shell's output starts on a line of its own")
+    }
+
+    /// Saved at a terminal, quit, and launched again with the file: the history is back.
+    @Test func aBoardSavedAtATerminalReopensWithItsHistory() throws {
+        try requireTmux()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "board-tmux-\(UUID().uuidString).board")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let launch = "env -u NO_COLOR '\(try boardExecutable().path)' '\(file.path)'; echo BOARD-EXITED; sleep 30"
+        let first = try Terminal("save", running: launch)
+        defer { first.stop() }
+        _ = try first.waitFor("is a new file: save writes it")
+        _ = try first.enter("add 10 20", expecting: "added figure #1")
+        _ = try first.enter("move 1 30 5", expecting: "board: [Undo Move to (30.0, 5.0)] (Redo)  * unsaved")
+        _ = try first.enter("save", expecting: "saved the board and its history to '\(file.path)'")
+        _ = try first.enter("quit", expecting: "BOARD-EXITED")
+
+        let second = try Terminal("reopen", running: launch)
+        defer { second.stop() }
+        var shown = try second.waitFor("board: [Undo Move to (30.0, 5.0)] (Redo)")
+        #expect(shown.contains("opened '\(file.path)' with its history"), "\(shown)")
+        #expect(!shown.contains("* unsaved"), "reopened as saved:\n\(shown)")
+        shown = try second.enter("undo", expecting: "board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved")
+        #expect(shown.contains("> undo\nUndo Move to (30.0, 5.0)\n"), "\(shown)")
     }
 
     @Test func noColorKeepsATerminalPlain() throws {

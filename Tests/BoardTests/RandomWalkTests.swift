@@ -21,6 +21,11 @@ import Testing
 /// independently of the shadow: "Undo Add Figure" must take a figure off the board, "Redo Remove
 /// Figure" too, "Redo Move to (x, y)" must put a figure at (x, y), and so on.
 ///
+/// The board's history is a tree: the walk also goes to any node (`goto`, `history N`), back and
+/// forth in the order of the changes and in time (`earlier`, `later`), chooses redo's branch
+/// (`branch`) and draws the tree, and the shadow keeps the tree by vim's rules; after every command
+/// every node's parent, children, redo choice, date, name and saved mark are compared.
+///
 /// A failure names its seed and step. Replay one seed with
 /// `BOARD_WALK_SEED=1234 swift test --filter RandomWalk`; `BOARD_WALK_STEPS` sets the length.
 @MainActor
@@ -32,9 +37,12 @@ struct RandomWalkTests {
     nonisolated static let steps = ProcessInfo.processInfo.environment["BOARD_WALK_STEPS"].flatMap { Int($0) } ?? 2500
 
     @Test(arguments: seeds)
-    func randomWalk(seed: UInt64) throws {
+    func randomWalk(seed: UInt64) async throws {
         var walk = Walk(seed: seed)
         for step in 1...Self.steps {
+            // A walk takes seconds on the main actor; every 10 steps it lets the other main-actor
+            // tests, some with a one-minute limit, take their turn (the walk's clock is manual).
+            if step % 10 == 0 { await Task.yield() }
             let command = walk.nextCommand()
             let problems = walk.perform(command)
             guard problems.isEmpty else {
@@ -48,12 +56,19 @@ struct RandomWalkTests {
                 return
             }
         }
+        #expect(walk.compareTree().isEmpty, "seed \(seed): the tree at the end")
         // The walk must have gone through every kind of step, or it checked less than it claims.
-        for kind in ["add", "move", "nudge", "remove", "color", "radius", "undo", "redo", "history", "save"] {
-            #expect((walk.performed[kind] ?? 0) > 20, "seed \(seed): only \(walk.performed[kind] ?? 0) '\(kind)'")
+        for kind in [
+            "add", "move", "nudge", "remove", "color", "radius", "undo", "redo", "history", "save", "goto", "earlier",
+            "later", "branch", "tree",
+        ] {
+            #expect((walk.performed[kind] ?? 0) > 10, "seed \(seed): only \(walk.performed[kind] ?? 0) '\(kind)'")
         }
         #expect(walk.coalescedNudges > 20, "seed \(seed): nudges that continued a drag")
         #expect(walk.undoneAdds > 5 && walk.redoneRemovals > 5, "seed \(seed): the bug's two directions")
+        #expect(walk.crossedBranches > 10, "seed \(seed): jumps from one branch to another")
+        #expect(walk.movedByTime > 5, "seed \(seed): moves by time")
+        #expect(walk.shadow.board.nodes.count { $0.children.count > 1 } > 10, "seed \(seed): forks")
     }
 }
 
@@ -69,7 +84,8 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// The shadow model: what the board and its stacks should be, kept with plain values.
+/// The shadow model: what the board and its stacks should be, kept with plain values. The
+/// board's history is a tree (`Tree`), each figure's a pair of stacks (`Stack`).
 struct Shadow {
     struct Figure: Equatable {
         var id: Int
@@ -115,6 +131,94 @@ struct Shadow {
         var names: [String] { (undo + redo.reversed()).map(\.name) }
     }
 
+    /// A branching history, as vim keeps one: nodes numbered in the order the changes were made,
+    /// each with the step that leads to it and the child redo enters (the one entered last).
+    struct Tree {
+        struct Node {
+            var parent: Int?
+            var step: Step?
+            var children: [Int] = []
+            var redoChild: Int?
+            /// When it was made (`timeIntervalSinceReferenceDate`, as the stack's clock gave it).
+            var date: Double
+        }
+        /// Indexed by number: the board sets no limits, so no node is ever dropped.
+        var nodes: [Node]
+        var current = 0
+        /// The state saved (a step's `id`; 0 is the start).
+        var saved = 0
+
+        /// A history that began at `date`.
+        init(date: Double) {
+            nodes = [Node(parent: nil, step: nil, date: date)]
+        }
+
+        var newest: Int { nodes.count - 1 }
+        func state(_ node: Int) -> Int { nodes[node].step?.id ?? 0 }
+        var isClean: Bool { state(current) == saved }
+
+        /// The nodes from the root down to `node`, root first.
+        func path(to node: Int) -> [Int] {
+            var path = [node]
+            while let parent = nodes[path[path.count - 1]].parent { path.append(parent) }
+            return path.reversed()
+        }
+
+        /// The nodes redo enters from the current node, in order.
+        var redoPath: [Int] {
+            var path: [Int] = []
+            var next = nodes[current].redoChild
+            while let node = next {
+                path.append(node)
+                next = nodes[node].redoChild
+            }
+            return path
+        }
+
+        /// The undo stack, oldest first, and the redo stack, next last, as `Stack` holds them.
+        var undo: [Step] { path(to: current).dropFirst().map { nodes[$0].step! } }
+        var redo: [Step] { redoPath.reversed().map { nodes[$0].step! } }
+        var undoTitle: String { nodes[current].step.map { "Undo \($0.name)" } ?? "Undo" }
+        var redoTitle: String { nodes[current].redoChild.map { "Redo \(nodes[$0].step!.name)" } ?? "Redo" }
+        /// Oldest first, as a history panel lists the current path.
+        var names: [String] { (undo + redo.reversed()).map(\.name) }
+
+        /// A change: a new child of the current node, entered.
+        mutating func add(_ step: Step, at date: Double) {
+            nodes.append(Node(parent: current, step: step, date: date))
+            nodes[current].children.append(newest)
+            nodes[current].redoChild = newest
+            current = newest
+        }
+
+        /// The steps a move to `target` undoes (in order), and the nodes it enters on the way down.
+        func way(to target: Int) -> (up: [Step], down: [Int]) {
+            let from = path(to: current)
+            let to = path(to: target)
+            let shared = zip(from, to).prefix { $0 == $1 }.count
+            return (from[shared...].reversed().map { nodes[$0].step! }, Array(to[shared...]))
+        }
+
+        /// vim's rules for `earlier` and `later` by count (every number exists here).
+        func earlier(_ count: Int) -> Int { max(current - count, 0) }
+        func later(_ count: Int) -> Int { min(current + count, newest) }
+
+        /// By time: the newest node made at or before the current node's date minus `duration`
+        /// (the root if none), or the oldest made at or after its date plus `duration` (the newest
+        /// if none); never past the current node the wrong way. With the arithmetic the stack
+        /// does, on the same numbers, so that a node dated exactly at the limit counts the same.
+        func earlier(by seconds: Double) -> Int {
+            let date = nodes[current].date - seconds
+            let found = nodes.indices.last { nodes[$0].date <= date } ?? 0
+            return found > current ? current : found
+        }
+        func later(by seconds: Double) -> Int {
+            let date = nodes[current].date + seconds
+            let found = nodes.indices.first { nodes[$0].date >= date } ?? newest
+            return found < current ? current : found
+        }
+    }
+
     /// The drag that a nudge may continue: the figure, the step, the time of its last nudge.
     struct Drag {
         var figure: Int
@@ -125,16 +229,20 @@ struct Shadow {
     var figures: [Int: Figure] = [:]
     /// The ids of the figures on the board, bottom to top.
     var order: [Int] = []
-    var board: Stack
+    var board: Tree
     var stacks: [Int: Stack] = [:]
     var drag: Drag?
     var nextFigure = 1
     var nextState = 1
     var selected: Int?
     var context = Context.board
+    /// The date of the board's new nodes (`timeIntervalSinceReferenceDate`).
+    var now: Double
 
-    init() {
-        board = Stack(base: 0, saved: 0)
+    /// The board's history began at `start`.
+    init(start: Date) {
+        board = Tree(date: start.timeIntervalSinceReferenceDate)
+        now = start.timeIntervalSinceReferenceDate
     }
 
     mutating func newState() -> Int {
@@ -146,18 +254,19 @@ struct Shadow {
         !board.isClean || order.contains { !stacks[$0]!.isClean }
     }
 
-    /// The stack undo and redo act on now.
-    var active: Stack {
-        get { context == .figure ? stacks[selected!]! : board }
-        set { if context == .figure { stacks[selected!] = newValue } else { board = newValue } }
+    /// The undo and redo stacks of the active context, and its titles.
+    var active: (undo: [Step], redo: [Step], undoTitle: String, redoTitle: String) {
+        guard context == .figure else { return (board.undo, board.redo, board.undoTitle, board.redoTitle) }
+        let stack = stacks[selected!]!
+        return (stack.undo, stack.redo, stack.undoTitle, stack.redoTitle)
     }
 
     // MARK: Registering (what the user does)
 
-    /// A new step on the board's stack: empties the redo stack and ends a drag.
+    /// A new step on the board's stack: a new node, whose branch redo now takes (the redo steps
+    /// it had are kept, as a branch). Ends a drag.
     mutating func record(_ kind: Step.Kind) {
-        board.undo.append(Step(kind: kind, id: newState()))
-        board.redo.removeAll()
+        board.add(Step(kind: kind, id: newState()), at: now)
         drag = nil
     }
 
@@ -181,16 +290,18 @@ struct Shadow {
     mutating func nudge(_ id: Int, to point: Point, at time: Duration) {
         let from = figures[id]!.position
         figures[id]!.position = point
-        if let drag, drag.figure == id, drag.step == board.undo.last?.id, time - drag.time <= Board.nudgeWindow,
-            case .move(_, let origin, _) = board.undo.last!.kind
+        let last = board.nodes[board.current].step
+        if let drag, drag.figure == id, drag.step == last?.id, time - drag.time <= Board.nudgeWindow,
+            case .move(_, let origin, _) = last!.kind
         {
-            // The drag goes on: the same step, now ending here (and a new document state).
+            // The drag goes on: the same step and node (its date unchanged), now ending here, and a
+            // new document state.
             let state = newState()
-            board.undo[board.undo.count - 1] = Step(kind: .move(figure: id, from: origin, to: point), id: state)
+            board.nodes[board.current].step = Step(kind: .move(figure: id, from: origin, to: point), id: state)
             self.drag = Drag(figure: id, step: state, time: time)
         } else {
             record(.move(figure: id, from: from, to: point))
-            self.drag = Drag(figure: id, step: board.undo.last!.id, time: time)
+            self.drag = Drag(figure: id, step: board.state(board.current), time: time)
         }
     }
 
@@ -216,25 +327,49 @@ struct Shadow {
     }
 
     mutating func undo() {
-        var stack = active
-        let step = stack.undo.removeLast()
-        stack.redo.append(step)
-        active = stack
-        if context == .board { drag = nil }
+        guard context == .figure else {
+            let step = board.nodes[board.current].step!
+            board.current = board.nodes[board.current].parent!
+            drag = nil
+            apply(step, undoing: true)
+            return
+        }
+        let step = stacks[selected!]!.undo.removeLast()
+        stacks[selected!]!.redo.append(step)
         apply(step, undoing: true)
     }
 
     mutating func redo() {
-        var stack = active
-        let step = stack.redo.removeLast()
-        stack.undo.append(step)
-        active = stack
-        if context == .board { drag = nil }
+        guard context == .figure else {
+            board.current = board.nodes[board.current].redoChild!
+            drag = nil
+            apply(board.nodes[board.current].step!, undoing: false)
+            return
+        }
+        let step = stacks[selected!]!.redo.removeLast()
+        stacks[selected!]!.undo.append(step)
         apply(step, undoing: false)
     }
 
+    /// Moves the board to node `target`: undoes up to the fork, then redoes down, each node
+    /// entered becoming the one its parent's redo takes. Ends a drag when it moves.
+    mutating func jump(to target: Int) {
+        guard target != board.current else { return }
+        let (up, down) = board.way(to: target)
+        for step in up {
+            board.current = board.nodes[board.current].parent!
+            apply(step, undoing: true)
+        }
+        for node in down {
+            board.nodes[board.current].redoChild = node
+            board.current = node
+            apply(board.nodes[node].step!, undoing: false)
+        }
+        drag = nil
+    }
+
     mutating func save() {
-        board.saved = board.current
+        board.saved = board.state(board.current)
         drag = nil
         for id in order {
             stacks[id]!.saved = stacks[id]!.current
@@ -255,7 +390,7 @@ struct Shadow {
 @MainActor
 struct Walk {
     let session = Session()
-    var shadow = Shadow()
+    var shadow: Shadow
     var random: SeededGenerator
     let clock = ManualClock()
     /// Time since the start, as the shadow measures drags.
@@ -265,10 +400,19 @@ struct Walk {
     var coalescedNudges = 0
     var undoneAdds = 0
     var redoneRemovals = 0
+    /// Jumps that undid up to a fork and redid down another branch.
+    var crossedBranches = 0
+
+    /// When the board's history began: its nodes are dated this plus `elapsed` (the walk sets the
+    /// stack's `historyClock` before each command, so `earlier 3s` need not wait).
+    let start: Date
+    var movedByTime = 0
 
     init(seed: UInt64) {
         random = SeededGenerator(state: seed)
         clock.drive(session.board.undoStack)
+        start = session.board.undoStack.historyTree?.nodes.first?.date ?? Date()
+        shadow = Shadow(start: start)
     }
 
     var board: Board { session.board }
@@ -295,6 +439,9 @@ struct Walk {
         let pause = chance(80) ? Int.random(in: 50...700, using: &random) : Int.random(in: 700...2500, using: &random)
         clock.advance(by: .milliseconds(pause))
         elapsed += .milliseconds(pause)
+        let date = start.addingTimeInterval(seconds(elapsed))
+        shadow.now = date.timeIntervalSinceReferenceDate
+        board.undoStack.historyClock = { date }
 
         let figureCount = shadow.order.count
         switch Int.random(in: 0..<100, using: &random) {
@@ -311,13 +458,35 @@ struct Walk {
         case 45..<50: return chance(50) ? "board" : "figure"
         case 50..<56: return "color \(FigureColor.allCases.randomElement(using: &random)!.rawValue)"
         case 56..<61: return "radius \(["0", "1", "2.5", "4", "4.5", "-1"].randomElement(using: &random)!)"
-        case 61..<78: return "undo"
-        case 78..<91: return "redo"
-        case 91..<96:
+        case 61..<76: return "undo"
+        case 76..<88: return "redo"
+        case 88..<90:
+            // A position in a figure's history, a node in the board's (sometimes one past the end).
             let stack = session.activeStack ?? board.undoStack
-            return "history \(Int.random(in: 0...(stack.undoCount + stack.redoCount + 1), using: &random))"
+            let last = shadow.context == .board ? shadow.board.newest : stack.undoCount + stack.redoCount
+            return "history \(Int.random(in: 0...(last + 1), using: &random))"
+        case 90..<92: return "goto \(Int.random(in: 0...(shadow.board.newest + 1), using: &random))"
+        case 92..<95:
+            let direction = chance(50) ? "earlier" : "later"
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return direction
+            case 1: return "\(direction) \(Int.random(in: 1...6, using: &random))"
+            case 2: return "\(direction) \(Int.random(in: 1...20, using: &random))s"
+            default: return "\(direction) \(["1m", "2m", "1h", "0", "x"].randomElement(using: &random)!)"
+            }
+        case 95..<97:
+            let children = shadow.board.nodes[shadow.board.current].children
+            if children.isEmpty || chance(30) {
+                return chance(50) ? "branch" : "branch \(Int.random(in: 0...(shadow.board.newest + 1), using: &random))"
+            }
+            return "branch \(children.randomElement(using: &random)!)"
+        case 97..<99: return "tree"
         default: return "save"
         }
+    }
+
+    func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     // MARK: Performing and checking
@@ -347,6 +516,12 @@ struct Walk {
         if !refused && (words[0] == "undo" || words[0] == "redo") {
             problems += checkPress(words[0], title: words[0] == "undo" ? undoTitle : redoTitle, before: snapshot)
         }
+        if !refused && words[0] == "tree" { problems += checkDrawing(output) }
+        // The whole tree after every move in it, and every eighth command otherwise: a snapshot
+        // holds every node, with its titles, and reading one after every command would make the
+        // walk several times slower. (The figures and the titles are compared after every command.)
+        let movesInTheTree = ["history", "goto", "earlier", "later", "branch"]
+        if transcript.count % 8 == 0 || (!refused && movesInTheTree.contains(words[0])) { problems += compareTree() }
         return problems + compare()
     }
 
@@ -422,12 +597,50 @@ struct Walk {
             guard !shadow.active.redo.isEmpty else { return false }
             if case .remove = shadow.active.redo.last!.kind { redoneRemovals += 1 }
             shadow.redo()
-        case "history":
+        case "history" where shadow.context == .figure:
             let position = Int(words[1])!
             let stack = shadow.active
             guard position <= stack.undo.count + stack.redo.count else { return false }
             while shadow.active.undo.count > position { shadow.undo() }
             while shadow.active.undo.count < position { shadow.redo() }
+        case "history", "goto":
+            // In the board's branching history, history N is goto N; a figure's history is linear.
+            let node = Int(words[1])!
+            guard shadow.context == .board, node <= shadow.board.newest else { return false }
+            if shadow.board.way(to: node).up.count > 0 && shadow.board.way(to: node).down.count > 0 {
+                crossedBranches += 1
+            }
+            shadow.jump(to: node)
+        case "earlier", "later":
+            guard shadow.context == .board else { return false }
+            let backwards = words[0] == "earlier"
+            let argument = words.count > 1 ? words[1] : "1"
+            let target: Int
+            if let count = Int(argument) {
+                guard count > 0 else { return false }
+                target = backwards ? shadow.board.earlier(count) : shadow.board.later(count)
+            } else if let last = argument.last, let value = Int(argument.dropLast()), value > 0 {
+                let seconds = Double(value * (last == "m" ? 60 : last == "h" ? 3600 : 1))
+                target = backwards ? shadow.board.earlier(by: seconds) : shadow.board.later(by: seconds)
+                if target != shadow.board.current { movedByTime += 1 }
+            } else {
+                return false
+            }
+            shadow.jump(to: target)
+            shadow.drag = nil  // a time move ends a drag even when it does not move
+        case "branch":
+            guard shadow.context == .board else { return false }
+            guard words.count > 1 else { return true }
+            let node = Int(words[1])!
+            guard node <= shadow.board.newest, shadow.board.nodes[node].parent == shadow.board.current else {
+                return false
+            }
+            if shadow.board.nodes[shadow.board.current].redoChild != node {
+                shadow.board.nodes[shadow.board.current].redoChild = node
+                shadow.drag = nil
+            }
+        case "tree":
+            return shadow.context == .board
         case "save":
             shadow.save()
         default:
@@ -524,6 +737,58 @@ struct Walk {
             problems.append("unsaved: \(board.hasUnsavedChanges), expected \(shadow.hasUnsavedChanges)")
         }
         problems += checkPicture()
+        return problems
+    }
+
+    /// The board's tree, node by node: parent, children, the child redo takes, date, name, and
+    /// the current and saved nodes.
+    func compareTree() -> [String] {
+        guard let tree = board.undoStack.historyTree else { return ["the board's history is not a tree"] }
+        let expected = shadow.board
+        var problems: [String] = []
+        if tree.nodes.map(\.sequence) != Array(expected.nodes.indices) {
+            return ["tree nodes \(tree.nodes.map(\.sequence)), expected 0...\(expected.newest)"]
+        }
+        if tree.current.sequence != expected.current {
+            problems.append("current node \(tree.current), expected #\(expected.current)")
+        }
+        for (node, shadow) in zip(tree.nodes, expected.nodes) {
+            let number = node.sequence
+            if node.parent?.sequence != shadow.parent || node.children.map(\.sequence) != shadow.children
+                || node.redoChild?.sequence != shadow.redoChild
+            {
+                problems.append(
+                    "node \(number): parent \(String(describing: node.parent)), children \(node.children), "
+                        + "redo \(String(describing: node.redoChild)); expected \(shadow.parent ?? -1), "
+                        + "\(shadow.children), \(shadow.redoChild ?? -1)")
+            }
+            if node.actionName != (shadow.step?.name ?? "") {
+                problems.append("node \(number) is '\(node.actionName)'")
+            }
+            if node.date.timeIntervalSinceReferenceDate != shadow.date { problems.append("node \(number)'s date") }
+            let clean = expected.state(number) == expected.saved
+            if node.isClean != clean { problems.append("node \(number) clean: \(node.isClean)") }
+        }
+        return problems
+    }
+
+    /// The `tree` command's drawing: a header, then one line per node, in an order where each
+    /// node comes after its parent; the current node marked.
+    func checkDrawing(_ output: [String]) -> [String] {
+        let lines = output.first?.split(separator: "\n").dropFirst().map(String.init) ?? []
+        let numbers = lines.map { Int($0.drop { !$0.isNumber }.prefix { $0.isNumber }) ?? -1 }
+        guard Set(numbers) == Set(shadow.board.nodes.indices), numbers.count == shadow.board.nodes.count else {
+            return ["the drawing has nodes \(numbers)"]
+        }
+        var problems: [String] = []
+        for (index, number) in numbers.enumerated() {
+            if let parent = shadow.board.nodes[number].parent, numbers.firstIndex(of: parent)! > index {
+                problems.append("node \(number) is drawn before its parent")
+            }
+            if lines[index].contains("<- you are here") != (number == shadow.board.current) {
+                problems.append("the current node is not marked on its line: \(lines[index])")
+            }
+        }
         return problems
     }
 

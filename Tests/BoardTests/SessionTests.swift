@@ -97,13 +97,24 @@ struct SessionTests {
         ("help me", "help takes no arguments"),
         ("quit now", "quit takes no arguments"),
         ("exit now", "exit takes no arguments"),
-        ("history 9", "history positions run from 0 to 1"),
-        ("history -1", "history position must not be negative: '-1' (0 to 999999999)"),
+        ("history 9", "there is no node 9 in the board's history (type tree to see its nodes)"),
+        ("history -1", "node number must not be negative: '-1' (0 to 999999999)"),
         ("add 99999999999 5", "x is out of range: '99999999999' (from -999999999.99 to 999999999.99)"),
         ("add 5 -99999999999.5", "y is out of range: '-99999999999.5' (from -999999999.99 to 999999999.99)"),
         ("remove #1234567890", "figure number is out of range: '#1234567890' (0 to 999999999)"),
         ("history 1 2", "usage: history [N]"),
-        ("save now", "save takes no arguments"),
+        ("save a b", "usage: save [FILE]"),
+        ("tree now", "tree takes no arguments"),
+        ("goto", "usage: goto N"),
+        ("goto 1 2", "usage: goto N"),
+        ("goto 9", "there is no node 9 in the board's history (type tree to see its nodes)"),
+        ("goto x", "node number must be a whole number, not 'x' (0 to 999999999)"),
+        ("earlier ten", "earlier takes a number of changes (earlier 3) or a time (10s, 5m, 2h, 1d), not 'ten'"),
+        ("later 0", "later goes at least 1 change or 1 second, not '0'"),
+        ("earlier 1 2", "usage: earlier [N | Ns | Nm | Nh | Nd]"),
+        ("branch 0", "no branch leaves node 1, where you are: there is nothing to redo here"),
+        ("branch 5", "there is no node 5 in the board's history"),
+        ("branch 1 2", "usage: branch [N]"),
     ]
 
     @Test(arguments: refusals)
@@ -236,7 +247,10 @@ struct SessionTests {
     @Test func helpListsEveryCommandAndTheColours() {
         let commands = Session.help.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
             .flatMap { $0.prefix(18).split(whereSeparator: { $0 == " " || $0 == "|" }) }
-        for word in ["add", "move", "nudge", "remove", "select", "color", "radius", "undo", "redo", "history", "save"] {
+        for word in [
+            "add", "move", "nudge", "remove", "select", "color", "radius", "undo", "redo", "history", "tree", "goto",
+            "earlier", "later", "branch", "save",
+        ] {
             #expect(commands.contains(Substring(word)), "\(word)")
         }
         for color in FigureColor.allCases { #expect(Session.help.contains(color.rawValue)) }
@@ -318,7 +332,7 @@ struct SessionTests {
         let listing = try #require(session.handle("history").first)
         #expect(
             listing == """
-                board history (type history N to go to position N):
+                board history (goto N goes to node N; tree draws every branch):
                   0  (start)
                   1  Add Figure
                   2  Move to (5.0, 5.0)  saved
@@ -326,7 +340,7 @@ struct SessionTests {
                 """)
         #expect(!listing.split(separator: "\n").contains { $0.hasPrefix(">") }, "the prompt's sign is not a marker")
         let jump = session.handle("history 1")
-        #expect(jump.first == "jumped to position 1")
+        #expect(jump.first == "went to node 1: undid 2 steps")
         #expect(session.board.figure(1)?.position == Point(x: 1, y: 1))
         #expect(jump.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved")
         let after = try #require(session.handle("history").first)
@@ -334,7 +348,7 @@ struct SessionTests {
         #expect(after.contains("  2  Move to (5.0, 5.0)  saved, (redo)"))
         #expect(after.contains("  3  Move to (9.0, 9.0)  (redo)"))
         #expect(session.handle("history 2").last == "board: [Undo Move to (5.0, 5.0)] [Redo Move to (9.0, 9.0)]")
-        #expect(session.handle("history 2").first == "already at position 2")
+        #expect(session.handle("history 2").first == "already at node 2")
     }
 
     /// A figure that left the board comes back with its own history, its saved row included.

@@ -48,12 +48,14 @@ public struct ChildProcess: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case cannotStart(String, errno: Int32)
         case timedOut(String, after: Duration)
+        case notBuilt(String)
 
         /// What went wrong, as a sentence.
         public var description: String {
             switch self {
             case .cannotStart(let path, let code): "cannot start \(path): \(String(cString: strerror(code)))"
             case .timedOut(let path, let limit): "\(path) did not finish within \(limit); it was killed"
+            case .notBuilt(let name): "the executable \(name) is not in the build folder; build the tests first"
             }
         }
     }
@@ -78,17 +80,74 @@ public struct ChildProcess: Sendable {
         separateErrors: Bool = false,
         timeLimit: Duration = .seconds(60)
     ) throws -> Result {
+        let child = try start(
+            path, arguments, input: input, captureOutput: captureOutput, separateErrors: separateErrors)
+        return try child.wait(timeLimit: timeLimit)
+    }
+
+    /// A child that ``start(_:_:input:captureOutput:separateErrors:)`` started: it runs until it
+    /// exits or a signal ends it (``send(_:)``), and ``wait(timeLimit:)`` reaps it and collects
+    /// its output. Wait for every child once.
+    public struct Running: Sendable {
+        /// The child's process ID.
+        public let pid: Int32
+        let path: String
+        let files: [URL]
+        let outputURL: URL?
+        let errorsURL: URL?
+
+        /// Sends `signal` to the child (SIGKILL: a crash it cannot catch).
+        public func send(_ signal: Int32) {
+            _ = kill(pid, signal)
+        }
+
+        /// What the child has written to standard output so far (with standard error, unless it
+        /// was asked for apart): empty when output is not captured.
+        public func outputSoFar() -> String {
+            outputURL.map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" } ?? ""
+        }
+
+        /// Waits for the child to exit, killing it when `timeLimit` passes first, and returns its
+        /// output and exit status (128 + the signal number when a signal ended it).
+        ///
+        /// - Throws: ``Failure/timedOut(_:after:)`` when the child had to be killed.
+        public func wait(timeLimit: Duration = .seconds(60)) throws -> Result {
+            defer { for file in files { try? FileManager.default.removeItem(at: file) } }
+            let status = try ChildProcess.waitForExit(pid, path: path, timeLimit: timeLimit)
+            let output = outputURL.map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" } ?? ""
+            let errors = errorsURL.map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" } ?? ""
+            return Result(output: output, status: status, errors: errors)
+        }
+    }
+
+    /// Starts `path` with `arguments` and `input` on its standard input, and returns at once.
+    ///
+    /// - Parameters:
+    ///   - path: The program to run.
+    ///   - arguments: Its arguments, without the program's name.
+    ///   - input: What it reads on standard input.
+    ///   - captureOutput: When false, output goes to /dev/null.
+    ///   - separateErrors: Whether standard error is collected apart from standard output.
+    /// - Returns: The running child, to wait for.
+    /// - Throws: ``Failure/cannotStart(_:errno:)`` when the program cannot start.
+    public static func start(
+        _ path: String,
+        _ arguments: [String] = [],
+        input: String = "",
+        captureOutput: Bool = true,
+        separateErrors: Bool = false
+    ) throws -> Running {
         let directory = FileManager.default.temporaryDirectory
         let stem = "actionstack-child-\(getpid())-\(UUID().uuidString)"
         let inputURL = directory.appendingPathComponent(stem + ".in")
         let outputURL = directory.appendingPathComponent(stem + ".out")
         let errorsURL = directory.appendingPathComponent(stem + ".err")
-        try Data(input.utf8).write(to: inputURL)
+        let files = [inputURL, outputURL, errorsURL]
+        var started = false
         defer {
-            try? FileManager.default.removeItem(at: inputURL)
-            try? FileManager.default.removeItem(at: outputURL)
-            try? FileManager.default.removeItem(at: errorsURL)
+            if !started { for file in files { try? FileManager.default.removeItem(at: file) } }
         }
+        try Data(input.utf8).write(to: inputURL)
 
         let inputFD = open(inputURL.path, O_RDONLY | O_CLOEXEC)
         let outputFD =
@@ -125,11 +184,30 @@ public struct ChildProcess: Sendable {
         var pid = pid_t()
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure.cannotStart(path, errno: spawned) }
+        started = true
+        return Running(
+            pid: pid, path: path, files: files, outputURL: captureOutput ? outputURL : nil,
+            errorsURL: separateErrors ? errorsURL : nil)
+    }
 
-        let status = try waitForExit(pid, path: path, timeLimit: timeLimit)
-        let output = captureOutput ? (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" : ""
-        let errors = separateErrors ? (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? "" : ""
-        return Result(output: output, status: status, errors: errors)
+    /// Where a built executable of this package is: in the build folder that holds the test
+    /// binary, whatever its scratch path.
+    ///
+    /// - Parameter name: The executable's name (its target's name).
+    /// - Returns: Its path.
+    /// - Throws: ``Failure/notBuilt(_:)`` when it is not there.
+    public static func builtExecutable(named name: String) throws -> String {
+        var starts = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()]
+        starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        for start in starts {
+            var directory = start.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent(name)
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw Failure.notBuilt(name)
     }
 
     #if canImport(Glibc)

@@ -9,12 +9,14 @@
 
 // The board: figures on a board, with an undo history for the board and one for each figure.
 //
-// Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour.
+// Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour;
+// `swift run board FILE` opens a board saved with `save FILE`, with its history.
 // Everything interesting lives in the ActionStackBoardModel target (Board, Figure, Session,
 // UndoButtons, LineBuffer, which cuts the input into lines, and LineEditor, which edits the line
 // typed at a terminal); this file only reads input, draws the line being edited, and prints answers.
 
 import ActionStackBoardModel
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +30,8 @@ import ActionStackBoardModel
 let demo = [
     "add 10 20", "add 40 8", "move 1 30 24", "nudge 1 2 0", "nudge 1 2 0", "select 2", "color red",
     "radius 4", "figure", "undo", "board", "undo", "redo", "save", "remove 2", "undo", "select 2", "figure",
-    "undo", "board", "history",
+    "undo", "board", "history", "undo", "move 1 10 10", "tree", "goto 5", "earlier", "later 2", "goto 3", "branch",
+    "branch 4", "redo",
 ]
 
 /// Colour only for a person at a terminal, and never when NO_COLOR is set (https://no-color.org):
@@ -186,17 +189,36 @@ func printError(_ message: String) {
     }
 }
 
-let session = Session(usesColor: wantsColor())
 let arguments = CommandLine.arguments.dropFirst()
 
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: board [--demo]\n")
+    print("usage: board [--demo] [FILE]\n")
     print(Session.help)
     exit(0)
 }
-if let unknown = arguments.first(where: { $0 != "--demo" }) {
+if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "--demo" }) {
     printError("board: unknown option \(Session.quote(unknown)) (try --help)")
     exit(2)
+}
+let files = arguments.filter { $0 != "--demo" }
+if files.count > 1 || (arguments.contains("--demo") && !files.isEmpty) {
+    printError("board: give at most one FILE, and none with --demo (try --help)")
+    exit(2)
+}
+
+// `board FILE` opens the board saved in FILE with its history, or starts a new board that `save`
+// writes there.
+let session: Session
+var openingNotes: [String] = []
+if let path = files.first {
+    do {
+        (session, openingNotes) = try Session.opening(URL(fileURLWithPath: path), usesColor: wantsColor())
+    } catch {
+        printError("board: cannot open \(Session.quote(path)): \(error)")
+        exit(1)
+    }
+} else {
+    session = Session(usesColor: wantsColor())
 }
 
 if arguments.contains("--demo") {
@@ -218,6 +240,7 @@ let editing = interactive && isatty(STDOUT_FILENO) != 0 && !dumbTerminal && star
 let input = InputReader()
 let editingReader = LineEditingReader()
 if interactive { print("ActionStack board — type help for the commands, quit to leave.") }
+for line in openingNotes { print(line) }
 for line in session.render() { print(line) }
 reading: while !session.isFinished {
     if editing {

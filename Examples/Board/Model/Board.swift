@@ -40,9 +40,11 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
 /// The board: an ordered set of figures, and the undo stack for adding, moving and removing them.
 ///
 /// Every change follows the same pattern, the heart of target/action undo: remember the old
-/// state, register a handler that restores it **by calling the same kind of method**, then make
-/// the change. Because the handler goes through an undoable method, undoing registers the redo
-/// automatically.
+/// state, register an action that restores it **by calling the same kind of method**, then make
+/// the change. Because the action goes through an undoable method, undoing registers the redo
+/// automatically. The actions are commands (`MoveFigure`, `InsertFigure`, `RemoveFigure`), values
+/// rather than closures, so that the history can be saved with the board and brought back when
+/// it is opened again (`BoardFile`).
 ///
 /// **Names.** A step's name travels with it: undo moves the step (name included) to the redo
 /// stack, redo moves it back. Inside an undo handler, `setActionName` names the *redo* step being
@@ -62,7 +64,9 @@ public final class Board {
     /// The figures, bottom to top.
     public private(set) var figures: [Figure] = []
 
-    /// The board's own history: add, move, nudge, remove.
+    /// The board's own history: add, move, nudge, remove. It is a tree
+    /// (`historyShape = .tree`): a change made after undoing keeps what redo would have brought
+    /// back as a branch, and the session's `goto`, `earlier`, `later` and `branch` reach it.
     public let undoStack: ActionStack
 
     private var nextID = 1
@@ -73,6 +77,14 @@ public final class Board {
         // This program has no run loop that turns: the session calls `endEvent()` after each
         // command, which closes the command's automatic group (one command, one undo step).
         undoStack.automaticGroupClosing = .manual
+        // A branching history: nothing the user did is lost by undoing and then doing something
+        // else. Undo and redo work as before (redo takes the branch visited last).
+        //
+        // Every step below can be redone from where it was made, whichever branch the user went
+        // through in between: a jump climbs to the fork and redoes from there, so the board is in
+        // the same state as when the step was made. That is what lets the steps record places in
+        // the order (`insert(_:at:)`, `remove(at:)`) instead of searching for the figure.
+        undoStack.historyShape = .tree
     }
 
     /// The figure with number `id`, if it is on the board.
@@ -129,8 +141,10 @@ public final class Board {
 
     /// Removes a figure ("Remove Figure"). Undo puts the same figure back at its place in the
     /// order, as it was, with its own history: the board's undo step holds the figure, and so
-    /// its stack, for as long as the removal can be undone. When that step leaves the board's
-    /// history (a new change after undoing, trimming, `removeAllActions()`), the figure is freed
+    /// its stack, for as long as the removal can be undone. The board's history is a tree, so a
+    /// new change after undoing the removal keeps that step, in a branch, and `goto` can take the
+    /// figure off the board again and back. Only when the step leaves the history
+    /// (`removeAllActions()`, or trimming and pruning if the stack had limits) is the figure freed,
     /// and its history with it.
     public func removeFigure(_ id: Int) throws(BoardError) {
         guard let index = figures.firstIndex(where: { $0.id == id }) else { throw .noSuchFigure(id) }
@@ -146,8 +160,9 @@ public final class Board {
         !undoStack.isClean || figures.contains { !$0.isSaved }
     }
 
-    /// Saves the board (this example writes no file; it marks the saved state): the board's stack
-    /// and the stack of every figure on it are marked clean, so `hasUnsavedChanges` is false until
+    /// Marks the board saved (the session's `save FILE` first writes `fileContents()` to the file,
+    /// and calls this once the write succeeded): the board's stack and the stack of every figure on
+    /// it are marked clean, so `hasUnsavedChanges` is false until
     /// the next change, and true again after undoing past this point.
     public func save() {
         // `markClean()` also ends coalescing: a nudge after a save starts a new step, so the
@@ -156,14 +171,30 @@ public final class Board {
         for figure in figures { figure.markSaved() }
     }
 
+    // MARK: Opening a file
+
+    /// The number the next figure added will get.
+    var nextNumber: Int { nextID }
+
+    /// Puts figures on an empty board, with nothing to undo: the board as a file has it.
+    func restoreContents(figures: [Figure], nextNumber: Int) {
+        self.figures = figures
+        nextID = nextNumber
+    }
+
     // MARK: The undoable primitives
 
-    /// Every registration below names the *board* as its target (held weakly by the stack) and
-    /// captures the figure, so a figure that is no longer on the board can still be moved back,
-    /// or put back, by an older step.
+    /// The key of the board in its own history's commands: how a reopened history finds the
+    /// board (see `BoardFile`).
+    nonisolated public static let historyKey = "board"
+
+    /// Every registration below is a command (see Commands.swift) whose target is the *board*,
+    /// held weakly by the stack, and which names its figure by UUID; the command that puts a
+    /// figure back holds the figure, so a figure that is no longer on the board can still be put
+    /// back, with its own history, by an older step.
     private func move(_ figure: Figure, to point: Point) {
         let old = figure.position
-        undoStack.registerUndo(withTarget: self) { board in board.move(figure, to: old) }
+        undoStack.registerUndo(MoveFigure(figure: figure.uuid, position: old), on: self, key: Board.historyKey)
         // Named where the user moves. While undoing, this call builds the redo step, which
         // already carries the name "Move to <point the user chose>"; renaming it "Move to <old>"
         // would make the Redo button lie.
@@ -172,7 +203,7 @@ public final class Board {
     }
 
     private func insert(_ figure: Figure, at index: Int) {
-        undoStack.registerUndo(withTarget: self) { board in board.remove(at: index) }
+        undoStack.registerUndo(RemoveFigure(figure: figure.uuid, index: index), on: self, key: Board.historyKey)
         // "Add Figure" only when the user adds. `insert` also runs as the undo of a removal, and
         // that undo must leave the step named "Remove Figure" for the Redo button.
         if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.setActionName("Add Figure") }
@@ -181,12 +212,34 @@ public final class Board {
 
     private func remove(at index: Int) {
         let figure = figures[index]
-        undoStack.registerUndo(withTarget: self) { board in board.insert(figure, at: index) }
+        undoStack.registerUndo(InsertFigure(figure, at: index), on: self, key: Board.historyKey)
         // "Remove Figure" only when the user removes; `remove` also runs as the undo of an add.
         if !undoStack.isUndoing && !undoStack.isRedoing { undoStack.setActionName("Remove Figure") }
         figures.remove(at: index)
-        // The figure keeps its own history while it is off the board: the step just registered
+        // The figure keeps its own history while it is off the board: the command just registered
         // holds it, so undoing the removal brings it back with the colours it went through.
+    }
+
+    // MARK: Performing the commands
+
+    // Each step is undone or redone in the state it was made in (a jump in the tree climbs to the
+    // fork and redoes from there), so the figure a command names is where the command expects
+    // it. A history read from a file is checked before it is restored (`BoardFile`); the guards
+    // below only keep a command that does not fit the board from doing anything else.
+
+    func perform(_ command: MoveFigure) {
+        guard let figure = figures.first(where: { $0.uuid == command.figure }) else { return }
+        move(figure, to: command.position)
+    }
+
+    func perform(_ command: InsertFigure) {
+        guard let figure = command.object, command.index >= 0, command.index <= figures.count else { return }
+        insert(figure, at: command.index)
+    }
+
+    func perform(_ command: RemoveFigure) {
+        guard figures.indices.contains(command.index), figures[command.index].uuid == command.figure else { return }
+        remove(at: command.index)
     }
 
     /// The options of a nudge: coalesce with the previous step if that was a nudge of the same
@@ -199,11 +252,11 @@ public final class Board {
 
     private func nudge(_ figure: Figure, to point: Point) {
         let old = figure.position
-        undoStack.registerUndo(withTarget: self, options: Board.nudging(figure)) { board in
-            // The inverse is a plain move: undoing a run of nudges runs these newest first and
-            // puts the figure back where the run began.
-            board.move(figure, to: old)
-        }
+        // The inverse is a plain move: undoing a run of nudges runs these newest first and puts
+        // the figure back where the run began.
+        undoStack.registerUndo(
+            MoveFigure(figure: figure.uuid, position: old), on: self, key: Board.historyKey,
+            options: Board.nudging(figure))
         figure.position = point
         // Named after where the figure is now, each time: on the new step this nudge opened, or,
         // when it continued the previous nudge's step, on that step (right after a registration

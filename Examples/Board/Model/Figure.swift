@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import ActionStack
+public import Foundation
 
 /// A rectangle on the board, `Figure.width` by `Figure.height` units, centred on its position.
 ///
@@ -25,6 +26,10 @@ public final class Figure {
 
     /// The number the user types to refer to the figure; never reused.
     public let id: Int
+    /// The figure's stable identity: how the commands of saved histories name it, and the key of
+    /// its own history's commands (see `historyKey`). Numbers are for people; a UUID stays unique
+    /// across files and relaunches.
+    public let uuid: UUID
     /// Where the figure's centre is. Changed by the board, which owns moves.
     public internal(set) var position: Point
     /// The figure's colour.
@@ -35,13 +40,27 @@ public final class Figure {
     /// The figure's own history: colour and corner-radius changes.
     public let undoStack: ActionStack
 
-    init(id: Int, position: Point) {
+    init(
+        id: Int, uuid: UUID = UUID(), position: Point, color: FigureColor = .black, cornerRadius: Double = 0
+    ) {
         self.id = id
+        self.uuid = uuid
         self.position = position
+        self.color = color
+        self.cornerRadius = cornerRadius
         undoStack = ActionStack()
         // This program has no turning run loop: the session ends each event itself.
         undoStack.automaticGroupClosing = .manual
+        // The figure's history stays linear (`historyShape` keeps its default, Foundation's
+        // behaviour), on purpose: it holds a few colour and radius changes, each one command to
+        // make again, so a branch would keep little worth keeping. The board's history, which
+        // holds the layout and the removed figures with their own histories, is the one that
+        // branches. The shape is chosen per stack; the session's tree commands say so when asked
+        // about a figure.
     }
+
+    /// The key of the figure in its own history's commands: its UUID, as text.
+    public var historyKey: String { uuid.uuidString }
 
     /// Whether the figure is as it was at the last save.
     public var isSaved: Bool { undoStack.isClean }
@@ -51,10 +70,7 @@ public final class Figure {
     @discardableResult
     public func setColor(_ newColor: FigureColor) -> Bool {
         guard newColor != color else { return false }
-        // The one-line form: set the property through its key path and register the inverse,
-        // which registers the redo in turn. The name is the same both ways, so it may be set each
-        // time the inverse registers too.
-        undoStack.setValue(newColor, for: \.color, on: self, actionName: "Change Color")
+        change(color: newColor)
         return true
     }
 
@@ -67,8 +83,25 @@ public final class Figure {
         guard !newRadius.isNaN else { return false }
         let radius = min(max(newRadius, 0), Figure.maximumCornerRadius)
         guard radius != cornerRadius else { return false }
-        undoStack.setValue(radius, for: \.cornerRadius, on: self, actionName: "Change Corner Radius")
+        change(cornerRadius: radius)
         return true
+    }
+
+    // MARK: The undoable primitives
+
+    // Each registers the command that sets the old value back, which registers the redo in turn
+    // when it runs (see Commands.swift). The name is the same both ways, so it is set each time.
+
+    func change(color newColor: FigureColor) {
+        undoStack.registerUndo(SetColor(color: color), on: self, key: historyKey)
+        undoStack.setActionName("Change Color")
+        color = newColor
+    }
+
+    func change(cornerRadius newRadius: Double) {
+        undoStack.registerUndo(SetCornerRadius(radius: cornerRadius), on: self, key: historyKey)
+        undoStack.setActionName("Change Corner Radius")
+        cornerRadius = newRadius
     }
 
     /// Called by the board's save: the figure as it is now is the saved figure.

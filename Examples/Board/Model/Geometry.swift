@@ -8,7 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A position on the board, in board units.
-public struct Point: Hashable, Sendable, CustomStringConvertible {
+public struct Point: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Horizontal position, 0 at the left edge.
     public var x: Double
     /// Vertical position, 0 at the top edge.
@@ -39,7 +39,7 @@ public struct Point: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The colours a figure can have.
-public enum FigureColor: String, CaseIterable, Sendable {
+public enum FigureColor: String, CaseIterable, Sendable, Codable {
     case black, red, green, blue, yellow, orange, purple
 
     /// The names, as `help` and error messages list them: "black, red, ...".

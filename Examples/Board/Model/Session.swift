@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import ActionStack
+public import Foundation
 
 /// Which history the undo and redo commands act on.
 public enum Context: String, Sendable {
@@ -25,7 +26,10 @@ public enum Context: String, Sendable {
 @MainActor
 public final class Session {
     /// The board being edited.
-    public let board = Board()
+    public let board: Board
+    /// The file that `save` without a name writes: the file the board came from, or the one it
+    /// was last saved to (nil: `save` only marks the board saved).
+    public private(set) var file: URL?
     /// The selected figure's number, if any.
     public private(set) var selectedID: Int?
     /// Which history undo and redo act on.
@@ -51,11 +55,39 @@ public final class Session {
     public static let lineTooLong = "error: line too long (over \(LineBuffer.maximumLength) bytes); it was ignored"
 
     /// Creates a session on an empty board.
-    public init(usesColor: Bool = false) {
+    public convenience init(usesColor: Bool = false) {
+        self.init(board: Board(), file: nil, usesColor: usesColor)
+    }
+
+    /// Creates a session on `board`, which `save` without a name writes to `file`.
+    public init(board: Board, file: URL?, usesColor: Bool = false) {
+        self.board = board
+        self.file = file
         self.usesColor = usesColor
         buttons = UndoButtons(following: board.undoStack)
         edit.activeStack = board.undoStack
+        updateEditMenu()
     }
+
+    /// A session on the board saved in `url`, with its history (`BoardFile`), or on a new board
+    /// that `save` will write there when there is no such file; and the lines that tell the user
+    /// what was opened, and what of the history was left out and why.
+    ///
+    /// - Throws: `HistoryFileError` when the file cannot be read, `BoardFileError` when it does
+    ///   not hold a board.
+    public static func opening(_ url: URL, usesColor: Bool = false) throws -> (session: Session, notes: [String]) {
+        let name = quotedPath(url)
+        guard let data = try HistoryFileStore(url: url).read() else {
+            return (Session(board: Board(), file: url, usesColor: usesColor), ["\(name) is a new file: save writes it"])
+        }
+        let opened = try BoardFile.open(data)
+        let session = Session(board: opened.board, file: url, usesColor: usesColor)
+        let summary = "opened \(name)" + (opened.historyRestored ? " with its history" : "")
+        return (session, [summary] + opened.notes.map { "note: \($0)" })
+    }
+
+    /// A file's path as messages show it: as given, made printable, in quotes.
+    private static func quotedPath(_ url: URL) -> String { "'\(printable(url.relativePath))'" }
 
     /// The selected figure, if it is (still) on the board.
     public var selectedFigure: Figure? { selectedID.flatMap(board.figure) }
@@ -98,6 +130,12 @@ public final class Session {
             selectedID = nil
             context = .board
         }
+        updateEditMenu()
+    }
+
+    /// Makes the Edit menu cover the stacks of the figures on the board, and act on the active
+    /// context's stack.
+    private func updateEditMenu() {
         // The Edit menu covers the stacks of the figures on the board, and no others. Compared by
         // identity through sets, so that this takes time linear in the figures, not quadratic
         // (`add` and `remove` each search the group's stacks).
@@ -193,6 +231,13 @@ public final class Session {
         case "history":
             guard arguments.count <= 1 else { throw .invalid("usage: history [N]") }
             let stack = activeStack ?? board.undoStack
+            if let tree = stack.historyTree {
+                // A branching history lists node numbers, so N is a node, as `goto N` takes it.
+                guard let argument = arguments.first else {
+                    return Reply(message: history(of: tree), showsBoard: false)
+                }
+                return try go(to: try number(argument, what: "node number"), in: (stack, tree))
+            }
             guard let argument = arguments.first else { return Reply(message: history(of: stack), showsBoard: false) }
             let position = try number(argument, what: "history position")
             let last = stack.undoCount + stack.redoCount
@@ -201,10 +246,33 @@ public final class Session {
             // Undoes or redoes step by step, as clicks in a history panel would.
             stack.jump(to: position)
             return Reply(message: "jumped to position \(position)")
-        case "save":
+        case "tree":
             try expectNoArguments(command, arguments)
-            board.save()
-            return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
+            return Reply(message: drawing(of: try branching().tree), showsBoard: false)
+        case "goto":
+            try expectCount(arguments, 1, usage: "goto N")
+            let id = try number(arguments[0], what: "node number")
+            return try go(to: id, in: branching())
+        case "earlier", "later":
+            guard arguments.count <= 1 else { throw .invalid("usage: \(command) [N | Ns | Nm | Nh | Nd]") }
+            let distance = try arguments.first.map { (text) throws(CommandError) in try travel(text, command) }
+            return try move(backwards: command == "earlier", by: distance ?? .changes(1), in: branching())
+        case "branch":
+            guard arguments.count <= 1 else { throw .invalid("usage: branch [N]") }
+            guard let argument = arguments.first else {
+                return Reply(message: branches(of: try branching().tree), showsBoard: false)
+            }
+            let id = try number(argument, what: "node number")
+            return try chooseBranch(id, in: branching())
+        case "save":
+            guard arguments.count <= 1 else { throw .invalid("usage: save [FILE]") }
+            guard let target = arguments.first.map({ URL(fileURLWithPath: $0) }) ?? file else {
+                board.save()
+                return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
+            }
+            try write(to: target)
+            file = target
+            return Reply(message: "saved the board and its history to \(Session.quotedPath(target))")
         case "help":
             try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)
@@ -223,6 +291,171 @@ public final class Session {
             // Quoted as typed: the user looks for what they typed, not for its lower case.
             throw .invalid("unknown command \(Session.quote(typed)); type help for the list")
         }
+    }
+
+    // MARK: Saving to a file
+
+    /// Writes the board, with its history and every figure's, to `url` (atomically: a failed
+    /// write leaves the file as it was), then marks the board saved. Nothing is marked saved when
+    /// the write fails.
+    private func write(to url: URL) throws(CommandError) {
+        let data: Data
+        do {
+            data = try board.fileContents()
+        } catch {
+            throw .invalid("cannot save: \(error)")
+        }
+        do {
+            try HistoryFileStore(url: url).write(data)
+        } catch {
+            throw .invalid("cannot save: \(error)")
+        }
+        board.save()
+    }
+
+    // MARK: Moving in a branching history
+
+    /// The active context's stack and a snapshot of its tree; refused for a linear history (a
+    /// figure's): the tree commands change nothing there.
+    private func branching() throws(CommandError) -> (stack: ActionStack, tree: ActionStack.HistoryTree) {
+        let stack = activeStack ?? board.undoStack
+        guard let tree = stack.historyTree else {
+            throw .invalid(
+                "\(contextName)'s history is linear: only the board's history branches (type board to use it)")
+        }
+        return (stack, tree)
+    }
+
+    /// "the board's history" or "figure #2's history", for messages.
+    private var historyName: String {
+        context == .figure ? "figure #\(selectedID ?? 0)'s history" : "the board's history"
+    }
+
+    /// The refusal of a node number that the tree does not hold (never made, or gone).
+    private func noSuchNode(_ number: Int) -> CommandError {
+        .invalid("there is no node \(number) in \(historyName) (type tree to see its nodes)")
+    }
+
+    /// `goto N`, and `history N` in a branching history.
+    private func go(
+        to number: Int, in history: (stack: ActionStack, tree: ActionStack.HistoryTree)
+    ) throws(CommandError) -> Reply {
+        let target = ActionStack.HistoryNode.ID(sequence: number)
+        guard history.tree[target] != nil else { throw noSuchNode(number) }
+        guard target != history.tree.current else { return Reply(message: "already at node \(number)") }
+        do {
+            try history.stack.jump(toNode: target)
+        } catch {
+            // Not reached: the node was checked above, and the history is a tree.
+            throw .invalid(error.description)
+        }
+        return Reply(message: "went to node \(reached(history))")
+    }
+
+    /// How far `earlier` or `later` moves: a number of changes, or a time.
+    private enum Distance {
+        case changes(Int)
+        case time(Duration)
+    }
+
+    /// Reads the argument of `earlier` and `later`: "3" (changes), or "10s", "5m", "2h", "1d".
+    private func travel(_ text: String, _ command: String) throws(CommandError) -> Distance {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let unit = text.last.flatMap { units[Character($0.lowercased())] }
+        let digits = unit == nil ? Substring(text) : text.dropLast()
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
+            digits.drop(while: { $0 == "0" }).count <= Session.digitsBeforePoint, let value = Int(digits)
+        else {
+            throw .invalid(
+                "\(command) takes a number of changes (\(command) 3) or a time (10s, 5m, 2h, 1d), "
+                    + "not \(Session.quote(text))")
+        }
+        guard value > 0 else {
+            throw .invalid("\(command) goes at least 1 change or 1 second, not \(Session.quote(text))")
+        }
+        guard let unit else { return .changes(value) }
+        return .time(.seconds(Int64(value) * unit))
+    }
+
+    /// `earlier` and `later`: in the order the changes were made, across branches (vim's `g-`,
+    /// `g+`, `:earlier 10s`, `:later 1m`).
+    private func move(
+        backwards: Bool, by distance: Distance, in history: (stack: ActionStack, tree: ActionStack.HistoryTree)
+    ) throws(CommandError) -> Reply {
+        let (stack, tree) = history
+        do {
+            switch distance {
+            case .changes(let count): _ = try backwards ? stack.earlier(count) : stack.later(count)
+            case .time(let duration): _ = try backwards ? stack.earlier(by: duration) : stack.later(by: duration)
+            }
+        } catch {
+            // Not reached: the history is a tree.
+            throw .invalid(error.description)
+        }
+        let current = tree.current.sequence
+        if stack.currentNode == tree.current {
+            if backwards && tree.current == tree.root {
+                return Reply(message: "already at node \(current), the oldest state", showsBoard: false)
+            }
+            if !backwards && tree.current == tree.newest {
+                return Reply(message: "already at node \(current), the newest change", showsBoard: false)
+            }
+            return Reply(
+                message: "stayed at node \(current): no change was made that long \(backwards ? "before" : "after")")
+        }
+        return Reply(message: "went \(backwards ? "back" : "forward") to node \(reached(history))")
+    }
+
+    /// "3: undid 2 steps, then redid 1 step": the node the stack is at now, and how it got there
+    /// from the node it was at in `history.tree` (up to the fork they share, then down).
+    private func reached(_ history: (stack: ActionStack, tree: ActionStack.HistoryTree)) -> String {
+        guard let now = history.stack.currentNode else { return "?" }
+        let from = history.tree.path(to: history.tree.current).map(\.id)
+        let to = history.tree.path(to: now).map(\.id)
+        let shared = zip(from, to).prefix { $0 == $1 }.count
+        func steps(_ count: Int) -> String { count == 1 ? "1 step" : "\(count) steps" }
+        var moves: [String] = []
+        if from.count > shared { moves.append("undid \(steps(from.count - shared))") }
+        if to.count > shared { moves.append("redid \(steps(to.count - shared))") }
+        return "\(now.sequence): " + moves.joined(separator: ", then ")
+    }
+
+    /// `branch N`: makes redo take node N, a child of the current node.
+    private func chooseBranch(
+        _ number: Int, in history: (stack: ActionStack, tree: ActionStack.HistoryTree)
+    ) throws(CommandError) -> Reply {
+        let (stack, tree) = history
+        let target = ActionStack.HistoryNode.ID(sequence: number)
+        guard let node = tree[target] else { throw noSuchNode(number) }
+        let current = tree.current.sequence
+        let children = tree[tree.current]?.children ?? []
+        guard children.contains(target) else {
+            if children.isEmpty {
+                throw .invalid("no branch leaves node \(current), where you are: there is nothing to redo here")
+            }
+            let here =
+                children.count == 1
+                ? "the only branch here is \(children[0].sequence)"
+                : "the branches here are \(Session.list(children.map(\.sequence)))"
+            throw .invalid("node \(number) is not a branch from node \(current), where you are; \(here)")
+        }
+        guard tree[tree.current]?.redoChild != target else {
+            return Reply(message: "redo already takes node \(number)", showsBoard: false)
+        }
+        do {
+            try stack.selectRedoBranch(target)
+        } catch {
+            // Not reached: the node was checked above.
+            throw .invalid(error.description)
+        }
+        return Reply(message: "redo now takes node \(number): \(HistoryTreeText.defaultLabel(node))")
+    }
+
+    /// "4", "4 and 6", "4, 6 and 8".
+    private static func list(_ numbers: [Int]) -> String {
+        let text = numbers.map(String.init)
+        guard let last = text.last, text.count > 1 else { return text.first ?? "" }
+        return text.dropLast().joined(separator: ", ") + " and " + last
     }
 
     // MARK: Output
@@ -248,9 +481,62 @@ public final class Session {
         context == .figure ? "figure #\(selectedID ?? 0)" : "board"
     }
 
-    /// A stack's history, as a history panel shows it: every position from the start, oldest
-    /// first, with the step that leads to it, where you are, the saved position, and the steps
-    /// that redo would bring back.
+    /// A branching history as a history panel shows it: the path from the start through the
+    /// current node to where redo leads, one numbered node a line, with where you are, the saved
+    /// node, the redo steps, and at each fork the branches that leave from it for elsewhere.
+    private func history(of tree: ActionStack.HistoryTree) -> String {
+        let redo = HistoryTreeText.redoPath(of: tree)
+        let path = tree.path(to: tree.current) + redo
+        let redoIDs = Set(redo.map(\.id))
+        let labels = path.map(HistoryTreeText.defaultLabel)
+        let width = labels.map(\.count).max() ?? 0
+        let numberWidth = String(path.last?.sequence ?? 0).count
+        var lines = ["\(contextName) history (goto N goes to node N; tree draws every branch):"]
+        for (index, node) in path.enumerated() {
+            var notes: [String] = []
+            if node.isCurrent { notes.append(HistoryTreeText.currentMark) }
+            if node.isClean { notes.append(HistoryTreeText.savedMark) }
+            if redoIDs.contains(node.id) { notes.append(HistoryTreeText.redoMark) }
+            let next = index + 1 < path.count ? path[index + 1].id : nil
+            let others = node.children.filter { $0 != next }.map(\.sequence)
+            if !others.isEmpty { notes.append("other branch\(others.count == 1 ? "" : "es"): \(Session.list(others))") }
+            let number =
+                String(repeating: " ", count: numberWidth - String(node.sequence).count) + String(node.sequence)
+            let line = "  \(number)  \(labels[index])" + String(repeating: " ", count: width - labels[index].count)
+            lines.append(notes.isEmpty ? line : line + "  " + notes.joined(separator: ", "))
+        }
+        return lines.map { $0.trimmingTrailingSpaces }.joined(separator: "\n")
+    }
+
+    /// The whole tree, drawn by `HistoryTreeText`.
+    private func drawing(of tree: ActionStack.HistoryTree) -> String {
+        (["\(contextName) history tree (goto N goes to node N; branch N picks where redo goes):"]
+            + HistoryTreeText.lines(of: tree)).joined(separator: "\n")
+    }
+
+    /// The children of the current node: the branches redo can take from here.
+    private func branches(of tree: ActionStack.HistoryTree) -> String {
+        let current = tree.current.sequence
+        let children = (tree[tree.current]?.children ?? []).compactMap { tree[$0] }
+        guard !children.isEmpty else {
+            return "no branch leaves node \(current), where you are: there is nothing to redo here"
+        }
+        let labels = children.map(HistoryTreeText.defaultLabel)
+        let width = labels.map(\.count).max() ?? 0
+        let numberWidth = String(children.last?.sequence ?? 0).count
+        var lines = ["redo from node \(current) can take (branch N makes it take N):"]
+        for (node, label) in zip(children, labels) {
+            let number =
+                String(repeating: " ", count: numberWidth - String(node.sequence).count) + String(node.sequence)
+            let line = "  \(number)  \(label)" + String(repeating: " ", count: width - label.count)
+            lines.append(node.id == tree[tree.current]?.redoChild ? line + "  <- redo takes this one" : line)
+        }
+        return lines.map { $0.trimmingTrailingSpaces }.joined(separator: "\n")
+    }
+
+    /// A linear stack's history, as a history panel shows it: every position from the start,
+    /// oldest first, with the step that leads to it, where you are, the saved position, and the
+    /// steps that redo would bring back.
 
     private func history(of stack: ActionStack) -> String {
         // Undo entries come newest first and redo entries next-first: lay them out oldest first.
@@ -287,13 +573,26 @@ public final class Session {
           color NAME      recolour the selected figure                       (figure)
                           NAME: \(FigureColor.names)
           radius R        round the selected figure's corners (0 to \(Figure.maximumCornerRadius))     (figure)
-          board | figure  choose what undo and redo act on
+          board | figure  choose the history that undo, redo, history, tree,
+                          goto, earlier, later and branch act on
           undo | redo     undo or redo in the chosen context
-          history [N]     list the chosen context's steps, or go to position N
-          save            mark the board and every figure on it saved; the
-                          status line shows * unsaved after any change
+          history [N]     list the chosen context's steps, or go to N (a node
+                          of the board's history, a position in a figure's)
+          tree            draw the board's history, with every branch
+          goto N          go to node N, on any branch (undoing, then redoing)
+          earlier [N]     go back N changes (1 if no N) in the order they were
+                          made, across branches; earlier 10s, 5m, 2h or 1d: by time
+          later [N]       go forward likewise; later 10s, 5m, 2h or 1d: by time
+          branch [N]      list the branches redo can take from here, or make
+                          redo take node N
+          save [FILE]     save the board and its history, the board's and every
+                          figure's, to FILE (then save alone writes FILE again);
+                          with no file, mark it saved only. The status line
+                          shows * unsaved after any change
           help | quit     show this list, or leave (with unsaved changes,
                           quit asks to be typed twice)
+        the board's history branches: a change made after undoing keeps what redo
+        would have brought back, as a branch; a figure's history stays linear
         numbers are decimal, with at most two decimals: 12, 12.5, -0.25
         the board runs from (0.0, 0.0), top left, to (\(Board.width), \(Board.height)), bottom right
         figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners;
@@ -301,6 +600,11 @@ public final class Session {
         at a terminal, Left, Right, Home, End and Backspace edit the line, Up and
         Down bring back earlier lines, Ctrl-C drops the line, and Ctrl-D on an empty
         line quits
+        board FILE (swift run board FILE) opens a saved board with its history:
+        undo then takes back the last change made before it was saved
+        privacy: the saved history keeps what undo can bring back, so the file
+        holds what you removed (figures, old positions and colours) for as long
+        as undo could bring it back
         """
 
     // MARK: Parsing
