@@ -11,7 +11,7 @@
 // The benchmarks live in their own package so the library's manifest never gains a dependency.
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks [--quick] [--json FILE]
-//       the same-run ratio table and the scale table (Sources/ActionStackBenchmarks)
+//       the same-run ratio table, the scale, async and tree tables (Sources/ActionStackBenchmarks)
 //   swift package --package-path Benchmarks benchmark
 //       package-benchmark: wall clock, allocations and ARC counts per step (Benchmarks/ActionStackMetrics)
 //   Benchmarks/update-thresholds.sh, Benchmarks/check-thresholds.sh
@@ -38,10 +38,14 @@ let package = Package(
             name: "Workloads",
             dependencies: [.product(name: "ActionStack", package: "ActionStack")]
         ),
-        // The same-run ratio table, the scale table, and --single-run for profilers (callgrind.sh).
+        // malloc's bytes in use (glibc's mallinfo2, which Swift's Glibc module does not import), for
+        // the tree table's memory rows.
+        .systemLibrary(name: "CHeapStatistics", path: "Sources/CHeapStatistics"),
+        // The same-run ratio table, the scale table, the async and tree tables, and --single-run for
+        // profilers (callgrind.sh).
         .executableTarget(
             name: "ActionStackBenchmarks",
-            dependencies: ["Workloads", .product(name: "ActionStack", package: "ActionStack")]
+            dependencies: ["Workloads", "CHeapStatistics", .product(name: "ActionStack", package: "ActionStack")]
         ),
         // package-benchmark's suite: its plugin finds executables under Benchmarks/<Name>/.
         .executableTarget(
@@ -57,7 +61,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     // No warnings, as in the library (set here so that it does not reach the dependencies).

@@ -20,7 +20,11 @@
 # Prints instructions per step and the ratio to the strong closure stack's (the issue's target for
 # scenario 1: at most 3,500 instructions per step).
 #   scenarios: each, each-notify, single, strong, weak, closures, remove (the removal pass alone,
-#   per stored action: its set-up is measured apart and taken away)
+#   per stored action: its set-up is measured apart and taken away); with a branching history
+#   (historyShape = .tree): each-tree, single-tree, fork (a change that turns a one-step redo
+#   stack into a branch, then an undo), jump (a jump(toNode:) along a path of 8, 100 targets);
+#   command (group + registering a command, registerUndo(_:on:key:), of two Doubles; no undo or
+#   redo), command-closure (the same change registering a closure with the same captures)
 #   CALLGRIND_COUNTS="2000 12000" to change the two counts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,11 +67,14 @@ for scenario in strong "${scenarios[@]}"; do
     per_step[$scenario]=$((per_step[$scenario] - (b - a) / (large - small)))
   fi
 done
-printf '%-12s %18s %22s\n' scenario "instructions/step" "/ strong closure stack"
+printf '%-16s %18s %22s\n' scenario "instructions/step" "/ strong closure stack"
 for scenario in "${scenarios[@]}"; do
   ratio=$(python3 -c "print(f'{${per_step[$scenario]} / ${per_step[strong]}:.2f}x')")
-  printf '%-12s %18s %22s\n' "$scenario" "${per_step[$scenario]}" "$ratio"
+  printf '%-16s %18s %22s\n' "$scenario" "${per_step[$scenario]}" "$ratio"
 done
 echo "(a step: each/each-notify = group + register, undo, redo; single = one action of a group, its"
 echo " undo and redo; strong/weak = a closure stack's register, undo, redo; closures = register"
-echo " + undo; remove = the removal pass, per stored action; releasing what a step stored is included)"
+echo " + undo; remove = the removal pass, per stored action; *-tree = the same with historyShape = .tree;"
+echo " fork = a change that forks + an undo; jump = one jump(toNode:) of 8 steps; command /"
+echo " command-closure = group + register a command / the same closure, no undo or redo; releasing what"
+echo " a step stored is included)"

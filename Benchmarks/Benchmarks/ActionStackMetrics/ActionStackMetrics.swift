@@ -152,6 +152,40 @@ let benchmarks: @Sendable () -> Void = {
         withExtendedLifetime(model) {}
     }
 
+    // The branching history (historyShape = .tree). Scenario 1 on a tree stack, where nothing
+    // forks: what the tree costs the paths a linear history has too; per step: register, undo,
+    // redo, release.
+    Benchmark("T1-each-tree-notifications-off", configuration: configuration) { benchmark in
+        let stack = treeStack()
+        let model = Model()
+        benchmark.startMeasurement()
+        treeEachSteps(benchmark.scaledIterations.count, on: stack, model: model)
+        stack.removeAllActions()
+        benchmark.stopMeasurement()
+    }
+
+    // Forks: per step, a change that turns a one-step redo stack into a branch of the root (the
+    // branch's side and record), then an undo; releasing the 1,000 branches included.
+    Benchmark("T2-fork-tree-notifications-off", configuration: configuration) { benchmark in
+        let stack = treeStack()
+        let model = Model()
+        benchmark.startMeasurement()
+        forkSteps(benchmark.scaledIterations.count, on: stack, model: model)
+        stack.removeAllActions()
+        benchmark.stopMeasurement()
+    }
+
+    // Jumps: per step, one jump(toNode:) between the tips of two branches of 4 (a path of 8 steps)
+    // in a tree of 2,000 nodes over 100 targets. Building the tree is outside the measurement.
+    Benchmark("T3-jump-path-8-100-targets", configuration: configuration) { benchmark in
+        let comb = CombTree(nodes: 2_000, tooth: 3, probeDepths: [4], targets: 100)
+        comb.move(0)
+        benchmark.startMeasurement()
+        for _ in 0..<benchmark.scaledIterations.count { comb.move(0) }
+        benchmark.stopMeasurement()
+        comb.release()
+    }
+
     // Baselines: closure stacks (two arrays; each closure re-registers its inverse), target held
     // strongly and weakly; per step of register, undo, redo, release. And the first baseline, an
     // array of closures: register + undo.

@@ -18,6 +18,12 @@ let singleRunScenarios: [(name: String, step: String)] = [
     ("each", "scenario 1, notifications off: group + register, undo, redo"),
     ("each-notify", "scenario 1, notifications on"),
     ("single", "scenario 2, notifications off: one action of a group of COUNT, its undo and redo"),
+    ("each-tree", "scenario 1 with historyShape = .tree (nothing forks)"),
+    ("single-tree", "scenario 2 with historyShape = .tree"),
+    ("fork", "tree: a change that turns a one-step redo stack into a branch, then an undo"),
+    ("jump", "tree: jump(toNode:) along a path of 8 in a tree of 2,000 nodes over 100 targets (set-up included)"),
+    ("command", "a move command (two Doubles): group + registerUndo(_:on:key:), released at the end"),
+    ("command-closure", "the same change registering a closure with the same captures instead"),
     ("strong", "strong closure stack: register, undo, redo"),
     ("weak", "weak closure stack: register, undo, redo"),
     ("closures", "closures register+undo (the first baseline)"),
@@ -35,6 +41,29 @@ func singleRun(_ scenario: String, _ count: Int) -> Bool {
     case "single":
         let stack = explicitStack(notify: false)
         singleSteps(count, on: stack, model: Model())
+        stack.removeAllActions()
+    case "each-tree":
+        let stack = treeStack()
+        treeEachSteps(count, on: stack, model: Model())
+        stack.removeAllActions()
+    case "single-tree":
+        let stack = treeStack()
+        singleSteps(count, on: stack, model: Model())
+        stack.removeAllActions()
+    case "fork":
+        let stack = treeStack()
+        forkSteps(count, on: stack, model: Model())
+        stack.removeAllActions()
+    case "jump":
+        let comb = CombTree(nodes: 2_000, tooth: 3, probeDepths: [4], targets: 100)
+        for _ in 0..<count { comb.move(0) }
+        comb.checkAtTip(0)
+        comb.release()
+    case "command", "command-closure":
+        // The values are made first (a few instructions per step, the same in both scenarios).
+        let stack = explicitStack(notify: false)
+        registerChanges(
+            commandValues(MoveShape.self, count), on: stack, target: Shape(), byClosure: scenario == "command-closure")
         stack.removeAllActions()
     case "strong", "weak":
         let stack = ClosureStack()

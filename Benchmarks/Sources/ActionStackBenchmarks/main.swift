@@ -8,12 +8,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // ActionStack benchmarks: each scenario beside baselines measured in the same run (the ratio
-// table), then what operations cost at a size and at 16 times it (the scale table).
+// table), then what operations cost at a size and at 16 times it (the scale table), the
+// asynchronous operations (the async table), the branching history (the tree table) and saving the
+// history (the persistence table).
 //
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks            N = 1,000,000, 5 repetitions
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks --quick    N = 20,000, 3 repetitions
 //   ... -n N                         another N
-//   ... --only 1,2,scale,async       only these scenarios (1-7), the scale table, the async table
+//   ... --only 1,2,scale,async,tree,persistence  only these scenarios (1-7), these tables
 //   ... --json results.json          also write every row as JSON
 //   ... --single-run SCENARIO COUNT  one scenario's work only, for profilers (see callgrind.sh)
 //
@@ -53,7 +55,7 @@ if let text = value(after: "-n") {
     n = value
 }
 let only = value(after: "--only").map { Set($0.split(separator: ",").map(String.init)) }
-/// Whether a scenario ("1" ... "7") or the scale table ("scale") runs.
+/// Whether a scenario ("1" ... "7") or a table ("scale", "async", "tree", "persistence") runs.
 func selected(_ name: String) -> Bool { only?.contains(name) ?? true }
 let repetitions = quick ? 3 : 5
 #if DEBUG
@@ -67,9 +69,11 @@ struct Report: Encodable {
     var quick: Bool
     var rows: [Row]
     var scale: [ScaleRow]
+    var tree: [TreeRow]
+    var persistence: [PersistenceRow]
 }
 
-var report = Report(n: n, repetitions: repetitions, quick: quick, rows: [], scale: [])
+var report = Report(n: n, repetitions: repetitions, quick: quick, rows: [], scale: [], tree: [], persistence: [])
 if (1...7).contains(where: { selected(String($0)) }) {
     report.rows = runRatioTable(n: n, repetitions: repetitions, quick: quick, selected: selected)
 }
@@ -78,5 +82,12 @@ if selected("scale") {
 }
 if selected("async") {
     await runAsyncTable(quick: quick, repetitions: repetitions)
+}
+if selected("tree") {
+    report.tree = runTreeTable(quick ? .quick : .full, repetitions: repetitions)
+}
+if selected("persistence") {
+    // 10,000 steps whatever N (the size); registration over N steps, 200,000 at most.
+    report.persistence = runPersistenceTable(repetitions: quick ? 5 : 11, registrationSteps: min(n, 200_000))
 }
 if let path = value(after: "--json") { writeJSON(report, to: path) }

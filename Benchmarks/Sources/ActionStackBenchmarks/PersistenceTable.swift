@@ -1,0 +1,346 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStack
+import Foundation
+import Workloads
+
+// The persistence table (`--only persistence`): what saving and restoring a history costs, beside
+// the floor, and what registering a command costs, beside registering a closure.
+//
+// - Encode: `savedHistory()` + `HistoryArchive.encoded()` of 10,000 one-action steps, beside the
+//   floor: the same 10,000 commands encoded as a plain array by `JSONEncoder` with the archive's
+//   settings (sorted keys, slashes not escaped).
+// - Decode: `HistoryArchive(decoding:registry:)` + `restoreHistory` into an empty stack, beside
+//   `JSONDecoder` reading the plain array back.
+// - Bytes per step: the archive's, beside the plain array's.
+// - Registration: begin + register + end with a command (`registerUndo(_:on:key:)`), beside the same
+//   with a closure that captures the same values (`registerUndo(withTarget:handler:)`), same target.
+//
+// Two kinds of command: a small one (a move: two Doubles) and a larger one (a text edit: an Int and
+// 64 bytes of text). Times are this thread's CPU time (see TreeTable.swift), medians; every encoder
+// and decoder is made inside the timing, and what a timing made is released inside it, on both sides.
+
+// MARK: The commands
+
+/// A command of the table: its key, a fresh target, the value of step i (step 0: the target's
+/// initial state), and the same change registering its inverse as a closure.
+protocol BenchmarkCommand: UndoCommand, Equatable {
+    /// The target's key in saved histories.
+    static var key: String { get }
+    /// What the table calls it.
+    static var label: String { get }
+    /// A fresh target, in the state of `value(0)`.
+    static func makeTarget() -> Target
+    /// The change that step `index` makes (0: the target's initial state).
+    static func value(_ index: Int) -> Self
+    /// The target's state, as the command that would restore it.
+    static func state(of target: Target) -> Self
+    /// The change, registering its inverse as a closure capturing what the command holds.
+    func performByClosure(on target: Target, in stack: ActionStack)
+}
+
+/// A shape on a canvas: the target of the small commands.
+final class Shape {
+    var x = 0.0
+    var y = 0.0
+}
+
+/// Moves a shape: two Doubles.
+struct MoveShape: BenchmarkCommand {
+    static let commandType = "bench.move"
+    static let key = "shape"
+    static let label = "move (2 Doubles)"
+    var x: Double
+    var y: Double
+
+    static func makeTarget() -> Shape { Shape() }
+
+    static func value(_ index: Int) -> MoveShape {
+        index == 0 ? MoveShape(x: 0, y: 0) : MoveShape(x: Double(index % 1000) + 0.5, y: Double(index % 700) * 0.25)
+    }
+
+    static func state(of shape: Shape) -> MoveShape { MoveShape(x: shape.x, y: shape.y) }
+
+    @inline(never)
+    func perform(on shape: Shape, in stack: ActionStack) {
+        stack.registerUndo(MoveShape(x: shape.x, y: shape.y), on: shape, key: "shape")
+        shape.x = x
+        shape.y = y
+    }
+
+    @inline(never)
+    func performByClosure(on shape: Shape, in stack: ActionStack) {
+        let undo = MoveShape(x: shape.x, y: shape.y)
+        stack.registerUndo(withTarget: shape) { undo.performByClosure(on: $0, in: stack) }
+        shape.x = x
+        shape.y = y
+    }
+}
+
+/// A text buffer: the target of the larger commands (it keeps the last edit).
+final class TextBuffer {
+    var location = 0
+    var text = ""
+}
+
+/// Replaces text at a location: an Int and 64 bytes of text.
+struct EditText: BenchmarkCommand {
+    static let commandType = "bench.edit"
+    static let key = "text"
+    static let label = "text edit (64 B)"
+    var location: Int
+    var text: String
+
+    static func makeTarget() -> TextBuffer { TextBuffer() }
+
+    static func value(_ index: Int) -> EditText {
+        guard index > 0 else { return EditText(location: 0, text: "") }
+        let line = "\(index): The quick brown fox jumps over the lazy dog, and back again."
+        return EditText(location: index * 7 % 5000, text: String(line.prefix(64)))
+    }
+
+    static func state(of buffer: TextBuffer) -> EditText { EditText(location: buffer.location, text: buffer.text) }
+
+    @inline(never)
+    func perform(on buffer: TextBuffer, in stack: ActionStack) {
+        stack.registerUndo(EditText(location: buffer.location, text: buffer.text), on: buffer, key: "text")
+        buffer.location = location
+        buffer.text = text
+    }
+
+    @inline(never)
+    func performByClosure(on buffer: TextBuffer, in stack: ActionStack) {
+        let undo = EditText(location: buffer.location, text: buffer.text)
+        stack.registerUndo(withTarget: buffer) { undo.performByClosure(on: $0, in: stack) }
+        buffer.location = location
+        buffer.text = text
+    }
+}
+
+// MARK: The work
+
+/// Makes the changes `commands[1...]`, one explicit group each, registering each inverse as a
+/// command or as a closure. The target must be in the state of `commands[0]`.
+func registerChanges<Command: BenchmarkCommand>(
+    _ commands: [Command], on stack: ActionStack, target: Command.Target, byClosure: Bool
+) {
+    if byClosure {
+        for command in commands.dropFirst() {
+            stack.beginUndoGrouping()
+            command.performByClosure(on: target, in: stack)
+            stack.endUndoGrouping()
+        }
+    } else {
+        for command in commands.dropFirst() {
+            stack.beginUndoGrouping()
+            command.perform(on: target, in: stack)
+            stack.endUndoGrouping()
+        }
+    }
+}
+
+/// The values of steps 0...n.
+func commandValues<Command: BenchmarkCommand>(_: Command.Type, _ n: Int) -> [Command] {
+    (0...n).map(Command.value)
+}
+
+/// ns of CPU time per step of registering n changes (begin + register + end), the release untimed.
+func timeRegistration<Command: BenchmarkCommand>(_ commands: [Command], byClosure: Bool) -> Double {
+    let stack = explicitStack(notify: false)
+    let target = Command.makeTarget()
+    let ns = cpuNanoseconds { registerChanges(commands, on: stack, target: target, byClosure: byClosure) }
+    check(Command.state(of: target) == commands.last, "registration: target not in the last state")
+    check(stack.undoCount == commands.count - 1, "registration: undo count \(stack.undoCount)")
+    stack.removeAllActions()
+    return ns / Double(commands.count - 1)
+}
+
+/// The encoder settings of `HistoryArchive.encoded()`, for the floor.
+func floorEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}
+
+/// One kind of command's history of n steps, its archive and the floor's array.
+final class PersistenceBench<Command: BenchmarkCommand> {
+    let steps: Int
+    let target = Command.makeTarget()
+    let stack = explicitStack(notify: false)
+    /// The commands the history holds, oldest first: the floor's array.
+    let held: [Command]
+    let registry: CommandRegistry
+    private(set) var archive = Data()
+    private(set) var plain = Data()
+
+    init(steps: Int) {
+        self.steps = steps
+        let commands = commandValues(Command.self, steps)
+        held = Array(commands.dropLast())
+        for command in commands.dropFirst() {
+            stack.beginUndoGrouping()
+            command.perform(on: target, in: stack)
+            stack.setActionName("Change")
+            stack.endUndoGrouping()
+        }
+        var registry = CommandRegistry()
+        registry.register(Command.self)
+        self.registry = registry
+    }
+
+    /// `savedHistory()` + `encoded()`: ns per step.
+    func encode() -> Double {
+        var data = Data()
+        let ns = cpuNanoseconds {
+            do {
+                let history = try stack.savedHistory()
+                data = try HistoryArchive(fingerprint: "benchmark", histories: ["main": history]).encoded()
+            } catch {
+                check(false, "encode: \(error)")
+            }
+        }
+        archive = data
+        return ns / Double(steps)
+    }
+
+    /// The plain array with the same encoder: ns per step.
+    func encodeFloor() -> Double {
+        var data = Data()
+        let ns = cpuNanoseconds {
+            do { data = try floorEncoder().encode(held) } catch { check(false, "floor encode: \(error)") }
+        }
+        plain = data
+        return ns / Double(steps)
+    }
+
+    /// `HistoryArchive(decoding:registry:)` + `restoreHistory` into an empty stack: ns per step
+    /// (the restored stack is checked and released untimed).
+    func decode() -> Double {
+        let restored = explicitStack(notify: false)
+        let fresh = Command.makeTarget()
+        var steps = 0
+        let ns = cpuNanoseconds {
+            do {
+                let archive = try HistoryArchive(decoding: archive, registry: registry)
+                guard let history = archive.histories["main"] else { return }
+                steps = try restored.restoreHistory(history) { $0 == Command.key ? fresh : nil }.restoredSteps
+            } catch {
+                check(false, "decode: \(error)")
+            }
+        }
+        check(steps == self.steps && restored.undoCount == self.steps, "decode: restored \(steps) steps")
+        restored.undo()
+        check(Command.state(of: fresh) == held.last, "decode: the restored undo did not restore the state")
+        restored.removeAllActions()
+        return ns / Double(self.steps)
+    }
+
+    /// The plain array read back with `JSONDecoder`: ns per step.
+    func decodeFloor() -> Double {
+        var count = 0
+        let ns = cpuNanoseconds {
+            do { count = try JSONDecoder().decode([Command].self, from: plain).count } catch {
+                check(false, "floor decode: \(error)")
+            }
+        }
+        check(count == steps, "floor decode: \(count) commands")
+        return ns / Double(steps)
+    }
+}
+
+// MARK: The table
+
+/// One row of the persistence table.
+struct PersistenceRow: Encodable {
+    /// The kind of command.
+    var command: String
+    /// "encode", "decode", "bytes" or "register".
+    var operation: String
+    /// Steps measured.
+    var steps: Int
+    /// ns per step (bytes per step for "bytes").
+    var value: Double
+    /// What the baseline is.
+    var baseline: String
+    /// The baseline's figure, measured in the same run.
+    var baselineValue: Double
+    /// value / baselineValue.
+    var ratio: Double
+    /// The goal for the ratio.
+    var goal: Double
+}
+
+let persistenceWidths = [17, 34, 9, 22, 9, 6, 8]
+
+func printPersistenceRow(_ row: PersistenceRow, first: Bool) {
+    let unit = row.operation == "bytes" ? " B" : ""
+    let met = row.ratio <= row.goal ? "met" : "not met"
+    printCells(
+        [
+            first ? row.command : "", row.operation, format(row.value) + unit, row.baseline,
+            format(row.baselineValue) + unit,
+            formatRatio(row.ratio), "<= \(row.goal)x", met,
+        ], widths: persistenceWidths, leftAligned: [0, 1, 3])
+}
+
+/// Runs the persistence table: 10,000 steps of each kind of command, `repetitions` interleaved
+/// rounds, and registration over `registrationSteps` steps.
+func runPersistenceTable(repetitions: Int, registrationSteps: Int) -> [PersistenceRow] {
+    let steps = 10_000
+    print("")
+    print(
+        "ActionStack persistence table: \(steps) one-action steps saved and restored, registration over "
+            + "\(registrationSteps) steps; ns of CPU time per step, medians of \(repetitions), interleaved with "
+            + "the baselines (floor: the same commands as a plain array, JSONEncoder/JSONDecoder, sorted keys)")
+    printCells(
+        ["command", "operation", "per step", "baseline (same run)", "base", "ratio", "goal", ""],
+        widths: persistenceWidths, leftAligned: [0, 1, 3])
+    var rows: [PersistenceRow] = []
+    func add(_ row: PersistenceRow) {
+        printPersistenceRow(row, first: rows.last?.command != row.command)
+        rows.append(row)
+    }
+    func run<Command: BenchmarkCommand>(_: Command.Type) {
+        let bench = PersistenceBench<Command>(steps: steps)
+        let commands = commandValues(Command.self, registrationSteps)
+        // Warm up once (page in the code, grow the heap).
+        _ = (bench.encode(), bench.encodeFloor(), bench.decode(), bench.decodeFloor())
+        let figures = measureTogether(
+            repetitions,
+            [
+                { bench.encode() }, { bench.encodeFloor() }, { bench.decode() }, { bench.decodeFloor() },
+                { timeRegistration(commands, byClosure: false) }, { timeRegistration(commands, byClosure: true) },
+            ])
+        let label = Command.label
+        let floor = "plain array, JSON"
+        add(
+            PersistenceRow(
+                command: label, operation: "encode: savedHistory + encoded()", steps: steps, value: figures[0],
+                baseline: floor + "Encoder", baselineValue: figures[1], ratio: figures[0] / figures[1], goal: 1.3))
+        add(
+            PersistenceRow(
+                command: label, operation: "decode: decoding + restoreHistory", steps: steps, value: figures[2],
+                baseline: floor + "Decoder", baselineValue: figures[3], ratio: figures[2] / figures[3], goal: 1.3))
+        let bytes = Double(bench.archive.count) / Double(steps)
+        let plainBytes = Double(bench.plain.count) / Double(steps)
+        add(
+            PersistenceRow(
+                command: label, operation: "bytes", steps: steps, value: bytes, baseline: "plain array",
+                baselineValue: plainBytes, ratio: bytes / plainBytes, goal: 1.3))
+        add(
+            PersistenceRow(
+                command: label, operation: "register: command (group + reg.)", steps: registrationSteps,
+                value: figures[4], baseline: "closure, same captures", baselineValue: figures[5],
+                ratio: figures[4] / figures[5], goal: 1.5))
+    }
+    run(MoveShape.self)
+    run(EditText.self)
+    return rows
+}
