@@ -23,7 +23,10 @@ import Testing
 /// A real process, killed with SIGKILL at random moments while it writes a saved history and
 /// appends to its journal: after each kill, the file is exactly one complete generation and the
 /// journal replays every record it acknowledged.
-@Suite(.timeLimit(.minutes(1)))
+// The limit catches a hang. It is generous because these tests share the main actor with
+// seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
+// its turns.
+@Suite(.timeLimit(.minutes(5)))
 struct CrashSafetyTests {
     /// How many times the writer is killed.
     static let kills = 30
