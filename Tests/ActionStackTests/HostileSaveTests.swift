@@ -161,6 +161,21 @@ func hsSaved(_ count: Int, current: Int, clean: Int? = nil) -> SavedHistory {
     return SavedHistory(shape: .linear, root: 0, current: current, clean: clean, steps: steps)
 }
 
+/// `isClean` in each state from the current one to the oldest and then to the newest, followed by the
+/// undo entries' `isClean` and `isCleanAtStart` there.
+func hsCleanWalk(_ stack: ActionStack) -> [Bool] {
+    var seen = [stack.isClean]
+    while stack.canUndo {
+        stack.undo()
+        seen.append(stack.isClean)
+    }
+    while stack.canRedo {
+        stack.redo()
+        seen.append(stack.isClean)
+    }
+    return seen + stack.undoEntries.map(\.isClean) + [stack.isCleanAtStart]
+}
+
 func poisoned(_ problem: SavedActionProblem, key: String = "box") -> SavedAction {
     SavedAction(commandType: "hs.mark", version: 1, key: key, cost: 0, problem: problem)
 }
@@ -625,17 +640,7 @@ func hsCatch<T>(_ body: () throws -> T) -> ActionStack.HistoryPersistenceError? 
         let stack = makeStack()
         let report = try hsRestore(saved, into: stack, ["box": HSBox(value: 3)])
         #expect(!report.restoredCleanState)
-        var seen: [Bool] = [stack.isClean]
-        while stack.canUndo {
-            stack.undo()
-            seen.append(stack.isClean)
-        }
-        while stack.canRedo {
-            stack.redo()
-            seen.append(stack.isClean)
-        }
-        #expect(!seen.contains(true))
-        #expect(!stack.undoEntries.contains { $0.isClean })
+        #expect(!hsCleanWalk(stack).contains(true))
         #expect(!stack.redoEntries.contains { $0.isClean })
     }
 
@@ -648,6 +653,35 @@ func hsCatch<T>(_ body: () throws -> T) -> ActionStack.HistoryPersistenceError? 
         stack.redo()
         #expect(!stack.isClean)
         #expect(!stack.canRedo)
+    }
+
+    /// Decided: the clean state is saved where it is. `markClean()` inside a group marks a state in
+    /// the middle of a step, which no undo or redo can reach again once the group closes: it is saved
+    /// as no clean node (never moved to the step's either end), and the restored stack, like the one
+    /// that saved it, is clean nowhere.
+    @Test func aCleanStateMarkedInsideAStepIsSavedAsNoneAndReachedNowhere() throws {
+        let box = HSBox()
+        let stack = makeStack()
+        hsChange(box, to: 1, on: stack)
+        stack.beginUndoGrouping()
+        HSSet(value: 2).perform(on: box, in: stack)
+        stack.markClean()  // the document was written in the middle of the step
+        #expect(stack.isClean)
+        HSSet(value: 3).perform(on: box, in: stack)
+        stack.setActionName("Two sets")
+        stack.endUndoGrouping()
+        hsChange(box, to: 4, on: stack)
+        stack.undo()
+        let saved = try stack.savedHistory()
+        #expect(saved.clean == nil)
+        let restoredBox = HSBox(value: box.value)
+        let restored = makeStack()
+        let report = try hsRestore(saved, into: restored, ["box": restoredBox])
+        #expect(!report.restoredCleanState)
+        let original = hsCleanWalk(stack)
+        #expect(!original.contains(true))
+        #expect(hsCleanWalk(restored) == original)
+        #expect(restoredBox.value == box.value)
     }
 
     @Test func reportCountsAddUp() throws {
