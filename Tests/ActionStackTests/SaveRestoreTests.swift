@@ -351,3 +351,36 @@ struct WriteValue: AsyncUndoCommand {
         fresh._checkInvariants()
     }
 }
+
+/// A command action does not keep its stack alive: the stack holds the action, so an action that
+/// held the stack would leak every stack that ever registered a command (it did, until the
+/// history recorder's lifetime test found it).
+@MainActor
+@Suite struct CommandLifetimeTests {
+    @Test func aStackHoldingCommandActionsOnBothSidesIsFreed() {
+        let box = HSBox()
+        var stack: ActionStack? = makeStack()
+        let tracker = LifetimeTracker(stack!)
+        hsChange(box, to: 1, on: stack!)
+        hsChange(box, to: 2, on: stack!)
+        stack!.undo()  // a redo command too
+        stack = nil
+        #expect(!tracker.isAlive)
+    }
+
+    @Test func aStackHoldingAsyncCommandActionsIsFreedAfterItsOperations() async throws {
+        let box = HSBox()
+        var stack: ActionStack? = makeStack()
+        let tracker = LifetimeTracker(stack!)
+        for value in 1...2 {
+            stack!.beginUndoGrouping()
+            stack!.registerAsyncUndo(HSAsyncSet(value: box.value), on: box, key: box.id)
+            box.value = value
+            stack!.endUndoGrouping()
+        }
+        try await stack!.performUndo()
+        #expect(box.value == 1 && stack!.canRedo)
+        stack = nil
+        #expect(!tracker.isAlive)
+    }
+}

@@ -98,15 +98,16 @@ extension ActionStack {
     public func registerUndo<Command: UndoCommand>(
         _ command: Command, on target: Command.Target, key: String, options: RegistrationOptions = RegistrationOptions()
     ) {
-        let stack = self
+        // Unowned: the stack holds the handler, so a strong capture would keep every stack with a
+        // command action alive; the stack only calls it while it exists.
         registerCommandAction(
             on: target, key: key, options: options,
-            handler: { object in
+            handler: { [unowned self] object in
                 if let capture = object as? CommandCapture {
                     capture.command = command
                     return
                 }
-                command.perform(on: unsafeDowncast(object, to: Command.Target.self), in: stack)
+                command.perform(on: unsafeDowncast(object, to: Command.Target.self), in: self)
             })
     }
 
@@ -129,13 +130,15 @@ extension ActionStack {
     /// slot, or its command to a capture.
     func asyncCommandHandler<Command: AsyncUndoCommand>(_ command: Command) -> (AnyObject) -> Void {
         let slot = asyncOperations.slot
-        let stack = self
-        return { object in
+        // Unowned, as for a synchronous command; the work the handler hands over holds the stack
+        // only while the operation that runs it does.
+        return { [unowned self] object in
             if let capture = object as? CommandCapture {
                 capture.command = command
                 return
             }
             let target = unsafeDowncast(object, to: Command.Target.self)
+            let stack = self
             slot.work = { try await command.perform(on: target, in: stack) }
         }
     }
