@@ -94,6 +94,10 @@ extension ActionStack {
     /// `ActionStack.HistoryJournal` (the module and this class share the name `ActionStack`).
     public typealias HistoryJournal = ActionStack::HistoryJournal
 
+    /// The module's ``/ActionStack/HistoryRecorder``, so that clients can write
+    /// `ActionStack.HistoryRecorder` (the module and this class share the name `ActionStack`).
+    public typealias HistoryRecorder = ActionStack::HistoryRecorder
+
     /// The module's ``/ActionStack/JournalRecord``, so that clients can write
     /// `ActionStack.JournalRecord` (the module and this class share the name `ActionStack`).
     public typealias JournalRecord = ActionStack::JournalRecord

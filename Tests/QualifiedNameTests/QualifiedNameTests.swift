@@ -131,6 +131,7 @@ import Testing
         #expect(ActionStack.HistoryFileStore.self == HistoryFileStore.self)
         #expect(ActionStack.HistoryFileError.self == HistoryFileError.self)
         #expect(ActionStack.HistoryJournal.self == HistoryJournal.self)
+        #expect(ActionStack.HistoryRecorder.self == HistoryRecorder.self)
         #expect(ActionStack.JournalRecord.self == JournalRecord.self)
     }
 }

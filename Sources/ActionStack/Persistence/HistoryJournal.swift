@@ -38,13 +38,13 @@ public struct JournalRecord: Hashable, Sendable {
 /// An append-only file of records, one for each change to a history, so that a crash loses at
 /// most the change in progress.
 ///
-/// A full save of a history (a ``HistoryFileStore`` write) can be large, and writing it after
-/// every change is slow; between full saves the app appends a record to the journal after each
-/// change (``append(_:fingerprint:)``), and after a full save starts it over (``reset()``).
-/// Each record carries the fingerprint of the document after the change, so that at the next
-/// launch the app can pick the history that goes with the document it opened
-/// (``lastRecord(matchingFingerprint:)``): a document last saved three changes ago reopens with
-/// the history at that point, and the three later changes to redo.
+/// Between full saves (``HistoryFileStore`` writes) a record is appended after each change
+/// (``append(_:fingerprint:)``; a ``HistoryRecorder`` does it for the app), and after a full save
+/// the journal starts over (``reset()``). Each record carries the fingerprint of the document after
+/// the change, so that at the next launch the app can pick the history that goes with the document
+/// it opened (``lastRecord(matchingFingerprint:)``): a document last written three changes ago
+/// reopens with the history as it was then. The three later changes are not in that document, and
+/// cannot come back as steps to redo: their redo actions would only exist had they been undone.
 ///
 /// ```swift
 /// let journal = HistoryJournal(url: documentURL.appendingPathExtension("journal"))
