@@ -225,22 +225,54 @@ extension ActionStack {
         // Read by position, so that an observer queueing many states (one per call it makes) costs
         // O(1) per state; emptied (its storage kept) once everything is told.
         var next = 0
-        while next < publisher.queue.count {
-            let entry = publisher.queue[next]
-            next += 1
-            if postsNotifications && entry.isClean != publisher.lastPostedClean {
-                publisher.lastPostedClean = entry.isClean
-                post(ActionStack.cleanStateDidChangeNotification)
+        while true {
+            while next < publisher.queue.count {
+                let entry = publisher.queue[next]
+                next += 1
+                if postsNotifications && entry.isClean != publisher.lastPostedClean {
+                    publisher.lastPostedClean = entry.isClean
+                    post(ActionStack.cleanStateDidChangeNotification)
+                }
+                if let state = entry.state { publisher.observers.notify(state) }
             }
-            if let state = entry.state { publisher.observers.notify(state) }
+            // The call-end listeners last; what they change is told as an observer's calls are.
+            guard publisher.mayHaveCallEndListeners else { break }
+            guard !publisher.callEndListeners.isEmpty else {
+                publisher.mayHaveCallEndListeners = false
+                break
+            }
+            publisher.callEndListeners.notify(())
+            guard next < publisher.queue.count else { break }
         }
         publisher.queue.removeAll(keepingCapacity: true)
     }
 
+    /// Calls `body` at the end of every outermost call on the stack, after the observers, whether
+    /// the state changed or not, while the token lives.
+    ///
+    /// - Complexity: O(1) amortized; each call then costs a ``state`` snapshot and one call per
+    ///   listener.
+    func addCallEndListener(_ body: @escaping () -> Void) -> ObservationToken {
+        // Added after this call's end, which it is not told of.
+        enterCall()
+        startObserving()
+        leaveCall()
+        let id = publisher.callEndListeners.add(body)
+        publisher.mayHaveObservers = true
+        publisher.mayHaveCallEndListeners = true
+        return ObservationToken(list: publisher.callEndListeners, id: id)
+    }
+
+    /// Whether the stack is between calls: no call, handler or operation step in progress (an
+    /// observer's delivery may be), so that its history can be read whole.
+    var isBetweenCalls: Bool { callDepth == 0 && activities.isEmpty }
+
     private func enqueueIfChanged() {
         var state: State?
         if publisher.mayHaveObservers {
-            if publisher.observers.isEmpty {
+            if publisher.observers.isEmpty
+                && (!publisher.mayHaveCallEndListeners || publisher.callEndListeners.isEmpty)
+            {
                 publisher.mayHaveObservers = false
             } else {
                 state = snapshot()
@@ -298,6 +330,12 @@ struct Publisher {
     }
 
     let observers = ObserverList<ActionStack.State>()
+    /// Told at the end of every outermost call, changed state or not, after the observers (a
+    /// ``HistoryRecorder``, whose saved history can change when the state does not).
+    let callEndListeners = ObserverList<Void>()
+    /// False when the stack knows it has no call-end listener, so that a publish need not take the
+    /// list's lock to find out. Set when one is added; cleared when a publish finds none.
+    var mayHaveCallEndListeners = false
     /// False when the stack knows nobody observes, so that a call need not take a snapshot. Set
     /// when an observer is added; cleared when a publish finds the list empty (an observer may
     /// leave from another thread, see ``ObserverList``).

@@ -87,7 +87,9 @@ extension ActionStack {
         case misuse(Misuse)
         /// A group is open on the undo stack: a change is in progress and is in no step yet.
         case groupIsOpen
-        /// An asynchronous operation is in progress or waiting.
+        /// An asynchronous operation is in progress or waiting, or a broken step waits for
+        /// ``ActionStack/discardBrokenStep()`` or ``ActionStack/retryBrokenStep()`` (the stack cannot
+        /// tell the document's state, so there is no history to save).
         case busy
         /// The saved history is not a well-formed tree (a parent that is not in it, a node twice,
         /// a root or current node that is not in it).
@@ -98,7 +100,7 @@ extension ActionStack {
             switch self {
             case .misuse(let misuse): "\(misuse)"
             case .groupIsOpen: "a group is open on the undo stack; close it first"
-            case .busy: "an asynchronous operation is in progress or waiting"
+            case .busy: "an asynchronous operation is in progress or waiting, or a step is broken"
             case .malformed(let reason): "the saved history is malformed: \(reason)"
             }
         }
@@ -139,7 +141,8 @@ extension ActionStack {
     /// - Parameter maximumSteps: The most steps to save.
     /// - Returns: The history, for ``HistoryArchive``.
     /// - Throws: ``HistoryPersistenceError/groupIsOpen`` while a group is open,
-    ///   ``HistoryPersistenceError/busy`` while an asynchronous operation is in progress or waiting,
+    ///   ``HistoryPersistenceError/busy`` while an asynchronous operation is in progress or waiting
+    ///   or a step is broken (see ``brokenStep``),
     ///   ``HistoryPersistenceError/misuse(_:)``.
     /// - Complexity: O(n + s log s) for the n actions and s steps held.
     public func savedHistory(maximumSteps: Int = .max) throws(HistoryPersistenceError) -> SavedHistory {
@@ -150,7 +153,10 @@ extension ActionStack {
             report(misuse)
             throw .misuse(misuse)
         }
-        if let operations, operations.queue.isBusy || operations.run != nil || operations.queue.pendingCount > 0 {
+        if let operations,
+            operations.queue.isBusy || operations.run != nil || operations.queue.pendingCount > 0
+                || operations.broken != nil
+        {
             throw .busy
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }

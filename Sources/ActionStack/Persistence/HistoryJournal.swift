@@ -263,7 +263,12 @@ public final class HistoryJournal: Sendable {
             HistoryFileStore.removeStaleTemporaryFiles(of: path)
             try HistoryFileStore.removeFile(path)
         }
+        cache.countReset()
     }
+
+    /// How many times ``reset()`` started this journal over: a ``HistoryRecorder`` appends its
+    /// next record even when it repeats the last one it appended before the reset.
+    var resetCount: Int { cache.resetCount }
 
     /// Where the next record goes in the open journal, and the file's size: the cached state when
     /// the file is still the one it describes, or else what reading the file finds.
@@ -379,6 +384,22 @@ private final class JournalCache: @unchecked Sendable {
     private let lock = NSLock()
     /// Read and written under `lock` only.
     private var state: State?
+    /// How many times the journal was started over (read and written under `lock`).
+    private var resets = 0
+
+    /// How many times ``HistoryJournal/reset()`` started the journal over.
+    var resetCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return resets
+    }
+
+    /// Counts a start over.
+    func countReset() {
+        lock.lock()
+        defer { lock.unlock() }
+        resets += 1
+    }
 
     /// Runs `body` under the lock, with the state.
     func withLock<T>(_ body: (inout State?) throws(HistoryFileError) -> T) throws(HistoryFileError) -> T {

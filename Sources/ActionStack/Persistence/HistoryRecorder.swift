@@ -15,31 +15,48 @@ import Foundation
 /// <doc:SavingTheHistory> shows one at work, from the first change to the recovery after a crash.
 ///
 /// **What is recorded.** Each record is a whole ``HistoryArchive`` (the app's fingerprint and the
-/// saved history of each stack), appended after each call that changes a watched stack: a closed
-/// step, an undo, a redo, a jump, a clean mark, a removal, a trim, the redo side discarded. A
-/// record equal to the last one appended is not appended again. While a group is open or an
-/// asynchronous operation runs there is nothing whole to save (``ActionStack/savedHistory(maximumSteps:)``
-/// refuses), so the record waits for the call that closes the group or settles the operation.
+/// saved history of each stack). The recorder makes one at the end of every call on a watched stack
+/// and appends it unless it repeats the last one appended, so each change to a history is recorded
+/// once: a closed step, a keystroke that joins the step before it (the fingerprint changes), an undo,
+/// a redo, a jump, a clean mark, a removal, a trim, a pruned branch, the redo side discarded. The
+/// recorder runs after the stack's observers (``ActionStack/observe(_:)``), so what an observer
+/// changes in its turn (an autosave's ``ActionStack/markClean()``) is in the same record.
+///
+/// There is not always a whole history to save. While a group is open, an asynchronous operation
+/// runs or waits in the queue, or a step is broken (``ActionStack/brokenStep``),
+/// ``ActionStack/savedHistory(maximumSteps:)`` refuses with
+/// ``ActionStack/HistoryPersistenceError/groupIsOpen`` or ``ActionStack/HistoryPersistenceError/busy``,
+/// and the recorder waits for the call that closes the group, empties the queue, or discards or
+/// retries the broken step. While any watched stack is in the middle of a call (a handler, an
+/// observer, an operation's step), the recorder waits for that call's end, so that it never reads a
+/// history halfway through a change and never makes a call that the stack would refuse as a misuse.
 ///
 /// **Recovery.** ``recover(from:fingerprint:registry:limits:)`` returns the last record made when
 /// the document had the fingerprint of the one the app opened: a document last written to disk
 /// three changes ago reopens with the history as it was then. The three later changes are not in
 /// that document, and their steps cannot come back as steps to redo: a step's redo actions exist only
 /// once the step has been undone, and these were on the undo side when they were recorded. A torn
-/// last record (a crash in the middle of an append) is ignored.
+/// last record (a crash in the middle of an append) is ignored. The recorder appends nothing until a
+/// watched history changes, so the app may recover before or after creating it.
 ///
 /// **Cost.** A record is the whole saved history, so each change costs O(s) time and bytes for the
 /// s steps saved: bound s with `maximumSteps`, and the journal's size with its own limits (it
 /// compacts itself to its newest records). An app with long histories journals between full saves
-/// and starts the journal over after each (``HistoryJournal/reset()``).
+/// and starts the journal over after each (``HistoryJournal/reset()``; the recorder's next record
+/// is then appended even if it repeats the last). Each call on a watched stack, a query included,
+/// costs a snapshot of its state; each call that changes a history costs a record.
 ///
 /// **Failures never reach the stacks.** A record that cannot be made or appended (a full disk, a
 /// command that cannot encode) changes nothing on any stack; the recorder keeps the error in
-/// ``lastError``, passes it to ``onError``, and tries again at the next change.
+/// ``lastError``, passes it to ``onError``, and tries again at the next change. A change that
+/// `onError` makes is recorded after it.
+///
+/// The journal must be the only writer of its file (see ``HistoryJournal``): damage that another
+/// writer makes while the recorder appends is found by the next replay, not by the append.
 ///
 /// Use it from the isolation the stacks are used from (the main actor for an app's stacks): it
-/// observes them with ``ActionStack/observe(_:)`` and records synchronously, on the thread that
-/// changed the stack, after the call has ended. It holds the stacks weakly.
+/// records synchronously, on the thread that changed the stack, after the call has ended. It holds
+/// the stacks weakly.
 public final class HistoryRecorder {
     /// The name the single-stack initializer saves its history under in each record.
     public static let defaultHistoryName = "history"
@@ -48,13 +65,17 @@ public final class HistoryRecorder {
     public let journal: HistoryJournal
     /// Makes the record: the archive to append, or nil when there is nothing whole to record now.
     private let makeArchive: () throws -> HistoryArchive?
-    /// The observations of the watched stacks.
-    private var tokens: [ObjectIdentifier: ObservationToken] = [:]
-    /// The last record appended, to skip one that repeats it.
-    private var lastRecord: Data?
-    /// Whether a record is being made: a change that the record's own calls cause is not recorded
-    /// again from inside.
+    /// The watched stacks (held weakly; a freed one's entry is dropped at the next look) and the
+    /// listeners that keep them watched.
+    private var watched: [(stack: Weak, token: ObservationToken)] = []
+    /// The last record appended, and the journal's reset count then, to skip one that repeats it.
+    private var lastRecord: (data: Data, resets: Int)?
+    /// Whether a record is being made; whether the archive is being made (the calls it makes on
+    /// the stacks end too, and are not changes to record); whether a call that may have changed a
+    /// history ended meanwhile (one `onError` made): then another record is made after this one.
     private var isRecording = false
+    private var isMakingArchive = false
+    private var recordAgain = false
 
     /// Called with each error that kept a change from being recorded.
     public var onError: ((any Error) -> Void)?
@@ -64,7 +85,7 @@ public final class HistoryRecorder {
     public private(set) var recordCount = 0
 
     /// A recorder of the histories that `archive` saves, appending to `journal`. It records when
-    /// asked (``record()``) and after each change of the stacks it watches (``watch(_:)``).
+    /// asked (``record()``) and after each call on the stacks it watches (``watch(_:)``).
     ///
     /// - Parameters:
     ///   - journal: The journal to append to.
@@ -79,14 +100,16 @@ public final class HistoryRecorder {
     }
 
     /// A recorder of one stack's history, saved under ``defaultHistoryName``, appending to
-    /// `journal` after each change. It records the history as it is now at once.
+    /// `journal` after each change. The history as it is now is not recorded: the first record is
+    /// made by the stack's next change (a restore from the journal included, see
+    /// ``recover(from:fingerprint:registry:limits:)``).
     ///
     /// - Parameters:
     ///   - journal: The journal to append to.
     ///   - stack: The stack whose history is recorded (held weakly).
     ///   - maximumSteps: The most steps each record saves (see ``ActionStack/savedHistory(maximumSteps:)``).
     ///   - fingerprint: The fingerprint of the document as it is now.
-    /// - Complexity: O(s) for the s steps saved.
+    /// - Complexity: O(1).
     public convenience init(
         journal: HistoryJournal, stack: ActionStack, maximumSteps: Int = .max,
         fingerprint: @escaping () -> String
@@ -98,40 +121,83 @@ public final class HistoryRecorder {
                 histories: [Self.defaultHistoryName: try stack.savedHistory(maximumSteps: maximumSteps)])
         }
         watch(stack)
-        record()
     }
 
-    /// Records after each call that changes `stack` (see ``ActionStack/observe(_:)``). Watching a
-    /// stack twice watches it once.
+    /// Records after each call on `stack` that changes the history the archive saves. Watching a
+    /// stack twice watches it once. The first stack watched sets the starting point: the histories
+    /// as they are then are not recorded, only their changes (and ``record()``, after a
+    /// ``HistoryJournal/reset()``).
     ///
     /// - Parameter stack: A stack whose history the archive saves.
-    /// - Complexity: O(1) amortized.
+    /// - Complexity: O(w) for the w stacks watched.
     public func watch(_ stack: ActionStack) {
-        let id = ObjectIdentifier(stack)
-        guard tokens[id] == nil else { return }
-        tokens[id] = stack.observe { [weak self] _ in self?.record() }
+        watched.removeAll { $0.stack.value == nil }
+        guard !watched.contains(where: { $0.stack.value === stack }) else { return }
+        let token = stack.addCallEndListener { [weak self] in self?.callEnded() }
+        watched.append((Weak(stack), token))
+        if lastRecord == nil { takeBaseline() }
+    }
+
+    /// Takes the histories as they are when watching starts as the last record, without appending
+    /// them: a query on a stack before the app has recovered its history must not record an empty
+    /// history under the fingerprint of the document it opened.
+    private func takeBaseline() {
+        guard watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) else { return }
+        isRecording = true
+        isMakingArchive = true
+        defer {
+            isRecording = false
+            isMakingArchive = false
+        }
+        guard let archive = try? makeArchive(), let data = try? archive.encoded() else { return }
+        lastRecord = (data, journal.resetCount)
     }
 
     /// Stops recording the changes of `stack`, as for a stack that left the document.
     ///
     /// - Parameter stack: A watched stack.
-    /// - Complexity: O(1) amortized.
+    /// - Complexity: O(w) for the w stacks watched.
     public func unwatch(_ stack: ActionStack) {
-        tokens.removeValue(forKey: ObjectIdentifier(stack))?.cancel()
+        watched.removeAll { entry in
+            guard entry.stack.value == nil || entry.stack.value === stack else { return false }
+            entry.token.cancel()
+            return true
+        }
     }
 
     /// Makes a record now and appends it unless it repeats the last one: for a change the stacks
-    /// do not see, such as a new fingerprint.
+    /// do not see, such as a new fingerprint. Called while a watched stack is in the middle of a
+    /// call (from a handler or an observer), it records nothing, and the call's end records.
     ///
     /// - Returns: Whether a record was appended.
     /// - Complexity: O(s) for the s steps saved, plus the append.
     @discardableResult
     public func record() -> Bool {
-        guard !isRecording else { return false }
+        guard !isRecording else {
+            if !isMakingArchive { recordAgain = true }
+            return false
+        }
         isRecording = true
         defer { isRecording = false }
+        var appended = false
+        repeat {
+            recordAgain = false
+            if recordOnce() { appended = true }
+        } while recordAgain
+        return appended
+    }
+
+    private func callEnded() {
+        if watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) { record() }
+    }
+
+    /// One record, if there is a whole history to save and it is new.
+    private func recordOnce() -> Bool {
+        guard watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) else { return false }
         let archive: HistoryArchive
         do {
+            isMakingArchive = true
+            defer { isMakingArchive = false }
             guard let made = try makeArchive() else { return false }
             archive = made
         } catch let error as ActionStack.HistoryPersistenceError where error == .groupIsOpen || error == .busy {
@@ -142,9 +208,10 @@ public final class HistoryRecorder {
         }
         do {
             let data = try archive.encoded()
-            guard data != lastRecord else { return false }
+            let resets = journal.resetCount
+            if let lastRecord, lastRecord.data == data, lastRecord.resets == resets { return false }
             try journal.append(data, fingerprint: archive.fingerprint)
-            lastRecord = data
+            lastRecord = (data, resets)
             lastError = nil
             recordCount += 1
             return true
@@ -178,6 +245,12 @@ public final class HistoryRecorder {
         guard let record = try journal.lastRecord(matchingFingerprint: fingerprint) else { return nil }
         return try HistoryArchive(decoding: record.payload, registry: registry, limits: limits)
     }
+}
+
+/// A weak reference to a watched stack.
+private struct Weak {
+    weak var value: ActionStack?
+    init(_ value: ActionStack) { self.value = value }
 }
 
 @available(*, unavailable, message: "Use a history recorder where its stacks are used.")
