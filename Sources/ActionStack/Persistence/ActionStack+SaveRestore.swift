@@ -88,7 +88,7 @@ extension ActionStack {
         /// A group is open on the undo stack: a change is in progress and is in no step yet.
         case groupIsOpen
         /// An asynchronous operation is in progress or waiting, or a broken step waits for
-        /// ``ActionStack/discardBrokenStep()`` or ``ActionStack/retryBrokenStep()`` (the stack cannot
+        /// ``ActionStack/discardBrokenStep()`` or ``ActionStack/retryBrokenStep(isolation:)`` (the stack cannot
         /// tell the document's state, so there is no history to save).
         case busy
         /// The saved history is not a well-formed tree (a parent that is not in it, a node twice,

@@ -98,11 +98,12 @@ extension ActionStack {
     public func registerUndo<Command: UndoCommand>(
         _ command: Command, on target: Command.Target, key: String, options: RegistrationOptions = RegistrationOptions()
     ) {
-        // Unowned: the stack holds the handler, so a strong capture would keep every stack with a
-        // command action alive; the stack only calls it while it exists.
+        // Not strong: the stack holds the handler, so a strong capture would keep every stack with a
+        // command action alive. unowned(unsafe), without the checked kind's reference counting: only
+        // the stack calls its handlers, from its own methods, whose caller keeps it alive.
         registerCommandAction(
             on: target, key: key, options: options,
-            handler: { [unowned self] object in
+            handler: { [unowned(unsafe) self] object in
                 if let capture = object as? CommandCapture {
                     capture.command = command
                     return
@@ -130,9 +131,9 @@ extension ActionStack {
     /// slot, or its command to a capture.
     func asyncCommandHandler<Command: AsyncUndoCommand>(_ command: Command) -> (AnyObject) -> Void {
         let slot = asyncOperations.slot
-        // Unowned, as for a synchronous command; the work the handler hands over holds the stack
-        // only while the operation that runs it does.
-        return { [unowned self] object in
+        // As for a synchronous command; the work the handler hands over holds the stack only while
+        // the operation that runs it does.
+        return { [unowned(unsafe) self] object in
             if let capture = object as? CommandCapture {
                 capture.command = command
                 return
