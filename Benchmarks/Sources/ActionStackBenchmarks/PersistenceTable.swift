@@ -342,5 +342,53 @@ func runPersistenceTable(repetitions: Int, registrationSteps: Int) -> [Persisten
     }
     run(MoveShape.self)
     run(EditText.self)
+    printRecorderCosts(repetitions: repetitions)
     return rows
+}
+
+// MARK: The history recorder
+
+/// ns of CPU time per change (begin + register a move command + end) on a stack that holds `held`
+/// steps (its `levelsOfUndo`), with a `HistoryRecorder` journaling it after each change or without.
+/// The journal keeps its default limits and does not flush each append to the disk.
+func timeRecordedChanges(held: Int, changes: Int, recorded: Bool) -> Double {
+    let stack = explicitStack(notify: false)
+    stack.levelsOfUndo = held
+    let target = MoveShape.makeTarget()
+    let commands = commandValues(MoveShape.self, held + changes)
+    registerChanges(Array(commands.prefix(held + 1)), on: stack, target: target, byClosure: false)
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("actionstack-bench-\(UUID().uuidString).journal")
+    let journal = HistoryJournal(url: url, synchronizesAppends: false)
+    let recorder = recorded ? HistoryRecorder(journal: journal, stack: stack) { "document" } : nil
+    let ns = cpuNanoseconds {
+        registerChanges(Array(commands[held...]), on: stack, target: target, byClosure: false)
+    }
+    check(recorder.map { $0.recordCount == changes && $0.lastError == nil } ?? true, "recorder: records missing")
+    check(stack.undoCount == held, "recorder: undo count \(stack.undoCount)")
+    withExtendedLifetime(recorder) {}
+    try? journal.reset()
+    stack.removeAllActions()
+    return ns / Double(changes)
+}
+
+/// What a `HistoryRecorder` adds to each change: it saves, encodes and appends the whole history,
+/// O(s) for the s steps held, beside the same changes without it, measured together.
+func printRecorderCosts(repetitions: Int) {
+    print("")
+    print(
+        "HistoryRecorder: ns of CPU time per change (a move command, group + register) with the recorder "
+            + "journaling the whole history after it, beside the same change without one; medians of \(repetitions)")
+    for held in [10, 100, 1_000] {
+        let changes = held >= 1_000 ? 50 : 200
+        let figures = measureTogether(
+            repetitions,
+            [
+                { timeRecordedChanges(held: held, changes: changes, recorded: true) },
+                { timeRecordedChanges(held: held, changes: changes, recorded: false) },
+            ])
+        print(
+            "  \(held) steps held: \(format(figures[0])) ns with the recorder, \(format(figures[1])) ns without "
+                + "(\(formatRatio(figures[0] / figures[1])); \(format(figures[0] / Double(held))) ns per step held)")
+    }
 }

@@ -43,8 +43,12 @@ import Foundation
 /// s steps saved: bound s with `maximumSteps`, and the journal's size with its own limits (it
 /// compacts itself to its newest records). An app with long histories journals between full saves
 /// and starts the journal over after each (``HistoryJournal/reset()``; the recorder's next record
-/// is then appended even if it repeats the last). Each call on a watched stack, a query included,
-/// costs a snapshot of its state; each call that changes a history costs a record.
+/// is then appended even if it repeats the last). To find out whether a call changed a history, the
+/// recorder saves and encodes it at the end of every call on a watched stack, a query such as
+/// ``ActionStack/canUndo`` included, and compares the bytes with the last record's: measured at
+/// about 5 µs per step held (0.5 ms a call at 100 steps, 4.7 ms at 1,000; the benchmark package's
+/// persistence table). Keep the histories a recorder watches short, or call ``record()`` after each
+/// change from a recorder that watches no stack.
 ///
 /// **Failures never reach the stacks.** A record that cannot be made or appended (a full disk, a
 /// command that cannot encode) changes nothing on any stack; the recorder keeps the error in
