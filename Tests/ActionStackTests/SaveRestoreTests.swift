@@ -368,6 +368,21 @@ struct WriteValue: AsyncUndoCommand {
         #expect(!tracker.isAlive)
     }
 
+    @Test func aStackThatRestoredCommandActionsIsFreed() throws {
+        let box = HSBox()
+        let original = makeStack()
+        hsChange(box, to: 1, on: original)
+        hsChange(box, to: 2, on: original)
+        original.undo()
+        let history = try original.savedHistory()
+        var restored: ActionStack? = makeStack()
+        let tracker = LifetimeTracker(restored!)
+        let report = try restored!.restoreHistory(history) { _ in box }
+        #expect(report.restoredSteps == 2 && restored!.undoCount == 1 && restored!.redoCount == 1)
+        restored = nil
+        #expect(!tracker.isAlive, "a restored command action held its stack")
+    }
+
     @Test func aStackHoldingAsyncCommandActionsIsFreedAfterItsOperations() async throws {
         let box = HSBox()
         var stack: ActionStack? = makeStack()

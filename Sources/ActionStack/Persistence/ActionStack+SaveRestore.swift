@@ -744,13 +744,15 @@ extension ActionStack {
     }
 
     private func makeCommandHandler<Command: UndoCommand>(_ command: Command) -> (AnyObject) -> Void {
-        let stack = self
-        return { object in
+        // unowned(unsafe), as registerUndo(_:on:key:) captures it: the stack holds the handler, and
+        // only the stack calls it, from its own methods (a strong capture kept every stack that
+        // restored a command alive).
+        { [unowned(unsafe) self] object in
             if let capture = object as? CommandCapture {
                 capture.command = command
                 return
             }
-            command.perform(on: unsafeDowncast(object, to: Command.Target.self), in: stack)
+            command.perform(on: unsafeDowncast(object, to: Command.Target.self), in: self)
         }
     }
 }

@@ -131,6 +131,9 @@ struct TargetRegistry {
     /// The box of the most recent registration: a burst of edits on one target skips the lookup.
     /// Unretained: it is cleared when the box is forgotten.
     private var lastBox: Unmanaged<TargetBox>?
+    /// The box of the most recent command registration, for the same reason: a burst of commands
+    /// on one target under one key skips hashing the key. Unretained, cleared when forgotten.
+    private var lastCommandBox: Unmanaged<TargetBox>?
 
     /// The box for `target`, created on first use; counts one more action for it.
     ///
@@ -193,6 +196,7 @@ struct TargetRegistry {
 
     private mutating func forget(_ box: TargetBox) {
         if lastBox?.toOpaque() == Unmanaged.passUnretained(box).toOpaque() { lastBox = nil }
+        if lastCommandBox?.toOpaque() == Unmanaged.passUnretained(box).toOpaque() { lastCommandBox = nil }
         if let key = box.commandKey {
             let boxKey = CommandBoxKey(id: box.id, key: key)
             if commandBoxes[boxKey] === box { commandBoxes[boxKey] = nil }
@@ -229,7 +233,19 @@ struct TargetRegistry {
     /// The box of `target`'s command actions registered under `key`, retained for one more action.
     ///
     /// - Complexity: O(1) amortized.
+    @inline(__always)
     mutating func retainCommandBox(for target: AnyObject, key: String) -> Unmanaged<TargetBox> {
+        let id = ObjectIdentifier(target)
+        if let last = lastCommandBox,
+            last._withUnsafeGuaranteedRef({ $0.id == id && $0.commandKey == key && Self.isBox($0, for: target) })
+        {
+            last._withUnsafeGuaranteedRef { $0.actionCount &+= 1 }
+            return last
+        }
+        return retainCommandBoxSlowly(for: target, key: key)
+    }
+
+    private mutating func retainCommandBoxSlowly(for target: AnyObject, key: String) -> Unmanaged<TargetBox> {
         let boxKey = CommandBoxKey(id: ObjectIdentifier(target), key: key)
         let box: TargetBox
         if let existing = commandBoxes[boxKey], existing.object === target {
@@ -242,6 +258,7 @@ struct TargetRegistry {
             list.append(box)
         }
         box.actionCount &+= 1
+        lastCommandBox = Unmanaged.passUnretained(box)
         return Unmanaged.passUnretained(box)
     }
 
@@ -264,6 +281,7 @@ struct TargetRegistry {
         commandBoxes = [:]
         list = []
         lastBox = nil
+        lastCommandBox = nil
     }
 
     /// The number of distinct targets.
