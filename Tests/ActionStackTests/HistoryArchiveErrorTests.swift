@@ -40,11 +40,11 @@ struct HistoryArchiveErrorTests {
 
     @Test func aNewerFormatIsRefusedAndSaysWhichVersion() {
         // The rest of a newer file may be anything: the version is read first.
-        let error = archiveError(#"{"format":"ActionStack.History","version":2,"histories":"a new layout"}"#)
-        #expect(error == .newerFormatVersion(2, newestSupported: 1))
+        let error = archiveError(#"{"format":"ActionStack.History","version":3,"histories":"a new layout"}"#)
+        #expect(error == .newerFormatVersion(3, newestSupported: 2))
         #expect(
             error?.description
-                == "the history archive has format version 2, newer than the 1 this version of ActionStack reads")
+                == "the history archive has format version 3, newer than the 2 this version of ActionStack reads")
         #expect(isCorrupt(archiveError(archiveJSON(history: Self.oneStep, version: "0")), "format version 0"))
         #expect(isCorrupt(archiveError(archiveJSON(history: Self.oneStep, version: "1.5"))))
         #expect(isCorrupt(archiveError(archiveJSON(history: Self.oneStep, version: #""1""#))))
@@ -268,7 +268,7 @@ struct HistoryArchiveErrorTests {
         #expect(archiveError(data) == nil)
         let cases: [(HistoryArchive.Limits, HistoryArchive.Limits.Kind, Int)] = [
             (.init(maximumBytes: data.count - 1), .bytes, data.count - 1),
-            (.init(maximumNestingDepth: 7), .nestingDepth, 7),
+            (.init(maximumNestingDepth: 6), .nestingDepth, 6),
             (.init(maximumHistories: 1), .histories, 1),
             (.init(maximumSteps: 2), .steps, 2),
             (.init(maximumActionsPerStep: 1), .actionsPerStep, 1),
@@ -281,7 +281,7 @@ struct HistoryArchiveErrorTests {
         }
         // At the limits exactly, it reads.
         let exact = HistoryArchive.Limits(
-            maximumBytes: data.count, maximumNestingDepth: 8, maximumHistories: 2, maximumSteps: 3,
+            maximumBytes: data.count, maximumNestingDepth: 7, maximumHistories: 2, maximumSteps: 3,
             maximumActionsPerStep: 2, maximumUserInfoEntries: 2, maximumStringLength: 11)
         #expect(archiveError(data, limits: exact) == nil)
         #expect(

@@ -109,9 +109,40 @@ struct HistoryArchiveTests {
         #expect(read.map { $0.date!.timeIntervalSinceReferenceDate.bitPattern } == seconds.map(\.bitPattern))
     }
 
-    /// The exact bytes of a small archive: the format of version 1, which files already written
+    /// The exact bytes of a small archive: the format of version 2, which files already written
     /// depend on. A change here is a change of the format (raise its version).
     @Test func theFormatIsPinned() throws {
+        let archive = Self.pinnedArchive
+        let expected =
+            #"{"format":"ActionStack.History","version":2,"fingerprint":"rev-42","histories":{"board":{"#
+            + #""shape":"linear","root":0,"current":2,"clean":1,"#
+            + #""commands":[["test.move",1,"F1"],["test.rename",2,"F1"],["test.move",1,"F2"]],"#
+            + #""names":["Move","Rename"],"#
+            + #""steps":[{"a":1,"n":0},{"a":1,"n":1},{"a":1,"n":0,"d":0.5,"userInfo":{"source":{"string":"drag"}}},1],"#
+            + #""actions":[0,1,2,2],"costs":[[2,3]],"#
+            + #""payloads":[{"x":10,"y":20},{"isCapitals":true,"title":"A/B"},{"x":0,"y":5},{"x":1,"y":1}]}}}"#
+        #expect(String(decoding: try archive.encoded(), as: UTF8.self) == expected)
+        _ = try roundTrip(archive)
+    }
+
+    /// The same archive in version 1 of the format, which earlier builds wrote: it still reads, to
+    /// the same histories.
+    @Test func aVersionOneArchiveReadsToTheSameHistories() throws {
+        let versionOne =
+            #"{"fingerprint":"rev-42","format":"ActionStack.History","histories":{"board":{"clean":1,"#
+            + #""commands":[["test.move",1],["test.rename",2]],"current":2,"keys":["F1","F2"],"#
+            + #""names":["Move","Rename"],"#
+            + #""root":0,"shape":"linear","steps":[{"a":[[0,0,{"x":10,"y":20}]],"n":0},"#
+            + #"{"a":[[1,0,{"isCapitals":true,"title":"A/B"}]],"n":1},"#
+            + #"{"a":[[0,1,{"x":0,"y":5},3]],"d":0.5,"n":0,"userInfo":{"source":{"string":"drag"}}},"#
+            + #"{"a":[[0,1,{"x":1,"y":1}]]}]}},"version":1}"#
+        let read = try HistoryArchive(decoding: Data(versionOne.utf8), registry: testRegistry())
+        #expect(dump(read) == dump(Self.pinnedArchive))
+        // Written again, it is a version 2 file.
+        #expect(try read.encoded() == Self.pinnedArchive.encoded())
+    }
+
+    static let pinnedArchive: HistoryArchive = {
         let steps = [
             savedStep(1, actions: [SavedAction(MoveFigure(x: 10, y: 20), key: "F1")]),
             savedStep(
@@ -122,20 +153,10 @@ struct HistoryArchiveTests {
                 actions: [SavedAction(MoveFigure(x: 0, y: 5), key: "F2", cost: 3)]),
             savedStep(4, name: "Move", actions: [SavedAction(MoveFigure(x: 1, y: 1), key: "F2")]),
         ]
-        let archive = HistoryArchive(
+        return HistoryArchive(
             fingerprint: "rev-42",
             histories: ["board": SavedHistory(shape: .linear, root: 0, current: 2, clean: 1, steps: steps)])
-        let expected =
-            #"{"fingerprint":"rev-42","format":"ActionStack.History","histories":{"board":{"clean":1,"#
-            + #""commands":[["test.move",1],["test.rename",2]],"current":2,"keys":["F1","F2"],"#
-            + #""names":["Move","Rename"],"#
-            + #""root":0,"shape":"linear","steps":[{"a":[[0,0,{"x":10,"y":20}]],"n":0},"#
-            + #"{"a":[[1,0,{"isCapitals":true,"title":"A/B"}]],"n":1},"#
-            + #"{"a":[[0,1,{"x":0,"y":5},3]],"d":0.5,"n":0,"userInfo":{"source":{"string":"drag"}}},"#
-            + #"{"a":[[0,1,{"x":1,"y":1}]]}]}},"version":1}"#
-        #expect(String(decoding: try archive.encoded(), as: UTF8.self) == expected)
-        _ = try roundTrip(archive)
-    }
+    }()
 
     /// What a step costs beyond its commands: a single-action step of a linear history, named as
     /// the step before it, adds 14 bytes to its command's payload (`{"a":[[0,0,…]]}`), about 1.2
@@ -289,7 +310,7 @@ struct HistoryArchiveTests {
         #expect(history.steps[1].date == Date(timeIntervalSinceReferenceDate: 752_000_000.5))
         // Saved again, it is a version-2 file that reads without the migration.
         let upgraded = try archive.encoded()
-        #expect(String(decoding: upgraded, as: UTF8.self).contains(#"["test.rename",2]"#))
+        #expect(String(decoding: upgraded, as: UTF8.self).contains(#"["test.rename",2,"A1"]"#))
         var registry = CommandRegistry()
         registry.register(RenameFigure.self)
         registry.register(MoveFigure.self)
@@ -336,9 +357,11 @@ struct HistoryArchiveTests {
         #expect(throws: HistoryArchiveError.tooLarge(.bytes, maximum: 100)) {
             try archive.encoded(limits: HistoryArchive.Limits(maximumBytes: 100))
         }
-        #expect(throws: HistoryArchiveError.tooLarge(.nestingDepth, maximum: 7)) {
-            try archive.encoded(limits: HistoryArchive.Limits(maximumNestingDepth: 7))
+        // The archive's own structure is 5 levels deep around these commands' payloads (objects).
+        #expect(throws: HistoryArchiveError.tooLarge(.nestingDepth, maximum: 4)) {
+            try archive.encoded(limits: HistoryArchive.Limits(maximumNestingDepth: 4))
         }
+        #expect(throws: Never.self) { try archive.encoded(limits: HistoryArchive.Limits(maximumNestingDepth: 5)) }
         #expect(throws: HistoryArchiveError.tooLarge(.stringLength, maximum: 5)) {
             try HistoryArchive(fingerprint: "f", histories: ["h": linearHistory(1, key: "abcdef")])
                 .encoded(limits: HistoryArchive.Limits(maximumStringLength: 5))

@@ -538,14 +538,14 @@ func hsCatch<T>(_ body: () throws -> T) -> ActionStack.HistoryPersistenceError? 
         saved.steps[1].actions = [SavedAction(HSSet(value: 1), key: "box")]
         let data = try HistoryArchive(fingerprint: "f", histories: ["h": saved]).encoded()
         let text = String(decoding: data, as: UTF8.self)
-        #expect(text.contains(#"["hs.set",1]"#))
+        #expect(text.contains(#"["hs.set",1,"box"]"#))
         for (mutated, expected) in [
             (
-                text.replacingOccurrences(of: #"["hs.set",1]"#, with: #"["hs.set",7]"#),
+                text.replacingOccurrences(of: #"["hs.set",1,"box"]"#, with: #"["hs.set",7,"box"]"#),
                 SavedActionProblem.newerVersion(type: "hs.set", version: 7, known: 1)
             ),
             (
-                text.replacingOccurrences(of: #"["hs.set",1]"#, with: #"["hs.unknown",1]"#),
+                text.replacingOccurrences(of: #"["hs.set",1,"box"]"#, with: #"["hs.unknown",1,"box"]"#),
                 SavedActionProblem.unknownType("hs.unknown")
             ),
         ] {
@@ -1173,7 +1173,7 @@ func hsCatch<T>(_ body: () throws -> T) -> ActionStack.HistoryPersistenceError? 
             hsArchiveError(hsEnvelope(body).replacingOccurrences(of: "ActionStack.History", with: "ActionStack.Histor"))
                 == .notAnArchive)
         #expect(hsArchiveError("[]") == .notAnArchive)
-        #expect(hsArchiveError(hsEnvelope(body, version: "2")) == .newerFormatVersion(2, newestSupported: 1))
+        #expect(hsArchiveError(hsEnvelope(body, version: "3")) == .newerFormatVersion(3, newestSupported: 2))
         #expect(hsArchiveError(hsEnvelope(body, version: "99999999999999999999")) != nil)
         #expect(hsArchiveError(hsEnvelope(body, version: "0")) != nil)
         #expect(hsArchiveError(hsEnvelope(body, version: "-1")) != nil)

@@ -161,6 +161,7 @@ extension ActionStack {
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
         sweepFreedTargets()
+        if tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
         var root = layout.current
@@ -228,10 +229,18 @@ extension ActionStack {
             throw .misuse(misuse)
         }
         try refuseUnlessEmpty()
-        do {
-            try saved.validate()
-        } catch {
-            throw .malformed("\(error)")
+        if !saved.isKnownValid {
+            do {
+                try saved.validate()
+            } catch {
+                throw .malformed("\(error)")
+            }
+        }
+        if tree == nil, var plan = LinearRestorePlan(saved) {
+            plan.check(resolve: resolvingTargets)
+            // As below: the resolver must not have changed the stack.
+            try refuseUnlessEmpty()
+            return applyLinear(plan)
         }
         let plan = try RestorePlan(saved, linear: tree == nil, resolve: resolvingTargets)
         // The resolver is app code: if it changed the stack (a change, another restore), the stack
@@ -242,7 +251,7 @@ extension ActionStack {
 
     /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is empty (see
     /// ``restoreHistory(_:resolvingTargets:)``).
-    private func refuseUnlessEmpty() throws(HistoryPersistenceError) {
+    func refuseUnlessEmpty() throws(HistoryPersistenceError) {
         if isIdle { sweepFreedTargets() }
         let busy = operations.map { $0.queue.isBusy || $0.run != nil || $0.queue.pendingCount > 0 } ?? false
         let hasBranches = tree.map { !$0.branches.isEmpty } ?? false
@@ -428,12 +437,104 @@ extension ActionStack {
         return layout
     }
 
-    /// The saved form of a located step.
-    private func savedStep(_ located: LocatedStep) -> SavedStep {
+    /// `savedHistory()` of a linear history: the same walk as the general one (outward from the
+    /// current state, the undo side first at each distance, each side stopping at its first step
+    /// that cannot be saved), done on the two sides' arrays, with no map of nodes.
+    ///
+    /// - Complexity: O(s + a) for the s steps and a actions saved (plus the walk's stop).
+    private func savedLinearHistory(limit: Int) -> SavedHistory {
+        let undoCount = undoSide.steps.count
+        let redoCount = redoSide.steps.count
+        // Walking out from the current node: where the next step of each side ends, how many are
+        // kept, and the document state of the node reached (nil once unknown).
+        var undoEnd = undoSide.openStart
+        var redoEnd = redoSide.openStart
+        var undoKept = 0
+        var redoKept = 0
+        var undoOpen = undoCount > 0
+        var redoOpen = redoCount > 0
+        var undoStarts: [Int] = []
+        var redoStarts: [Int] = []
+        var undoState: StateID? = states.current
+        var redoState: StateID? = states.current
+        // The clean node, the first node met on the walk whose state is the clean one (do-nothing
+        // steps share a state with their parent).
+        var cleanNode: Int? = states.clean == states.current ? undoCount : nil
+        func isSavable(_ side: Side, from start: Int, to end: Int) -> Bool {
+            var index = start
+            while index < end {
+                if side.action(at: index).box.commandKey == nil { return false }
+                index += 1
+            }
+            return true
+        }
+        while (undoOpen || redoOpen) && undoKept + redoKept < limit {
+            if undoOpen {
+                let position = undoCount - 1 - undoKept
+                let step = undoSide.steps[position]
+                let start = undoEnd - step.actionCount
+                if isSavable(undoSide, from: start, to: undoEnd) {
+                    undoStarts.append(start)
+                    undoEnd = start
+                    undoKept += 1
+                    undoOpen = undoKept < undoCount
+                    // The step leads from node `position` to node `position + 1`.
+                    undoState = undoState == step.high ? step.low : nil
+                    if cleanNode == nil, let state = undoState, state == states.clean { cleanNode = position }
+                } else {
+                    undoOpen = false
+                }
+            }
+            if redoOpen && undoKept + redoKept < limit {
+                let position = redoCount - 1 - redoKept
+                let step = redoSide.steps[position]
+                let start = redoEnd - step.actionCount
+                if isSavable(redoSide, from: start, to: redoEnd) {
+                    redoStarts.append(start)
+                    redoEnd = start
+                    redoKept += 1
+                    redoOpen = redoKept < redoCount
+                    redoState = redoState == step.low ? step.high : nil
+                    if cleanNode == nil, let state = redoState, state == states.clean { cleanNode = undoCount + redoKept }
+                } else {
+                    redoOpen = false
+                }
+            }
+        }
+        // Oldest first: the kept undo steps from the root down, then the redo steps from the
+        // current node down.
+        let root = undoCount - undoKept
+        var saved: [SavedStep] = []
+        saved.reserveCapacity(undoKept + redoKept)
+        let capture = CommandCapture()
+        for kept in stride(from: undoKept - 1, through: 0, by: -1) {
+            let position = undoCount - 1 - kept
+            saved.append(
+                savedStep(
+                    LocatedStep(
+                        side: undoSide, position: position, start: undoStarts[kept], node: position + 1,
+                        parent: position, place: .undo, isRedoChoice: true, savable: true), capture: capture))
+        }
+        for kept in 0..<redoKept {
+            let position = redoCount - 1 - kept
+            saved.append(
+                savedStep(
+                    LocatedStep(
+                        side: redoSide, position: position, start: redoStarts[kept], node: undoCount + kept + 1,
+                        parent: undoCount + kept, place: .redo, isRedoChoice: true, savable: true), capture: capture))
+        }
+        var history = SavedHistory(shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved)
+        // Made by this walk, which keeps each side's steps in a line from the root: a valid history.
+        history.isKnownValid = true
+        return history
+    }
+
+    /// The saved form of a located step; `capture` is reused for every step.
+    func savedStep(_ located: LocatedStep, capture: CommandCapture = CommandCapture()) -> SavedStep {
         let side = located.side
         let step = side.steps[located.position]
         var actions: [SavedAction] = []
-        let capture = CommandCapture()
+        actions.reserveCapacity(step.actionCount)
         for index in located.start..<located.start + step.actionCount {
             let action = side.action(at: index)
             capture.command = nil
@@ -442,8 +543,10 @@ extension ActionStack {
             actions.append(savedAction(command, key: key, cost: side.cost(at: index)))
         }
         var info: [String: SavedValue] = [:]
-        for (key, value) in step.metadata?.userInfo ?? [:] {
-            if let saved = SavedValue(value) { info[key.rawValue] = saved }
+        if let userInfo = step.metadata?.userInfo, !userInfo.isEmpty {
+            for (key, value) in userInfo {
+                if let saved = SavedValue(value) { info[key.rawValue] = saved }
+            }
         }
         let date =
             tree.flatMap { $0.table.record(NodeNumber(located.node)) }
@@ -638,40 +741,13 @@ extension ActionStack {
             }
         }
         func state(_ node: Int) -> StateID { stateOf[node] ?? 0 }
+        var kinds = CommandKinds()
         func fill(_ side: Side, with node: Int) {
             let entry = plan.kept[node]!
-            let step = entry.step
-            var count = 0
-            var holdsAsyncActions = false
-            for (index, action) in step.actions.enumerated() {
-                guard let command = action.command else { continue }
-                let box = registry.retainCommandBox(for: entry.targets[index], key: action.key)
-                let handler: (AnyObject) -> Void
-                if let command = command as? any AsyncUndoCommand {
-                    handler = asyncCommandHandler(command)
-                    holdsAsyncActions = true
-                } else if let command = command as? any UndoCommand {
-                    handler = commandHandler(command)
-                } else {
-                    continue
-                }
-                side.append(Action(box: box, handler: handler), cost: action.cost)
-                count += 1
-            }
-            var metadata: StepMetadata?
-            if !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions {
-                let made = StepMetadata()
-                made.name = step.actionName
-                made.isDiscardable = step.isDiscardable
-                made.holdsAsyncActions = holdsAsyncActions
-                for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
-                metadata = made
-            }
-            let numbered = NodeNumber(node)
-            side.steps.append(
-                makeStep(
-                    count: count, metadata: metadata, low: state(step.parent), high: state(node),
-                    node: tree == nil ? 0 : numbered))
+            appendRestoredStep(
+                entry.step, to: side, low: state(entry.step.parent), high: state(node),
+                node: tree == nil ? 0 : NodeNumber(node), kinds: &kinds
+            ) { index, _ in entry.targets[index] }
         }
         // The current path, from the new root down.
         var path: [Int] = []
@@ -738,12 +814,42 @@ extension ActionStack {
             restoredCleanState: cleanKept, trimmedSteps: before - after)
     }
 
-    /// The stored handler of a command action.
-    func commandHandler(_ command: any UndoCommand) -> (AnyObject) -> Void {
-        makeCommandHandler(command)
+    /// Appends a restored step to `side`: an action for each command (whose target
+    /// `target(index, action)` gives), then the step with its metadata.
+    ///
+    /// - Complexity: O(a) for the step's a actions.
+    func appendRestoredStep(
+        _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber, kinds: inout CommandKinds,
+        target: (_ index: Int, _ key: String) -> AnyObject
+    ) {
+        var count = 0
+        var holdsAsyncActions = false
+        step.actions.withUnsafeBufferPointer { actions in
+            for index in actions.indices {
+                // The plan kept only steps whose commands were read and fit their targets.
+                guard let command = actions[index].command, let kind = kinds.kind(of: command) else { continue }
+                let handler = kind.makeHandler(command, self)
+                holdsAsyncActions = holdsAsyncActions || kind.isAsync
+                let key = actions[index].key
+                let box = registry.retainCommandBox(for: target(index, key), key: key)
+                side.append(Action(box: box, handler: handler), cost: actions[index].cost)
+                count += 1
+            }
+        }
+        var metadata: StepMetadata?
+        if !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions {
+            let made = StepMetadata()
+            made.name = step.actionName
+            made.isDiscardable = step.isDiscardable
+            made.holdsAsyncActions = holdsAsyncActions
+            for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
+            metadata = made
+        }
+        side.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
     }
 
-    private func makeCommandHandler<Command: UndoCommand>(_ command: Command) -> (AnyObject) -> Void {
+    /// The stored handler of a command action.
+    func commandHandler<Command: UndoCommand>(_ command: Command) -> (AnyObject) -> Void {
         // unowned(unsafe), as registerUndo(_:on:key:) captures it: the stack holds the handler, and
         // only the stack calls it, from its own methods (a strong capture kept every stack that
         // restored a command alive).

@@ -72,10 +72,33 @@
 public struct CommandRegistry: Sendable {
     /// How one registered type reads its payload at a given version.
     struct Entry: Sendable {
+        /// The registered type.
+        var type: any SavableCommand.Type
         /// The registered type's current version.
         var version: Int
         /// Decodes a payload written at the version given (at most ``version``).
         var decode: @Sendable (_ version: Int, _ decoder: any Decoder) throws -> any SavableCommand
+    }
+
+    /// How an action saved under a type name at a version is read back.
+    enum Resolution: Sendable {
+        /// With the registered type's `init(from:)`: the file's version is the type's.
+        case current(any SavableCommand.Type)
+        /// With the entry's migration from an older version.
+        case migrate(Entry, fromVersion: Int)
+        /// Not at all.
+        case unreadable(SavedActionProblem)
+    }
+
+    /// How an action saved as `commandType` at `version` is read back.
+    ///
+    /// - Complexity: O(1).
+    func resolve(_ commandType: String, version: Int) -> Resolution {
+        guard let entry = entries[commandType] else { return .unreadable(.unknownType(commandType)) }
+        guard version <= entry.version else {
+            return .unreadable(.newerVersion(type: commandType, version: version, known: entry.version))
+        }
+        return version == entry.version ? .current(entry.type) : .migrate(entry, fromVersion: version)
     }
 
     /// The registered types by command type.
@@ -92,7 +115,7 @@ public struct CommandRegistry: Sendable {
     /// - Parameter type: The command type.
     /// - Complexity: O(1) amortized.
     public mutating func register<Command: SavableCommand>(_ type: Command.Type) {
-        entries[Command.commandType] = Entry(version: Command.version) { version, decoder in
+        entries[Command.commandType] = Entry(type: Command.self, version: Command.version) { version, decoder in
             guard version == Command.version else { throw MissingMigration(from: version, to: Command.version) }
             return try Command(from: decoder)
         }
@@ -114,7 +137,7 @@ public struct CommandRegistry: Sendable {
         _ type: Command.Type,
         migrating: @escaping @Sendable (_ fromVersion: Int, _ decoder: any Decoder) throws -> Command
     ) {
-        entries[Command.commandType] = Entry(version: Command.version) { version, decoder in
+        entries[Command.commandType] = Entry(type: Command.self, version: Command.version) { version, decoder in
             version == Command.version ? try Command(from: decoder) : try migrating(version, decoder)
         }
     }

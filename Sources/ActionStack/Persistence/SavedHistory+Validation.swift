@@ -67,6 +67,7 @@ extension SavedHistory {
     /// - Complexity: O(s + a) for s steps and a actions.
     public func validate() throws(StructuralProblem) {
         if root < 0 { throw .negativeNode(root) }
+        if try validateAsChain() { return }
         // Each node's position among the steps (the root at -1), filled as the steps come.
         var position: [Int: Int] = [root: -1]
         position.reserveCapacity(steps.count + 1)
@@ -94,6 +95,35 @@ extension SavedHistory {
         }
         if position[current] == nil { throw .currentNotInHistory(current) }
         if let clean, position[clean] == nil { throw .cleanNotInHistory(clean) }
+    }
+
+    /// Validates a history whose steps form one line from the root, numbered one after another
+    /// (every linear history that a stack saves): each step leads from the previous step's node to
+    /// the next number and is its parent's redo choice. Such a history is a tree with each node
+    /// once, so only the current and clean nodes and the actions are left to check. Returns false,
+    /// having checked nothing, when the steps are not such a line.
+    ///
+    /// - Complexity: O(s + a) for s steps and a actions, with no map of nodes.
+    private func validateAsChain() throws(StructuralProblem) -> Bool {
+        var previous = root
+        for step in steps {
+            guard step.parent == previous, step.isRedoChoice, step.node > previous, step.node == previous &+ 1 else {
+                return false
+            }
+            previous = step.node
+        }
+        for step in steps {
+            for action in step.actions {
+                if action.cost < 0 { throw .negativeCost(node: step.node, cost: action.cost) }
+                if action.version < 1 {
+                    throw .invalidCommandVersion(type: action.commandType, version: action.version)
+                }
+                if action.command == nil, action.problem == nil { throw .actionWithoutCommand(node: step.node) }
+            }
+        }
+        if current < root || current > previous { throw .currentNotInHistory(current) }
+        if let clean, clean < root || clean > previous { throw .cleanNotInHistory(clean) }
+        return true
     }
 
     /// Why the parent of the step at `index` is not among the nodes before it: it is nowhere, it

@@ -23,15 +23,20 @@ public import Foundation
 /// the others.
 public struct SavedHistory: Sendable {
     /// The shape of the stack it was saved from.
-    public var shape: ActionStack.HistoryShape
+    public var shape: ActionStack.HistoryShape { didSet { isKnownValid = false } }
     /// The node the history starts from: the oldest state it can return to.
-    public var root: Int
+    public var root: Int { didSet { isKnownValid = false } }
     /// The node the document was in.
-    public var current: Int
+    public var current: Int { didSet { isKnownValid = false } }
     /// The node of the clean (saved) state, when it lies in the saved part of the history.
-    public var clean: Int?
+    public var clean: Int? { didSet { isKnownValid = false } }
     /// The steps, each leading from its parent node to its node, parents before children.
-    public var steps: [SavedStep]
+    public var steps: [SavedStep] { didSet { isKnownValid = false } }
+
+    /// Whether the history is known to pass ``validate()``: set by what makes a history that does
+    /// (a stack saving its history, a reader that validated it), cleared by any change, so that
+    /// restoring and encoding do not validate it again.
+    var isKnownValid = false
 
     /// A history.
     ///

@@ -1,0 +1,145 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// Restoring a history that is one line of steps numbered one after another (every history a linear
+// stack saves) into a linear stack: the rules of `restoreHistory(_:resolvingTargets:)`, on the
+// steps' array by position, with no map of nodes. Any other history, or a branching stack, takes the
+// general path (`RestorePlan`).
+
+extension ActionStack {
+    /// What restoring a line of steps will do, decided before anything changes: the steps kept
+    /// are `saved.steps[low..<high]`.
+    struct LinearRestorePlan {
+        let saved: SavedHistory
+        /// The position of the first step above the current node: the steps before it are the undo
+        /// side, the others the redo side.
+        let split: Int
+        var low = 0
+        var high: Int
+        var cuts: [RestoreReport.Cut] = []
+        var dropped = 0
+        /// The objects the resolver gave, by key (held strongly until the restore is done).
+        private(set) var resolved: [String: AnyObject?] = [:]
+        private var lastKey: String?
+        private var lastObject: AnyObject?
+        private var kinds = CommandKinds()
+
+        /// The plan for `saved`, or nil when its steps are not one line numbered one after another
+        /// from its root, each its parent's redo choice. `saved` has been validated.
+        init?(_ saved: SavedHistory) {
+            var previous = saved.root
+            for step in saved.steps {
+                guard step.parent == previous, step.node == previous &+ 1, step.isRedoChoice else { return nil }
+                previous = step.node
+            }
+            self.saved = saved
+            split = saved.current - saved.root
+            high = saved.steps.count
+        }
+
+        /// Resolves the keys and checks the steps outward from the current node on each side,
+        /// cutting each side at its first step that cannot come back.
+        mutating func check(resolve: (String) -> AnyObject?) {
+            var position = split - 1
+            while position >= 0 {
+                if let reason = problem(of: saved.steps[position], resolve: resolve) {
+                    cuts.append(RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: position + 1))
+                    dropped += position + 1
+                    low = position + 1
+                    break
+                }
+                position -= 1
+            }
+            position = split
+            while position < saved.steps.count {
+                if let reason = problem(of: saved.steps[position], resolve: resolve) {
+                    let count = saved.steps.count - position
+                    cuts.append(RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: count))
+                    dropped += count
+                    high = position
+                    break
+                }
+                position += 1
+            }
+        }
+
+        /// The object for `key` (the resolver is asked once per key).
+        mutating func object(for key: String, resolve: (String) -> AnyObject?) -> AnyObject? {
+            if key == lastKey { return lastObject }
+            let object: AnyObject?
+            if let known = resolved[key] {
+                object = known
+            } else {
+                object = resolve(key)
+                resolved[key] = object
+            }
+            lastKey = key
+            lastObject = object
+            return object
+        }
+
+        /// Why `step` cannot come back, or nil.
+        private mutating func problem(of step: SavedStep, resolve: (String) -> AnyObject?) -> RestoreReport.Reason? {
+            for index in step.actions.indices {
+                guard let command = step.actions[index].command else {
+                    let action = step.actions[index]
+                    return .command(action.problem ?? .unknownType(action.commandType))
+                }
+                let key = step.actions[index].key
+                guard let object = object(for: key, resolve: resolve) else { return .unresolvedKey(key) }
+                guard let kind = kinds.kind(of: command), kind.fits(object) else {
+                    return .wrongTargetType(key: key, commandType: step.actions[index].commandType)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Builds the stacks from a linear plan (the stack is empty and linear).
+    ///
+    /// - Complexity: O(s + a) for the s steps and a actions kept.
+    func applyLinear(_ plan: LinearRestorePlan) -> RestoreReport {
+        var plan = plan
+        let saved = plan.saved
+        // The document state of each node from the new root down: a new one, or its parent's when
+        // its step holds no action (a do-nothing step).
+        var stateOf: [StateID] = []
+        stateOf.reserveCapacity(plan.high - plan.low + 1)
+        stateOf.append(states.fresh())
+        for position in plan.low..<plan.high {
+            stateOf.append(saved.steps[position].actions.isEmpty ? stateOf[stateOf.count - 1] : states.fresh())
+        }
+        // The state of node `root + position + 1` is stateOf[position + 1 - low].
+        let newRoot = saved.root + plan.low
+        func state(_ node: Int) -> StateID { stateOf[node - newRoot] }
+        var kinds = CommandKinds()
+        func fill(_ side: Side, _ position: Int) {
+            let step = saved.steps[position]
+            appendRestoredStep(
+                step, to: side, low: state(step.parent), high: state(step.node), node: 0, kinds: &kinds
+            ) { _, key in
+                // The plan resolved every key of a kept step to an object.
+                plan.object(for: key) { _ in nil }!
+            }
+        }
+        for position in plan.low..<plan.split { fill(undoSide, position) }
+        // The redo side holds the step to redo next last.
+        for position in stride(from: plan.high - 1, through: plan.split, by: -1) { fill(redoSide, position) }
+        let lastKept = newRoot + (plan.high - plan.low)
+        let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
+        states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        coalescer.clear()
+        let before = undoSide.closedCount + redoSide.closedCount
+        trimToLimits()
+        let after = undoSide.closedCount + redoSide.closedCount
+        return RestoreReport(
+            restoredSteps: plan.high - plan.low, droppedSteps: plan.dropped, cuts: plan.cuts,
+            restoredCleanState: cleanKept, trimmedSteps: before - after)
+    }
+}

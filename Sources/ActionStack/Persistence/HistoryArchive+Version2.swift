@@ -1,0 +1,719 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+// Version 2 of the archive format, which this library writes (its layout is documented on
+// `HistoryArchive`). The archive's own structure is written and read byte by byte (`JSONBytes`,
+// `JSONCursor`); the commands of each history go through `JSONEncoder` and `JSONDecoder` as one
+// array (`CommandPayloads.swift`).
+
+// MARK: - Writing
+
+/// Writes an archive in version 2 of the format.
+struct ArchiveWriter {
+    private var out = JSONBytes()
+    private let limits: HistoryArchive.Limits
+
+    init(limits: HistoryArchive.Limits) { self.limits = limits }
+
+    /// The archive's bytes. The caller has validated every history and checked the limits of the
+    /// archive's own strings and counts.
+    static func write(_ archive: HistoryArchive, limits: HistoryArchive.Limits) throws -> [UInt8] {
+        var writer = ArchiveWriter(limits: limits)
+        writer.out.raw(#"{"format":"ActionStack.History","version":2,"fingerprint":"#)
+        writer.out.string(archive.fingerprint)
+        writer.out.raw(#","histories":{"#)
+        for (index, name) in archive.histories.keys.sorted().enumerated() {
+            if index > 0 { writer.out.byte(UInt8(ascii: ",")) }
+            writer.out.string(name)
+            writer.out.byte(UInt8(ascii: ":"))
+            try writer.write(archive.histories[name]!, named: name)
+        }
+        writer.out.raw("}}")
+        return writer.out.bytes
+    }
+
+    /// An entry of a history's command table.
+    private struct CommandEntry: Hashable {
+        var type: String
+        var version: Int
+        var key: String
+    }
+
+    private mutating func write(_ history: SavedHistory, named name: String) throws {
+        // The steps, the actions and the costs are written apart first, since the tables they
+        // fill come before them.
+        var steps = JSONBytes(capacity: history.steps.count * 2)
+        var actions = JSONBytes(capacity: history.steps.count * 2)
+        var costs = JSONBytes()
+        var entries: [CommandEntry] = []
+        var entryIndex: [CommandEntry: Int] = [:]
+        var names: [String] = []
+        var nameIndex: [String: Int] = [:]
+        // The entry of the previous action: a run of commands of one type on one target skips the
+        // table's hashing.
+        var lastType: ObjectIdentifier?
+        var lastKey = ""
+        var lastEntry = 0
+        var actionCount = 0
+        var previous = history.root
+        var previousName = ""
+        for (index, step) in history.steps.enumerated() {
+            if index > 0 { steps.byte(UInt8(ascii: ",")) }
+            let isDefault =
+                step.parent == previous && step.node == previous &+ 1 && step.isRedoChoice && step.date == nil
+                && !step.isDiscardable && step.userInfo.isEmpty && step.actionName == previousName
+            if isDefault {
+                steps.int(step.actions.count)
+            } else {
+                steps.raw(#"{"a":"#)
+                steps.int(step.actions.count)
+                if step.actionName != previousName {
+                    let index: Int
+                    if let known = nameIndex[step.actionName] {
+                        index = known
+                    } else {
+                        try limits.check(step.actionName)
+                        index = names.count
+                        names.append(step.actionName)
+                        nameIndex[step.actionName] = index
+                    }
+                    steps.raw(#","n":"#)
+                    steps.int(index)
+                }
+                if step.node != previous &+ 1 {
+                    steps.raw(#","node":"#)
+                    steps.int(step.node)
+                }
+                if step.parent != previous {
+                    steps.raw(#","parent":"#)
+                    steps.int(step.parent)
+                }
+                if step.isRedoChoice != (step.parent == previous) {
+                    steps.raw(#","redo":"#)
+                    steps.bool(step.isRedoChoice)
+                }
+                if let date = step.date {
+                    let seconds = date.timeIntervalSinceReferenceDate
+                    guard seconds.isFinite else { throw Self.notFinite(date, "the date of node \(step.node)") }
+                    steps.raw(#","d":"#)
+                    steps.double(seconds)
+                }
+                if step.isDiscardable { steps.raw(#","discardable":true"#) }
+                if !step.userInfo.isEmpty {
+                    steps.raw(#","userInfo":{"#)
+                    try writeUserInfo(step.userInfo, of: step.node, into: &steps)
+                    steps.byte(UInt8(ascii: "}"))
+                }
+                steps.byte(UInt8(ascii: "}"))
+            }
+            for action in step.actions {
+                guard let command = action.command else {
+                    let why = action.problem.map { "\($0)" } ?? "no command"
+                    throw EncodingError.invalidValue(
+                        action,
+                        EncodingError.Context(
+                            codingPath: [],
+                            debugDescription:
+                                "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node \(step.node): an "
+                                + "action that was not read back (\(why)) cannot be written"))
+                }
+                let commandType = type(of: command)
+                let typeID = ObjectIdentifier(commandType)
+                let entry: Int
+                if typeID == lastType && action.key == lastKey {
+                    entry = lastEntry
+                } else {
+                    let key = CommandEntry(type: commandType.commandType, version: commandType.version, key: action.key)
+                    if let known = entryIndex[key] {
+                        entry = known
+                    } else {
+                        guard commandType.version >= 1 else {
+                            throw HistoryArchiveError.invalidHistory(
+                                name, .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
+                        }
+                        entry = entries.count
+                        entries.append(key)
+                        entryIndex[key] = entry
+                    }
+                    lastType = typeID
+                    lastKey = action.key
+                    lastEntry = entry
+                }
+                if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
+                actions.int(entry)
+                if action.cost != 0 {
+                    costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                    costs.byte(UInt8(ascii: "["))
+                    costs.int(actionCount)
+                    costs.byte(UInt8(ascii: ","))
+                    costs.int(action.cost)
+                    costs.byte(UInt8(ascii: "]"))
+                }
+                actionCount += 1
+            }
+            previous = step.node
+            previousName = step.actionName
+        }
+
+        out.raw(#"{"shape":"#)
+        out.raw(history.shape == .tree ? #""tree""# : #""linear""#)
+        out.raw(#","root":"#)
+        out.int(history.root)
+        out.raw(#","current":"#)
+        out.int(history.current)
+        if let clean = history.clean {
+            out.raw(#","clean":"#)
+            out.int(clean)
+        }
+        if !entries.isEmpty {
+            out.raw(#","commands":["#)
+            for (index, entry) in entries.enumerated() {
+                try limits.check(entry.type)
+                try limits.check(entry.key)
+                if index > 0 { out.byte(UInt8(ascii: ",")) }
+                out.byte(UInt8(ascii: "["))
+                out.string(entry.type)
+                out.byte(UInt8(ascii: ","))
+                out.int(entry.version)
+                out.byte(UInt8(ascii: ","))
+                out.string(entry.key)
+                out.byte(UInt8(ascii: "]"))
+            }
+            out.byte(UInt8(ascii: "]"))
+        }
+        if !names.isEmpty {
+            out.raw(#","names":["#)
+            for (index, name) in names.enumerated() {
+                if index > 0 { out.byte(UInt8(ascii: ",")) }
+                out.string(name)
+            }
+            out.byte(UInt8(ascii: "]"))
+        }
+        out.raw(#","steps":["#)
+        out.append(contentsOf: steps.bytes)
+        out.raw(#"],"actions":["#)
+        out.append(contentsOf: actions.bytes)
+        out.byte(UInt8(ascii: "]"))
+        if !costs.bytes.isEmpty {
+            out.raw(#","costs":"#)
+            out.append(contentsOf: costs.bytes)
+            out.byte(UInt8(ascii: "]"))
+        }
+        out.raw(#","payloads":"#)
+        let payloads = try CommandPayloadList.makeEncoder().encode(CommandPayloadList(history: history))
+        out.append(contentsOf: payloads)
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    private func writeUserInfo(
+        _ userInfo: [String: SavedValue], of node: Int, into steps: inout JSONBytes
+    ) throws {
+        for (index, key) in userInfo.keys.sorted().enumerated() {
+            try limits.check(key)
+            if index > 0 { steps.byte(UInt8(ascii: ",")) }
+            steps.string(key)
+            steps.raw(#":{""#)
+            switch userInfo[key]! {
+            case .string(let value):
+                steps.raw(#"string":"#)
+                steps.string(value)
+            case .int(let value):
+                steps.raw(#"int":"#)
+                steps.int(value)
+            case .double(let value):
+                guard value.isFinite else { throw Self.notFinite(value, "user-info value \"\(key)\" of node \(node)") }
+                steps.raw(#"double":"#)
+                steps.double(value)
+            case .bool(let value):
+                steps.raw(#"bool":"#)
+                steps.bool(value)
+            case .date(let value):
+                let seconds = value.timeIntervalSinceReferenceDate
+                guard seconds.isFinite else { throw Self.notFinite(value, "user-info value \"\(key)\" of node \(node)") }
+                steps.raw(#"date":"#)
+                steps.double(seconds)
+            case .data(let value):
+                steps.raw(#"data":"#)
+                steps.string(value.base64EncodedString())
+            }
+            steps.byte(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func notFinite(_ value: Any, _ place: String) -> EncodingError {
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(
+                codingPath: [], debugDescription: "\(HistoryArchiveError.shortened(place)) is not a finite number"))
+    }
+}
+
+// MARK: - Reading
+
+/// Reads an archive: the envelope, then each history in version 2, or the whole file through the
+/// version 1 reader.
+enum ArchiveReader {
+    static func read(
+        _ data: Data, registry: CommandRegistry, limits: HistoryArchive.Limits
+    ) throws(HistoryArchiveError) -> HistoryArchive {
+        let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<HistoryArchive, HistoryArchiveError> in
+            do throws(HistoryArchiveError) {
+                return .success(try read(bytes, data: data, registry: registry, limits: limits))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// The archive error for a cursor's failure.
+    static func error(_ failure: JSONCursor.Failure, limits: HistoryArchive.Limits) -> HistoryArchiveError {
+        switch failure {
+        case .notAnObject: .notAnArchive
+        case .tooDeep: .tooLarge(.nestingDepth, maximum: limits.maximumNestingDepth)
+        case .invalid(let reason): .corrupt(reason)
+        }
+    }
+
+    private static func read(
+        _ bytes: UnsafeRawBufferPointer, data: Data, registry: CommandRegistry, limits: HistoryArchive.Limits
+    ) throws(HistoryArchiveError) -> HistoryArchive {
+        var cursor = JSONCursor(bytes, maximumDepth: limits.maximumNestingDepth)
+        var format: String?
+        var version: Int?
+        var fingerprint: String?
+        var histories: [String: SavedHistory]?
+        var historiesOffset: Int?
+        var versionIsInvalid = false
+        do {
+            guard cursor.peek() == UInt8(ascii: "{") else { throw JSONCursor.Failure.notAnObject }
+            try cursor.beginObject()
+            var envelope = JSONCursor.ObjectState()
+            while let key = try cursor.nextKey(in: &envelope) {
+                switch key {
+                case "format":
+                    if cursor.peek() == UInt8(ascii: "\"") { format = try cursor.readString() } else { try cursor.skipValue() }
+                case "version":
+                    // Read leniently: JSON that is not an archive may have a "version" of its own.
+                    let start = cursor.peek()
+                    if start == UInt8(ascii: "-") || (start.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false),
+                        let number = try? cursor.readInt()
+                    {
+                        version = number
+                    } else {
+                        versionIsInvalid = true
+                        try cursor.skipValue()
+                    }
+                case "fingerprint":
+                    fingerprint = try cursor.field(key) { cursor throws(JSONCursor.Failure) in try cursor.readString() }
+                case "histories" where format == HistoryArchive.formatName && version == 2:
+                    histories = try readHistories(&cursor, data: data, registry: registry, limits: limits)
+                case "histories":
+                    // Before the format and version (a version 1 file, whose keys are sorted): read
+                    // once they are known.
+                    _ = cursor.peek()
+                    historiesOffset = cursor.offset
+                    try cursor.skipValue()
+                default:
+                    try cursor.skipValue()
+                }
+            }
+            try cursor.end()
+        } catch let failure as JSONCursor.Failure {
+            throw Self.error(failure, limits: limits)
+        } catch let error as HistoryArchiveError {
+            throw error
+        } catch {
+            throw .corrupt("\(error)")
+        }
+        guard format == HistoryArchive.formatName else { throw .notAnArchive }
+        guard !versionIsInvalid else { throw .corrupt("the format version is not a whole number") }
+        guard let version else { throw .corrupt("the archive has no \"version\"") }
+        guard version <= HistoryArchive.formatVersion else {
+            throw .newerFormatVersion(version, newestSupported: HistoryArchive.formatVersion)
+        }
+        guard version >= 1 else { throw .corrupt("format version \(version)") }
+        if version == 1 {
+            // The cursor has checked every byte of the file.
+            return try HistoryArchive.readVersion1(data, registry: registry, limits: limits)
+        }
+        guard let fingerprint else { throw .corrupt("the archive has no \"fingerprint\"") }
+        try limits.check(fingerprint)
+        if histories == nil, let historiesOffset {
+            var second = JSONCursor(bytes, at: historiesOffset, depth: 1, maximumDepth: limits.maximumNestingDepth)
+            histories = try readHistories(&second, data: data, registry: registry, limits: limits)
+        }
+        guard let histories else { throw .corrupt("the archive has no \"histories\"") }
+        return HistoryArchive(fingerprint: fingerprint, histories: histories)
+    }
+
+    private static func readHistories(
+        _ cursor: inout JSONCursor, data: Data, registry: CommandRegistry, limits: HistoryArchive.Limits
+    ) throws(HistoryArchiveError) -> [String: SavedHistory] {
+        var histories: [String: SavedHistory] = [:]
+        var object = JSONCursor.ObjectState()
+        do throws(JSONCursor.Failure) {
+            try cursor.beginObject()
+        } catch {
+            throw Self.error(error, limits: limits)
+        }
+        while true {
+            let name: String
+            do throws(JSONCursor.Failure) {
+                guard let next = try cursor.nextKey(in: &object) else { break }
+                name = next
+            } catch {
+                throw Self.error(error, limits: limits)
+            }
+            try limits.check(histories.count + 1, .histories)
+            try limits.check(name)
+            var reader = HistoryReader(name: name, limits: limits)
+            var history = try reader.read(&cursor, data: data, registry: registry)
+            do {
+                try history.validate()
+            } catch {
+                throw .invalidHistory(name, error)
+            }
+            history.isKnownValid = true
+            histories[name] = history
+        }
+        return histories
+    }
+}
+
+/// Reads one history of a version 2 archive.
+private struct HistoryReader {
+    let name: String
+    let limits: HistoryArchive.Limits
+
+    /// A step as the file gives it, before its actions are attached.
+    struct StepHeader {
+        var actionCount: Int
+        var name: Int?
+        var node: Int?
+        var parent: Int?
+        var isRedoChoice: Bool?
+        var date: Double?
+        var isDiscardable = false
+        var userInfo: [String: SavedValue] = [:]
+    }
+
+    var shape: ActionStack.HistoryShape?
+    var root: Int?
+    var current: Int?
+    var clean: Int?
+    var commands: [(type: String, version: Int, key: String)] = []
+    var names: [String] = []
+    var steps: [StepHeader]?
+    var actions: [Int]?
+    var costs: [(action: Int, cost: Int)] = []
+    var payloads: Range<Int>?
+
+    init(name: String, limits: HistoryArchive.Limits) {
+        self.name = name
+        self.limits = limits
+    }
+
+    /// `what`, placed in the history: `history "board": what`.
+    func corrupt(_ what: String) -> HistoryArchiveError {
+        .corrupt("history \"\(HistoryArchiveError.shortened(name, to: 40))\": \(what)")
+    }
+
+    mutating func read(
+        _ cursor: inout JSONCursor, data: Data, registry: CommandRegistry
+    ) throws(HistoryArchiveError) -> SavedHistory {
+        do {
+            try readFields(&cursor)
+        } catch let failure as JSONCursor.Failure {
+            switch failure {
+            case .invalid(let reason): throw corrupt(reason)
+            default: throw ArchiveReader.error(failure, limits: limits)
+            }
+        } catch let error as HistoryArchiveError {
+            throw error
+        } catch let problem as SavedHistory.StructuralProblem {
+            throw .invalidHistory(name, problem)
+        } catch {
+            throw corrupt("\(error)")
+        }
+        guard let shape else { throw corrupt("no \"shape\"") }
+        guard let root else { throw corrupt("no \"root\"") }
+        guard let current else { throw corrupt("no \"current\"") }
+        guard let steps else { throw corrupt("no \"steps\"") }
+        guard let actions else { throw corrupt("no \"actions\"") }
+        guard let payloads else { throw corrupt("no \"payloads\"") }
+
+        // The actions: one per action the steps hold, each naming an entry of the command table.
+        var total = 0
+        for step in steps { total += step.actionCount }
+        guard actions.count == total else {
+            throw corrupt("the steps hold \(total) actions, and \"actions\" has \(actions.count)")
+        }
+        for entry in actions where !commands.indices.contains(entry) {
+            throw corrupt("command index \(entry) out of range")
+        }
+        var previousCost = -1
+        for (action, _) in costs {
+            guard action > previousCost, action < total else {
+                throw corrupt("cost of action \(action): out of order or out of range")
+            }
+            previousCost = action
+        }
+
+        // The commands, in one call to JSONDecoder.
+        var plan = CommandPayloadPlan(resolutions: [], names: [], entries: actions)
+        plan.resolutions.reserveCapacity(commands.count)
+        for command in commands {
+            plan.resolutions.append(registry.resolve(command.type, version: command.version))
+            plan.names.append(command.type)
+        }
+        let decoder = JSONDecoder()
+        decoder.userInfo[CommandPayloadPlan.key] = plan
+        let decoded: [DecodedCommand]
+        do {
+            let slice = data[(data.startIndex + payloads.lowerBound)..<(data.startIndex + payloads.upperBound)]
+            decoded = try decoder.decode(CommandPayloadReader.self, from: slice).commands
+        } catch let error as HistoryArchiveError {
+            throw error
+        } catch {
+            throw corrupt("payloads: \(CommandRegistry.reason(for: error))")
+        }
+        guard decoded.count == total else { throw corrupt("\(decoded.count) payloads for \(total) actions") }
+
+        // The steps, with their defaults.
+        var saved: [SavedStep] = []
+        saved.reserveCapacity(steps.count)
+        var previous = root
+        var previousName = ""
+        var action = 0
+        var nextCost = 0
+        for header in steps {
+            let node = header.node ?? (previous &+ 1)
+            let parent = header.parent ?? previous
+            var actionName = previousName
+            if let index = header.name {
+                guard names.indices.contains(index) else { throw corrupt("name index \(index) out of range") }
+                actionName = names[index]
+            }
+            var savedActions: [SavedAction] = []
+            savedActions.reserveCapacity(header.actionCount)
+            for _ in 0..<header.actionCount {
+                let entry = commands[actions[action]]
+                var cost = 0
+                if nextCost < costs.count, costs[nextCost].action == action {
+                    cost = costs[nextCost].cost
+                    nextCost += 1
+                }
+                switch decoded[action] {
+                case .command(let command):
+                    var saved = SavedAction(erasing: command, key: entry.key, cost: cost)
+                    // A migration returns the command in its current version: the action is that one.
+                    if case .migrate(let registered, _) = plan.resolutions[actions[action]] {
+                        saved.version = registered.version
+                    }
+                    savedActions.append(saved)
+                case .problem(let problem):
+                    savedActions.append(
+                        SavedAction(
+                            commandType: entry.type, version: entry.version, key: entry.key, cost: cost,
+                            problem: problem))
+                }
+                action += 1
+            }
+            saved.append(
+                SavedStep(
+                    node: node, parent: parent, isRedoChoice: header.isRedoChoice ?? (parent == previous),
+                    date: header.date.map(Date.init(timeIntervalSinceReferenceDate:)), actionName: actionName,
+                    isDiscardable: header.isDiscardable, userInfo: header.userInfo, actions: savedActions))
+            previous = node
+            previousName = actionName
+        }
+        return SavedHistory(shape: shape, root: root, current: current, clean: clean, steps: saved)
+    }
+
+    private mutating func readFields(_ cursor: inout JSONCursor) throws {
+        try cursor.beginObject()
+        var object = JSONCursor.ObjectState()
+        while let key = try cursor.nextKey(in: &object) {
+            do {
+                try readField(key, &cursor)
+            } catch let failure as JSONCursor.Failure {
+                guard case .invalid(let reason) = failure else { throw failure }
+                throw JSONCursor.Failure.invalid("\"\(HistoryArchiveError.shortened(key, to: 40))\": \(reason)")
+            }
+        }
+    }
+
+    private mutating func readField(_ key: String, _ cursor: inout JSONCursor) throws {
+            switch key {
+            case "shape":
+                switch try cursor.readString() {
+                case "linear": shape = .linear
+                case "tree": shape = .tree
+                case let other:
+                    throw cursor.invalid("unknown shape \"\(HistoryArchiveError.shortened(other, to: 40))\"")
+                }
+            case "root": root = try cursor.readInt()
+            case "current": current = try cursor.readInt()
+            case "clean":
+                if cursor.peek() == UInt8(ascii: "n") { try cursor.skipValue() } else { clean = try cursor.readInt() }
+            case "commands": try readCommands(&cursor)
+            case "names":
+                try cursor.beginArray()
+                var array = JSONCursor.ArrayState()
+                while try cursor.nextElement(in: &array) {
+                    let name = try cursor.readString()
+                    try check(name)
+                    names.append(name)
+                }
+            case "steps": try readSteps(&cursor)
+            case "actions":
+                var list: [Int] = []
+                try cursor.beginArray()
+                var array = JSONCursor.ArrayState()
+                while try cursor.nextElement(in: &array) {
+                    let entry = try cursor.readInt()
+                    guard entry >= 0 else { throw cursor.invalid("a negative command index") }
+                    list.append(entry)
+                }
+                actions = list
+            case "costs":
+                try cursor.beginArray()
+                var array = JSONCursor.ArrayState()
+                while try cursor.nextElement(in: &array) {
+                    try cursor.beginArray()
+                    var pair = JSONCursor.ArrayState()
+                    guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("an empty cost") }
+                    let action = try cursor.readInt()
+                    guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost without its value") }
+                    let cost = try cursor.readInt()
+                    guard try !cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost of three numbers") }
+                    costs.append((action, cost))
+                }
+            case "payloads":
+                guard cursor.peek() == UInt8(ascii: "[") else { throw cursor.invalid("\"payloads\" is not an array") }
+                let start = cursor.offset
+                try cursor.skipValue()
+                payloads = start..<cursor.offset
+            default:
+                try cursor.skipValue()
+            }
+    }
+
+    /// Checks the length of a name, key or type.
+    private func check(_ string: String) throws {
+        try limits.check(string)
+    }
+
+    private mutating func readCommands(_ cursor: inout JSONCursor) throws {
+        try cursor.beginArray()
+        var array = JSONCursor.ArrayState()
+        while try cursor.nextElement(in: &array) {
+            try cursor.beginArray()
+            var triple = JSONCursor.ArrayState()
+            guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("an empty command entry") }
+            let type = try cursor.readString()
+            guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry without a version") }
+            let version = try cursor.readInt()
+            guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry without a key") }
+            let key = try cursor.readString()
+            guard try !cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry of four values") }
+            try check(type)
+            try check(key)
+            // Named as the history's flaw by the caller, which knows the history's name.
+            guard version >= 1 else { throw SavedHistory.StructuralProblem.invalidCommandVersion(type: type, version: version) }
+            commands.append((type, version, key))
+        }
+    }
+
+    private mutating func readSteps(_ cursor: inout JSONCursor) throws {
+        var list: [StepHeader] = []
+        try cursor.beginArray()
+        var array = JSONCursor.ArrayState()
+        while try cursor.nextElement(in: &array) {
+            try limits.check(list.count + 1, .steps)
+            do {
+                if cursor.peek() == UInt8(ascii: "{") {
+                    list.append(try readStep(&cursor))
+                } else {
+                    let count = try cursor.readInt()
+                    try checkActionCount(count, &cursor)
+                    list.append(StepHeader(actionCount: count))
+                }
+            } catch let failure as JSONCursor.Failure {
+                guard case .invalid(let reason) = failure else { throw failure }
+                throw JSONCursor.Failure.invalid("step \(array.index): \(reason)")
+            }
+        }
+        steps = list
+    }
+
+    private func checkActionCount(_ count: Int, _ cursor: inout JSONCursor) throws {
+        guard count >= 0 else { throw cursor.invalid("a negative number of actions") }
+        try limits.check(count, .actionsPerStep)
+    }
+
+    private func readStep(_ cursor: inout JSONCursor) throws -> StepHeader {
+        try cursor.beginObject()
+        var object = JSONCursor.ObjectState()
+        var step = StepHeader(actionCount: -1)
+        while let key = try cursor.nextKey(in: &object) {
+            switch key {
+            case "a":
+                step.actionCount = try cursor.readInt()
+                try checkActionCount(step.actionCount, &cursor)
+            case "n": step.name = try cursor.readInt()
+            case "node": step.node = try cursor.readInt()
+            case "parent": step.parent = try cursor.readInt()
+            case "redo": step.isRedoChoice = try cursor.readBool()
+            case "d": step.date = try cursor.readDouble()
+            case "discardable": step.isDiscardable = try cursor.readBool()
+            case "userInfo": step.userInfo = try readUserInfo(&cursor)
+            default: try cursor.skipValue()
+            }
+        }
+        guard step.actionCount >= 0 else { throw cursor.invalid("a step without \"a\"") }
+        return step
+    }
+
+    private func readUserInfo(_ cursor: inout JSONCursor) throws -> [String: SavedValue] {
+        var userInfo: [String: SavedValue] = [:]
+        try cursor.beginObject()
+        var object = JSONCursor.ObjectState()
+        while let key = try cursor.nextKey(in: &object) {
+            try limits.check(userInfo.count + 1, .userInfoEntries)
+            try check(key)
+            try cursor.beginObject()
+            var value = JSONCursor.ObjectState()
+            guard let kind = try cursor.nextKey(in: &value) else {
+                throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" has no kind")
+            }
+            switch kind {
+            case "string": userInfo[key] = .string(try cursor.readString())
+            case "int": userInfo[key] = .int(try cursor.readInt())
+            case "double": userInfo[key] = .double(try cursor.readDouble())
+            case "bool": userInfo[key] = .bool(try cursor.readBool())
+            case "date": userInfo[key] = .date(Date(timeIntervalSinceReferenceDate: try cursor.readDouble()))
+            case "data":
+                guard let data = Data(base64Encoded: try cursor.readString()) else {
+                    throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" is not base64")
+                }
+                userInfo[key] = .data(data)
+            default:
+                throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" has the unknown kind \"\(HistoryArchiveError.shortened(kind, to: 40))\"")
+            }
+            guard try cursor.nextKey(in: &value) == nil else {
+                throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" has two kinds")
+            }
+        }
+        return userInfo
+    }
+}
