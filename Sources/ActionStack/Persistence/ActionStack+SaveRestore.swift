@@ -540,7 +540,11 @@ extension ActionStack {
             capture.command = nil
             action.handler(capture)
             guard let command = capture.command, let key = action.box.commandKey else { continue }
-            actions.append(savedAction(command, key: key, cost: side.cost(at: index)))
+            let commandType = type(of: command)
+            actions.append(
+                SavedAction(
+                    command: command, commandType: commandType.commandType, version: commandType.version, key: key,
+                    cost: side.cost(at: index)))
         }
         var info: [String: SavedValue] = [:]
         if let userInfo = step.metadata?.userInfo, !userInfo.isEmpty {
@@ -556,9 +560,6 @@ extension ActionStack {
             actionName: step.name, isDiscardable: step.isDiscardable, userInfo: info, actions: actions)
     }
 
-    private func savedAction<Command: SavableCommand>(_ command: Command, key: String, cost: Int) -> SavedAction {
-        SavedAction(command, key: key, cost: cost)
-    }
 
     // MARK: Internals: restoring
 

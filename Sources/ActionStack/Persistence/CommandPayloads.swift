@@ -16,14 +16,29 @@ import Foundation
 /// The commands of a history's actions, in order, written as one JSON array.
 struct CommandPayloadList: Encodable {
     let history: SavedHistory
+    /// The history's name, for the error of an action without its command.
+    let name: String
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for step in history.steps {
-            for action in step.actions {
-                // The writer checked that every action has its command.
-                guard let command = action.command else { continue }
-                try container.encode(command)
+        try history.steps.withUnsafeBufferPointer { steps throws in
+            for step in steps.indices {
+                try steps[step].actions.withUnsafeBufferPointer { actions throws in
+                    for action in actions.indices {
+                        guard let command = actions[action].command else {
+                            let why = actions[action].problem.map { "\($0)" } ?? "no command"
+                            throw EncodingError.invalidValue(
+                                actions[action],
+                                EncodingError.Context(
+                                    codingPath: [],
+                                    debugDescription:
+                                        "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node "
+                                        + "\(steps[step].node): an action that was not read back (\(why)) cannot be "
+                                        + "written"))
+                        }
+                        try container.encode(command)
+                    }
+                }
             }
         }
     }

@@ -18,26 +18,37 @@ import Foundation
 
 /// Writes an archive in version 2 of the format.
 struct ArchiveWriter {
-    private var out = JSONBytes()
+    /// The archive so far. The writer's own small pieces go through `JSONBytes`; the output takes
+    /// large pieces (a history's steps, its payloads), so it is `Data` from the start and is not
+    /// copied at the end.
+    private var out = Data()
     private let limits: HistoryArchive.Limits
+    /// The deepest nesting written so far: the archive's object is level 1, `histories` 2, a
+    /// history 3, its arrays 4, their elements 5 (a step object, a command entry), a step's user
+    /// info 6 and its values 7; a payload's own levels count from 5.
+    private(set) var depth = 2
 
     init(limits: HistoryArchive.Limits) { self.limits = limits }
 
-    /// The archive's bytes. The caller has validated every history and checked the limits of the
-    /// archive's own strings and counts.
-    static func write(_ archive: HistoryArchive, limits: HistoryArchive.Limits) throws -> [UInt8] {
+    /// The archive's bytes, and their deepest nesting. The caller has validated every history and
+    /// checked the limits of the archive's counts; the writer checks its strings.
+    static func write(_ archive: HistoryArchive, limits: HistoryArchive.Limits) throws -> (Data, depth: Int) {
         var writer = ArchiveWriter(limits: limits)
-        writer.out.raw(#"{"format":"ActionStack.History","version":2,"fingerprint":"#)
-        writer.out.string(archive.fingerprint)
-        writer.out.raw(#","histories":{"#)
+        var head = JSONBytes()
+        head.raw(#"{"format":"ActionStack.History","version":2,"fingerprint":"#)
+        head.string(archive.fingerprint)
+        head.raw(#","histories":{"#)
+        writer.out.append(contentsOf: head.bytes)
         for (index, name) in archive.histories.keys.sorted().enumerated() {
-            if index > 0 { writer.out.byte(UInt8(ascii: ",")) }
-            writer.out.string(name)
-            writer.out.byte(UInt8(ascii: ":"))
+            var key = JSONBytes()
+            if index > 0 { key.byte(UInt8(ascii: ",")) }
+            key.string(name)
+            key.byte(UInt8(ascii: ":"))
+            writer.out.append(contentsOf: key.bytes)
             try writer.write(archive.histories[name]!, named: name)
         }
-        writer.out.raw("}}")
-        return writer.out.bytes
+        writer.out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "}")])
+        return (writer.out, writer.depth)
     }
 
     /// An entry of a history's command table.
@@ -48,6 +59,10 @@ struct ArchiveWriter {
     }
 
     private mutating func write(_ history: SavedHistory, named name: String) throws {
+        // The payloads first: their size sizes the output, and their nesting is checked.
+        let payloads = try CommandPayloadList.makeEncoder().encode(CommandPayloadList(history: history, name: name))
+        // The history's arrays are at level 4; the payload array's own nesting counts from there.
+        depth = Swift.max(depth, 4, 3 + JSONBytes.nestingDepth(of: payloads))
         // The steps, the actions and the costs are written apart first, since the tables they
         // fill come before them.
         var steps = JSONBytes(capacity: history.steps.count * 2)
@@ -65,152 +80,192 @@ struct ArchiveWriter {
         var actionCount = 0
         var previous = history.root
         var previousName = ""
-        for (index, step) in history.steps.enumerated() {
-            if index > 0 { steps.byte(UInt8(ascii: ",")) }
-            let isDefault =
-                step.parent == previous && step.node == previous &+ 1 && step.isRedoChoice && step.date == nil
-                && !step.isDiscardable && step.userInfo.isEmpty && step.actionName == previousName
-            if isDefault {
-                steps.int(step.actions.count)
-            } else {
-                steps.raw(#"{"a":"#)
-                steps.int(step.actions.count)
-                if step.actionName != previousName {
-                    let index: Int
-                    if let known = nameIndex[step.actionName] {
-                        index = known
-                    } else {
-                        try limits.check(step.actionName)
-                        index = names.count
-                        names.append(step.actionName)
-                        nameIndex[step.actionName] = index
-                    }
-                    steps.raw(#","n":"#)
-                    steps.int(index)
-                }
-                if step.node != previous &+ 1 {
-                    steps.raw(#","node":"#)
-                    steps.int(step.node)
-                }
-                if step.parent != previous {
-                    steps.raw(#","parent":"#)
-                    steps.int(step.parent)
-                }
-                if step.isRedoChoice != (step.parent == previous) {
-                    steps.raw(#","redo":"#)
-                    steps.bool(step.isRedoChoice)
-                }
-                if let date = step.date {
-                    let seconds = date.timeIntervalSinceReferenceDate
-                    guard seconds.isFinite else { throw Self.notFinite(date, "the date of node \(step.node)") }
-                    steps.raw(#","d":"#)
-                    steps.double(seconds)
-                }
-                if step.isDiscardable { steps.raw(#","discardable":true"#) }
-                if !step.userInfo.isEmpty {
-                    steps.raw(#","userInfo":{"#)
-                    try writeUserInfo(step.userInfo, of: step.node, into: &steps)
-                    steps.byte(UInt8(ascii: "}"))
-                }
-                steps.byte(UInt8(ascii: "}"))
-            }
-            for action in step.actions {
-                guard let command = action.command else {
-                    let why = action.problem.map { "\($0)" } ?? "no command"
-                    throw EncodingError.invalidValue(
-                        action,
-                        EncodingError.Context(
-                            codingPath: [],
-                            debugDescription:
-                                "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node \(step.node): an "
-                                + "action that was not read back (\(why)) cannot be written"))
-                }
-                let commandType = type(of: command)
-                let typeID = ObjectIdentifier(commandType)
-                let entry: Int
-                if typeID == lastType && action.key == lastKey {
-                    entry = lastEntry
+        try history.steps.withUnsafeBufferPointer { history throws in
+            for index in history.indices {
+                if index > 0 { steps.byte(UInt8(ascii: ",")) }
+                let node = history[index].node
+                let parent = history[index].parent
+                let isDefault =
+                    parent == previous && node == previous &+ 1 && history[index].isRedoChoice
+                    && history[index].date == nil && !history[index].isDiscardable && history[index].userInfo.isEmpty
+                    && history[index].actionName == previousName
+                if isDefault {
+                    steps.int(history[index].actions.count)
                 } else {
-                    let key = CommandEntry(type: commandType.commandType, version: commandType.version, key: action.key)
-                    if let known = entryIndex[key] {
-                        entry = known
-                    } else {
-                        guard commandType.version >= 1 else {
-                            throw HistoryArchiveError.invalidHistory(
-                                name, .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
-                        }
-                        entry = entries.count
-                        entries.append(key)
-                        entryIndex[key] = entry
+                    let limits = limits
+                    let needed = try writeStep(
+                        history[index], after: previous, previousName: previousName, into: &steps
+                    ) {
+                        if let known = nameIndex[$0] { return known }
+                        try limits.check($0)
+                        names.append($0)
+                        nameIndex[$0] = names.count - 1
+                        return names.count - 1
                     }
-                    lastType = typeID
-                    lastKey = action.key
-                    lastEntry = entry
+                    depth = Swift.max(depth, needed)
                 }
-                if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
-                actions.int(entry)
-                if action.cost != 0 {
-                    costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                    costs.byte(UInt8(ascii: "["))
-                    costs.int(actionCount)
-                    costs.byte(UInt8(ascii: ","))
-                    costs.int(action.cost)
-                    costs.byte(UInt8(ascii: "]"))
+                try history[index].actions.withUnsafeBufferPointer { stepActions throws in
+                    for position in stepActions.indices {
+                        guard let command = stepActions[position].command else {
+                            throw Self.unwritable(stepActions[position], history: name, node: node)
+                        }
+                        let commandType = type(of: command)
+                        let typeID = ObjectIdentifier(commandType)
+                        let entry: Int
+                        if typeID == lastType && stepActions[position].key == lastKey {
+                            entry = lastEntry
+                        } else {
+                            let key = CommandEntry(
+                                type: commandType.commandType, version: commandType.version,
+                                key: stepActions[position].key)
+                            if let known = entryIndex[key] {
+                                entry = known
+                            } else {
+                                guard commandType.version >= 1 else {
+                                    throw HistoryArchiveError.invalidHistory(
+                                        name,
+                                        .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
+                                }
+                                try limits.check(key.type)
+                                try limits.check(key.key)
+                                entry = entries.count
+                                entries.append(key)
+                                entryIndex[key] = entry
+                            }
+                            lastType = typeID
+                            lastKey = stepActions[position].key
+                            lastEntry = entry
+                        }
+                        if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
+                        actions.int(entry)
+                        let cost = stepActions[position].cost
+                        if cost != 0 {
+                            costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                            costs.byte(UInt8(ascii: "["))
+                            costs.int(actionCount)
+                            costs.byte(UInt8(ascii: ","))
+                            costs.int(cost)
+                            costs.byte(UInt8(ascii: "]"))
+                        }
+                        actionCount += 1
+                    }
                 }
-                actionCount += 1
+                previous = node
+                previousName = history[index].actionName
             }
-            previous = step.node
-            previousName = step.actionName
         }
 
-        out.raw(#"{"shape":"#)
-        out.raw(history.shape == .tree ? #""tree""# : #""linear""#)
-        out.raw(#","root":"#)
-        out.int(history.root)
-        out.raw(#","current":"#)
-        out.int(history.current)
+        var head = JSONBytes(capacity: 256)
+        head.raw(#"{"shape":"#)
+        head.raw(history.shape == .tree ? #""tree""# : #""linear""#)
+        head.raw(#","root":"#)
+        head.int(history.root)
+        head.raw(#","current":"#)
+        head.int(history.current)
         if let clean = history.clean {
-            out.raw(#","clean":"#)
-            out.int(clean)
+            head.raw(#","clean":"#)
+            head.int(clean)
         }
         if !entries.isEmpty {
-            out.raw(#","commands":["#)
+            depth = Swift.max(depth, 5)
+            head.raw(#","commands":["#)
             for (index, entry) in entries.enumerated() {
-                try limits.check(entry.type)
-                try limits.check(entry.key)
-                if index > 0 { out.byte(UInt8(ascii: ",")) }
-                out.byte(UInt8(ascii: "["))
-                out.string(entry.type)
-                out.byte(UInt8(ascii: ","))
-                out.int(entry.version)
-                out.byte(UInt8(ascii: ","))
-                out.string(entry.key)
-                out.byte(UInt8(ascii: "]"))
+                if index > 0 { head.byte(UInt8(ascii: ",")) }
+                head.byte(UInt8(ascii: "["))
+                head.string(entry.type)
+                head.byte(UInt8(ascii: ","))
+                head.int(entry.version)
+                head.byte(UInt8(ascii: ","))
+                head.string(entry.key)
+                head.byte(UInt8(ascii: "]"))
             }
-            out.byte(UInt8(ascii: "]"))
+            head.byte(UInt8(ascii: "]"))
         }
         if !names.isEmpty {
-            out.raw(#","names":["#)
+            head.raw(#","names":["#)
             for (index, name) in names.enumerated() {
-                if index > 0 { out.byte(UInt8(ascii: ",")) }
-                out.string(name)
+                if index > 0 { head.byte(UInt8(ascii: ",")) }
+                head.string(name)
             }
-            out.byte(UInt8(ascii: "]"))
+            head.byte(UInt8(ascii: "]"))
         }
-        out.raw(#","steps":["#)
+        head.raw(#","steps":["#)
+        out.reserveCapacity(
+            out.count + head.bytes.count + steps.bytes.count + actions.bytes.count + costs.bytes.count
+                + payloads.count + 64)
+        out.append(contentsOf: head.bytes)
         out.append(contentsOf: steps.bytes)
-        out.raw(#"],"actions":["#)
+        var middle = JSONBytes()
+        middle.raw(#"],"actions":["#)
+        out.append(contentsOf: middle.bytes)
         out.append(contentsOf: actions.bytes)
-        out.byte(UInt8(ascii: "]"))
+        middle = JSONBytes()
+        middle.byte(UInt8(ascii: "]"))
         if !costs.bytes.isEmpty {
-            out.raw(#","costs":"#)
+            depth = Swift.max(depth, 5)
+            middle.raw(#","costs":"#)
+            out.append(contentsOf: middle.bytes)
             out.append(contentsOf: costs.bytes)
-            out.byte(UInt8(ascii: "]"))
+            middle = JSONBytes()
+            middle.byte(UInt8(ascii: "]"))
         }
-        out.raw(#","payloads":"#)
-        let payloads = try CommandPayloadList.makeEncoder().encode(CommandPayloadList(history: history))
-        out.append(contentsOf: payloads)
-        out.byte(UInt8(ascii: "}"))
+        middle.raw(#","payloads":"#)
+        out.append(contentsOf: middle.bytes)
+        out.append(payloads)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a step that differs from the defaults as an object: its action count and what
+    /// differs. `nameIndex` gives a name's index in the names table, adding it. Returns the
+    /// nesting it reaches.
+    private func writeStep(
+        _ step: SavedStep, after previous: Int, previousName: String, into steps: inout JSONBytes,
+        nameIndex: (String) throws -> Int
+    ) throws -> Int {
+        steps.raw(#"{"a":"#)
+        steps.int(step.actions.count)
+        if step.actionName != previousName {
+            steps.raw(#","n":"#)
+            steps.int(try nameIndex(step.actionName))
+        }
+        if step.node != previous &+ 1 {
+            steps.raw(#","node":"#)
+            steps.int(step.node)
+        }
+        if step.parent != previous {
+            steps.raw(#","parent":"#)
+            steps.int(step.parent)
+        }
+        if step.isRedoChoice != (step.parent == previous) {
+            steps.raw(#","redo":"#)
+            steps.bool(step.isRedoChoice)
+        }
+        if let date = step.date {
+            let seconds = date.timeIntervalSinceReferenceDate
+            guard seconds.isFinite else { throw Self.notFinite(date, "the date of node \(step.node)") }
+            steps.raw(#","d":"#)
+            steps.double(seconds)
+        }
+        if step.isDiscardable { steps.raw(#","discardable":true"#) }
+        guard !step.userInfo.isEmpty else {
+            steps.byte(UInt8(ascii: "}"))
+            return 5
+        }
+        steps.raw(#","userInfo":{"#)
+        try writeUserInfo(step.userInfo, of: step.node, into: &steps)
+        steps.raw("}}")
+        return 7
+    }
+
+    private static func unwritable(_ action: SavedAction, history name: String, node: Int) -> EncodingError {
+        let why = action.problem.map { "\($0)" } ?? "no command"
+        return EncodingError.invalidValue(
+            action,
+            EncodingError.Context(
+                codingPath: [],
+                debugDescription:
+                    "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node \(node): an action that was not "
+                    + "read back (\(why)) cannot be written"))
     }
 
     private func writeUserInfo(
@@ -514,12 +569,13 @@ private struct HistoryReader {
                 }
                 switch decoded[action] {
                 case .command(let command):
-                    var saved = SavedAction(erasing: command, key: entry.key, cost: cost)
                     // A migration returns the command in its current version: the action is that one.
+                    var version = entry.version
                     if case .migrate(let registered, _) = plan.resolutions[actions[action]] {
-                        saved.version = registered.version
+                        version = registered.version
                     }
-                    savedActions.append(saved)
+                    savedActions.append(
+                        SavedAction(command: command, commandType: entry.type, version: version, key: entry.key, cost: cost))
                 case .problem(let problem):
                     savedActions.append(
                         SavedAction(

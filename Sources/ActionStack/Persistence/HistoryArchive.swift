@@ -229,10 +229,10 @@ public struct HistoryArchive: Sendable {
             }
         }
         // The writer checks the strings as it puts them in the tables (each distinct one once).
-        let bytes = try ArchiveWriter.write(self, limits: limits)
-        try limits.check(bytes.count, .bytes)
-        try limits.check(JSONBytes.nestingDepth(of: bytes), .nestingDepth)
-        return Data(bytes)
+        let (data, depth) = try ArchiveWriter.write(self, limits: limits)
+        try limits.check(data.count, .bytes)
+        try limits.check(depth, .nestingDepth)
+        return data
     }
 
     /// Reads an archive, refusing the whole file unless it is well-formed: a history archive of a

@@ -7,6 +7,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// JSON written byte by byte: the history archive's own structure, which is small and fixed, costs
 /// far less written this way than through `Encoder` containers (the commands themselves go through
 /// `JSONEncoder`).
@@ -104,31 +106,34 @@ extension JSONBytes {
     /// wrote (well-formed: this only follows brackets outside strings).
     ///
     /// - Complexity: O(n) for n bytes.
-    static func nestingDepth<Bytes: Collection>(of json: Bytes) -> Int where Bytes.Element == UInt8 {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in json {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
+    static func nestingDepth(of json: Data) -> Int {
+        json.withUnsafeBytes { bytes in
+            var depth = 0
+            var deepest = 0
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    // To the closing quote, past escapes.
+                    while index < count {
+                        let inner = bytes[index]
+                        index += 1
+                        if inner == UInt8(ascii: "\"") { break }
+                        if inner == UInt8(ascii: "\\") { index += 1 }
+                    }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    if depth > deepest { deepest = depth }
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                default:
+                    break
                 }
-                continue
             }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = Swift.max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
+            return deepest
         }
-        return deepest
     }
 }

@@ -131,6 +131,16 @@ public struct SavedAction: Sendable {
         self.problem = nil
     }
 
+    /// An action holding `command`, whose type's name and version are given.
+    init(command: any SavableCommand, commandType: String, version: Int, key: String, cost: Int) {
+        self.commandType = commandType
+        self.version = version
+        self.key = key
+        self.cost = cost
+        self.command = command
+        self.problem = nil
+    }
+
     /// An action that could not be read back.
     ///
     /// - Parameters:

@@ -149,7 +149,9 @@ extension ActionStack {
 /// performing it (the stack knows command actions by their target box, so a closure's handler is
 /// never called with it).
 final class CommandCapture {
-    var command: (any SavableCommand)?
+    /// Unchecked: only the saving walk that made the capture reads and writes it, one handler at
+    /// a time.
+    @exclusivity(unchecked) var command: (any SavableCommand)?
 
     init() {}
 }
