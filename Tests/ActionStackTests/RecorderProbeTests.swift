@@ -741,10 +741,9 @@ final class RPWeakStack {
         #expect(count == 1)
     }
 
-    /// A damaged record in the middle, while the recorder is running: the doc says the next append
-    /// overwrites the damaged record and everything after it. A known limitation, documented: the
-    /// journal must be the only writer of its file, and trusts what it knows of the file between
-    /// calls; damage made behind its back is found at the next replay.
+    /// A damaged record in the middle, while the recorder is running: the next append overwrites
+    /// the damaged record and everything after it, as the docs say. (It once appended after the
+    /// damage, where no replay could reach it: the journal trusted what it knew of the file.)
     @Test func rpADamagedRecordIsOverwrittenByTheNextAppend() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
@@ -767,11 +766,9 @@ final class RPWeakStack {
         #expect(recorder.lastError == nil)
         let after = try files.journal.replay()
         let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: rpRegistry())
-        withKnownIssue("KNOWN LIMITATION: the journal trusts its cached end; an append follows damage made behind it") {
-            #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
-            #expect(after.records.last?.fingerprint == "v4")
-            #expect(recovered != nil, "the newest change can be recovered")
-        }
+        #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
+        #expect(after.records.last?.fingerprint == "v4")
+        #expect(recovered != nil, "the newest change can be recovered")
     }
 
     /// Control for the probe above: a journal that has not cached the file does overwrite the damage.
