@@ -126,6 +126,13 @@ struct HistoryJournalTests {
                 == HistoryJournal.Replay(
                     records: [JournalRecord(sequence: 0, payload: Data("a".utf8), fingerprint: nil)], ending: .complete)
         )
+        // Cut within the sequence number: still the journal's header.
+        try hex("4153484a" + "00000001" + "0000").write(to: url)
+        #expect(try journal.replay() == HistoryJournal.Replay(records: [], ending: .tornRecord(offset: 0, length: 10)))
+        // Another file's first bytes.
+        try hex("4153484a" + "00000002" + "0000").write(to: url)
+        let reason = "it does not start with the journal's magic bytes"
+        #expect(throws: HistoryFileError.notAJournal(path: url.path, reason: reason)) { try journal.replay() }
     }
 
     /// A damaged record before the end stops the replay there: what follows cannot be trusted.
