@@ -771,7 +771,28 @@ final class RPWeakStack {
         #expect(recovered != nil, "the newest change can be recovered")
     }
 
-    /// Control for the probe above: a journal that has not cached the file does overwrite the damage.
+    /// The same damage with no replay between it and the next change: the recorder's append notices
+    /// the file changed (its time stamps) and overwrites the damaged record all the same.
+    @Test func rpADamagedRecordIsOverwrittenByTheNextAppendWithoutAReplay() throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let box = HSBox()
+        let stack = makeStack()
+        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v\(box.value)" }
+        for value in 1...3 { hsChange(box, to: value, on: stack) }
+        #expect(recorder.recordCount == 3)
+        let size = try Data(contentsOf: files.journal.url).count
+        try changeBehindItsBack(files.journal.url) { try flipByte($0, at: size / 2) }
+        hsChange(box, to: 4, on: stack)
+        #expect(recorder.lastError == nil)
+        let after = try files.journal.replay()
+        #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
+        #expect(after.records.last?.fingerprint == "v4")
+        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: rpRegistry())
+        #expect(recovered?.histories[HistoryRecorder.defaultHistoryName]?.steps.count == 4)
+    }
+
+    /// Control for the probes above: a journal that has not cached the file does overwrite the damage.
     @Test func rpADamagedRecordIsOverwrittenByAFreshJournalsAppend() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
