@@ -70,6 +70,24 @@ private func renameOver(_ source: URL, _ destination: URL) throws {
     }
 }
 
+/// Errors and checks from several threads, collected under a lock.
+private final class Findings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func add(_ finding: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        list.append(finding)
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
+}
+
 struct HistoryJournalTests {
     @Test func recordsComeBackInOrderAcrossInstances() throws {
         let directory = try ScratchDirectory()
@@ -523,5 +541,91 @@ struct HistoryJournalTests {
         try journal.append(Data("more".utf8), fingerprint: "F")
         #expect(try journal.records().map(\.fingerprint) == ["D", "F"])
         #expect(try journal.replay().ending == .complete)
+    }
+
+    // MARK: Two journals on one file
+
+    /// Two journal objects on one file, taking turns (as two windows or two processes would): each
+    /// append follows the other's records, so every record is reachable, in the order appended.
+    @Test func twoJournalsOnOneFileAlternatingKeepEveryRecordInOrder() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let first = HistoryJournal(url: url, synchronizesAppends: false)
+        let second = HistoryJournal(url: url, synchronizesAppends: false)
+        var expected: [JournalRecord] = []
+        for index in 0..<40 {
+            // Irregular turns: sometimes the same object twice in a row.
+            let journal = index % 3 == 1 ? second : first
+            let record = JournalRecord(
+                sequence: UInt64(index), payload: bytes(5 + index, seed: UInt8(index)), fingerprint: "r\(index)")
+            try journal.append(record.payload, fingerprint: record.fingerprint)
+            expected.append(record)
+        }
+        #expect(try HistoryJournal(url: url).replay() == HistoryJournal.Replay(records: expected, ending: .complete))
+        #expect(try first.records() == expected)
+        #expect(try second.records() == expected)
+        // With compactions (each rewrites the file and renames it over the other's).
+        try first.reset()
+        let small = (
+            HistoryJournal(url: url, maximumRecords: 6, synchronizesAppends: false),
+            HistoryJournal(url: url, maximumRecords: 6, synchronizesAppends: false)
+        )
+        for index in 0..<30 {
+            try (index % 2 == 0 ? small.0 : small.1).append(Data("\(index)".utf8), fingerprint: nil)
+            let records = try HistoryJournal(url: url).records()
+            #expect(records.last?.payload == Data("\(index)".utf8), "the newest record is the last")
+            #expect(records.count <= 6)
+            #expect(records.map(\.sequence) == Array(UInt64(index + 1 - records.count)...UInt64(index)))
+        }
+    }
+
+    /// Two journal objects on one file appending from two threads at once, while a third replays:
+    /// the file's lock makes them take turns, so no record is torn or lost, each thread's records
+    /// are in its order, and no replay sees a record half written.
+    @Test func twoJournalsAppendingAtOnceNeverInterleave() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let perWriter = 150
+        for maximumRecords in [HistoryJournal.defaultMaximumRecords, 16] {
+            try? FileManager.default.removeItem(at: url)
+            let findings = Findings()
+            DispatchQueue.concurrentPerform(iterations: 3) { worker in
+                let journal = HistoryJournal(url: url, maximumRecords: maximumRecords, synchronizesAppends: false)
+                do {
+                    if worker == 2 {
+                        for _ in 0..<40 {
+                            let ending = try journal.replay().ending
+                            if ending != .complete { findings.add("a replay ended: \(ending)") }
+                        }
+                    } else {
+                        for index in 0..<perWriter {
+                            // Sizes that vary, so that a record written at a stale offset shows.
+                            let payload = bytes(20 + (index * 7 + worker * 13) % 300, seed: UInt8(worker))
+                            try journal.append(payload, fingerprint: "w\(worker)-\(index)")
+                        }
+                    }
+                } catch {
+                    findings.add("worker \(worker): \(error)")
+                }
+            }
+            #expect(findings.all.isEmpty, "\(findings.all)")
+            let replay = try HistoryJournal(url: url).replay()
+            #expect(replay.ending == .complete)
+            let total = maximumRecords > 2 * perWriter ? 2 * perWriter : replay.records.count
+            #expect(replay.records.count == total)
+            #expect(replay.records.map(\.sequence).last == UInt64(2 * perWriter - 1))
+            for worker in 0..<2 {
+                let indexes = replay.records.compactMap { record -> Int? in
+                    guard let parts = record.fingerprint?.split(separator: "-"), parts[0] == "w\(worker)" else {
+                        return nil
+                    }
+                    return Int(parts[1])
+                }
+                #expect(indexes == indexes.sorted(), "worker \(worker)'s records in its order")
+                if maximumRecords > 2 * perWriter { #expect(indexes == Array(0..<perWriter)) }
+            }
+        }
     }
 }
