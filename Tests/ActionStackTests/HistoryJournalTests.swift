@@ -543,6 +543,24 @@ struct HistoryJournalTests {
         #expect(try journal.replay().ending == .complete)
     }
 
+    /// A journal with a second name (a hard link, as some backup tools make): another journal's
+    /// compaction renames a new file over its name, the link keeps the old file, and the first
+    /// journal appends to the new file, the one its name names.
+    @Test func aHardLinkedJournalFollowsItsName() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for name in ["A", "B", "C"] { try journal.append(Data(name.utf8), fingerprint: name) }
+        let backup = directory.file("backup.journal")
+        #expect(link(url.path, backup.path) == 0)
+        try journal.append(Data("D".utf8), fingerprint: "D")
+        try HistoryJournal(url: url).compact(keeping: 1)
+        try journal.append(Data("E".utf8), fingerprint: "E")
+        #expect(try HistoryJournal(url: url).records().map(\.fingerprint) == ["D", "E"])
+        #expect(try HistoryJournal(url: backup).records().map(\.fingerprint) == ["A", "B", "C", "D"])
+    }
+
     // MARK: Two journals on one file
 
     /// Two journal objects on one file, taking turns (as two windows or two processes would): each

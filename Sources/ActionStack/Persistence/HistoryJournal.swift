@@ -456,6 +456,8 @@ private struct LockedFile {
     ///
     /// The lock is the file's, not its name's: when another writer renamed a new file over this
     /// one, or removed it, while this one waited for the lock, the file at `path` is opened again.
+    /// Either leaves the file without a name, so `path` is looked up again (a `stat`) only then, or
+    /// when the file has several names (hard links).
     static func open(_ path: String, exclusive: Bool, creating: Bool) throws(HistoryFileError) -> LockedFile? {
         let failure: HistoryFileStore.Failure = creating ? .write : .read
         for _ in 0..<attempts {
@@ -468,10 +470,11 @@ private struct LockedFile {
             do throws(HistoryFileError) {
                 (file, current) = try HistoryFileStore.attempt(failure, path) { () throws(SystemError) in
                     _ = try SystemFile.lock(descriptor, exclusive: exclusive)
-                    return (
-                        LockedFile(descriptor: descriptor, info: try SystemFile.info(descriptor)),
-                        try SystemFile.info(atPath: path)
-                    )
+                    let file = LockedFile(descriptor: descriptor, info: try SystemFile.info(descriptor))
+                    // One name: `path`, unless a program that ignores the lock renamed the file
+                    // away since it was opened. No name, or several (hard links): look it up.
+                    let current = file.info.links == 1 ? file.info : try SystemFile.info(atPath: path)
+                    return (file, current)
                 }
             } catch {
                 try? SystemFile.close(descriptor)
@@ -479,7 +482,6 @@ private struct LockedFile {
             }
             if let current, current.isSameFile(as: file.info) { return file }
             file.close()
-            if current == nil && !creating { return nil }
         }
         throw failure(path, "the file was replaced \(attempts) times while the journal waited for its lock", nil)
     }

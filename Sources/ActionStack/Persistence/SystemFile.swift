@@ -42,6 +42,8 @@ struct FileInfo {
     var size: Int
     /// Whether it is a regular file (not a directory, a device or a pipe).
     var isRegularFile: Bool
+    /// How many names it has: 0 once it was removed, or another file was renamed over its name.
+    var links: UInt64
     /// When its contents last changed (`mtime`), and when its contents or attributes last changed
     /// (`ctime`, which no call can set back). A write changes both, to the resolution of the
     /// file system's clock: a later write by another program shows in them unless it comes within
@@ -289,6 +291,7 @@ enum SystemFile {
                 inode: UInt64(truncatingIfNeeded: status.st_ino),
                 size: Int(status.st_size),
                 isRegularFile: (status.st_mode & S_IFMT) == S_IFREG,
+                links: UInt64(truncatingIfNeeded: status.st_nlink),
                 modified: FileTime(seconds: Int64(modified.tv_sec), nanoseconds: Int64(modified.tv_nsec)),
                 changed: FileTime(seconds: Int64(changed.tv_sec), nanoseconds: Int64(changed.tv_nsec))
             )
