@@ -78,9 +78,9 @@ public struct JournalRecord: Hashable, Sendable {
 /// and each append first checks that the file is still as the journal last left it: the same file
 /// (device and inode: not replaced by a rename, not deleted), the same size, the same time stamps
 /// (modification and status change), and the same last 64 bytes before that end. The checks cost
-/// an `fstat`, a `stat` of the path and a read of those 64 bytes, whatever the file's size (and an
-/// `fstat` after the write, to know the file as the append leaves it). When one fails, the append
-/// reads the file again, as a replay does, and goes on from its last intact record:
+/// an `fstat` and a read of those 64 bytes, whatever the file's size (and an `fstat` after the
+/// write, to know the file as the append leaves it). When one fails, the append reads the file
+/// again, as a replay does, and goes on from its last intact record:
 ///
 /// - another journal or process appended: the append follows its records;
 /// - a record was damaged (a byte changed), or the file was truncated: the damaged or torn record
