@@ -34,6 +34,60 @@ private func hex(_ text: String) -> Data {
 /// The size of a record in the journal's format: 28 bytes of framing, its payload and fingerprint.
 private func recordSize(_ payload: Int, _ fingerprint: String?) -> Int { 28 + payload + (fingerprint?.utf8.count ?? 0) }
 
+/// Changes the journal's file at `url` in place (the same file, opened for updating) with `edit`,
+/// behind the back of any journal that has it open: as a program that ignores the journal's lock
+/// would, or a disk that rewrote a block.
+///
+/// A journal notices such a change by the file's time stamps. When the edit left the modification
+/// time as it was (a file system whose clock did not tick since the journal's last write, which
+/// some keep to a few milliseconds), the time is set a second later, as it is for an edit made a
+/// moment later: an edit within the same tick is the journal's documented blind spot.
+func changeBehindItsBack(_ url: URL, _ edit: (FileHandle) throws -> Void) throws {
+    let modified = { () throws -> Date? in
+        try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+    }
+    let before = try modified()
+    let handle = try FileHandle(forUpdating: url)
+    try edit(handle)
+    try handle.close()
+    if let before, try modified() == before {
+        try FileManager.default.setAttributes([.modificationDate: before + 1], ofItemAtPath: url.path)
+    }
+}
+
+/// Inverts the byte at `offset` of an open file.
+func flipByte(_ handle: FileHandle, at offset: Int) throws {
+    try handle.seek(toOffset: UInt64(offset))
+    let byte = try #require(try handle.read(upToCount: 1)?.first)
+    try handle.seek(toOffset: UInt64(offset))
+    try handle.write(contentsOf: [~byte])
+}
+
+/// Renames `source` over `destination`, as an editor that saves atomically does.
+private func renameOver(_ source: URL, _ destination: URL) throws {
+    guard rename(source.path, destination.path) == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+    }
+}
+
+/// Errors and checks from several threads, collected under a lock.
+private final class Findings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func add(_ finding: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        list.append(finding)
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
+}
+
 struct HistoryJournalTests {
     @Test func recordsComeBackInOrderAcrossInstances() throws {
         let directory = try ScratchDirectory()
@@ -126,6 +180,13 @@ struct HistoryJournalTests {
                 == HistoryJournal.Replay(
                     records: [JournalRecord(sequence: 0, payload: Data("a".utf8), fingerprint: nil)], ending: .complete)
         )
+        // Cut within the sequence number: still the journal's header.
+        try hex("4153484a" + "00000001" + "0000").write(to: url)
+        #expect(try journal.replay() == HistoryJournal.Replay(records: [], ending: .tornRecord(offset: 0, length: 10)))
+        // Another file's first bytes.
+        try hex("4153484a" + "00000002" + "0000").write(to: url)
+        let reason = "it does not start with the journal's magic bytes"
+        #expect(throws: HistoryFileError.notAJournal(path: url.path, reason: reason)) { try journal.replay() }
     }
 
     /// A damaged record before the end stops the replay there: what follows cannot be trusted.
@@ -329,5 +390,260 @@ struct HistoryJournalTests {
         #expect(code == ENOENT)
         #expect(reason.hasPrefix("open: "), "\(reason)")
         #expect(try journal.records().isEmpty, "and there is nothing to replay")
+    }
+
+    // MARK: Changes behind the journal's back
+
+    /// A byte changed in the middle of the file behind the journal's back (the same file, the same
+    /// size): the next append notices (the file's time stamps changed), reads the file again and
+    /// overwrites the damaged record and what follows it, so that the record appended is reachable.
+    @Test func aByteChangedInTheMiddleIsOverwrittenByTheNextAppend() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let second = 16 + recordSize(10, "A")
+        let third = second + recordSize(10, "B")
+        let end = third + recordSize(10, "C")
+        let checksum = "its checksum does not match its contents"
+        let header = "its header is damaged"
+        let cases: [(flip: Int, intact: [String], ending: HistoryJournal.Replay.Ending)] = [
+            // A byte of the middle record's payload, and of its header.
+            (second + 30, ["A"], .corruptRecord(offset: second, reason: checksum, droppedBytes: end - second)),
+            (second + 6, ["A"], .corruptRecord(offset: second, reason: header, droppedBytes: end - second)),
+            // A byte of the last record's payload: a damaged last record reads as a torn one.
+            (third + 30, ["A", "B"], .tornRecord(offset: third, length: end - third)),
+        ]
+        for (flip, intact, ending) in cases {
+            try? FileManager.default.removeItem(at: url)
+            let journal = HistoryJournal(url: url, synchronizesAppends: false)
+            for name in ["A", "B", "C"] { try journal.append(bytes(10, seed: 7), fingerprint: name) }
+            try changeBehindItsBack(url) { try flipByte($0, at: flip) }
+            let damaged = try HistoryJournal(url: url).replay()
+            #expect(damaged.records.map(\.fingerprint) == intact, "flip at \(flip)")
+            #expect(damaged.ending == ending, "flip at \(flip)")
+            try journal.append(Data("next".utf8), fingerprint: "D")
+            let replay = try HistoryJournal(url: url).replay()
+            #expect(replay.ending == .complete, "flip at \(flip)")
+            #expect(replay.records.map(\.fingerprint) == intact + ["D"], "flip at \(flip)")
+            #expect(replay.records.map(\.sequence) == Array(0...UInt64(intact.count)), "flip at \(flip)")
+            #expect(replay.records.last?.payload == Data("next".utf8))
+            // And the journal goes on from there, at its usual cost.
+            try journal.append(Data(), fingerprint: "E")
+            #expect(try journal.records().map(\.fingerprint) == intact + ["D", "E"])
+        }
+    }
+
+    /// The end of the file rewritten with its size kept (the last record zeroed, as a system crash
+    /// can leave it): the next append overwrites it.
+    @Test func aLastRecordZeroedBehindItsBackIsOverwritten() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for name in ["A", "B", "C"] { try journal.append(bytes(10, seed: 1), fingerprint: name) }
+        let third = 16 + 2 * recordSize(10, "A")
+        try changeBehindItsBack(url) { handle in
+            try handle.seek(toOffset: UInt64(third))
+            try handle.write(contentsOf: Data(count: recordSize(10, "C")))
+        }
+        #expect(
+            try HistoryJournal(url: url).replay().ending == .tornRecord(offset: third, length: recordSize(10, "C")))
+        try journal.append(Data("next".utf8), fingerprint: "D")
+        let replay = try HistoryJournal(url: url).replay()
+        #expect(replay.ending == .complete)
+        #expect(replay.records.map(\.fingerprint) == ["A", "B", "D"])
+    }
+
+    /// The file cut short behind the journal's back: the next append goes on where its intact
+    /// records end, after a torn one, or at a new header when too little is left.
+    @Test func aFileTruncatedBehindItsBackIsAppendedToWhereItsIntactRecordsEnd() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let third = 16 + 2 * recordSize(10, "A")
+        // Inside the last record, at its start, inside the header, nothing left.
+        for (length, kept) in [(third + 5, ["A", "B"]), (third, ["A", "B"]), (10, []), (0, [])] {
+            try? FileManager.default.removeItem(at: url)
+            let journal = HistoryJournal(url: url, synchronizesAppends: false)
+            for name in ["A", "B", "C"] { try journal.append(bytes(10, seed: 2), fingerprint: name) }
+            try changeBehindItsBack(url) { try $0.truncate(atOffset: UInt64(length)) }
+            try journal.append(Data("next".utf8), fingerprint: "D")
+            let replay = try HistoryJournal(url: url).replay()
+            #expect(replay.ending == .complete, "cut to \(length)")
+            #expect(replay.records.map(\.fingerprint) == kept + ["D"], "cut to \(length)")
+            #expect(replay.records.map(\.sequence) == Array(0...UInt64(kept.count)), "cut to \(length)")
+        }
+    }
+
+    /// The file replaced behind the journal's back (another file renamed over it): the next append
+    /// goes on where the new file's intact records end; a new file that is not a journal is
+    /// refused, and left as it is.
+    @Test func aFileReplacedBehindItsBackIsReadAgain() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for name in ["A", "B", "C"] { try journal.append(bytes(10, seed: 3), fingerprint: name) }
+        // Another journal, of two records, written beside it and renamed over it.
+        let other = directory.file("other.journal")
+        let writer = HistoryJournal(url: other, synchronizesAppends: false)
+        for name in ["X", "Y"] { try writer.append(Data(name.utf8), fingerprint: name) }
+        try renameOver(other, url)
+        try journal.append(Data("Z".utf8), fingerprint: "Z")
+        let replay = try HistoryJournal(url: url).replay()
+        #expect(replay.ending == .complete)
+        #expect(replay.records.map(\.fingerprint) == ["X", "Y", "Z"])
+        #expect(replay.records.map(\.sequence) == [0, 1, 2])
+        // A copy with a byte of its middle record changed: the same size and the same last bytes,
+        // only the file (and its time stamps) differ.
+        var copy = try Data(contentsOf: url)
+        copy[16 + recordSize(1, "X") + 24] ^= 0xFF
+        try copy.write(to: other)
+        try renameOver(other, url)
+        try journal.append(Data("W".utf8), fingerprint: "W")
+        #expect(try journal.records().map(\.fingerprint) == ["X", "W"])
+        #expect(try journal.replay().ending == .complete)
+        // A file that is not a journal.
+        let text = Data("a note saved over the journal by mistake".utf8)
+        try text.write(to: other)
+        try renameOver(other, url)
+        let reason = "it does not start with the journal's magic bytes"
+        #expect(throws: HistoryFileError.notAJournal(path: url.path, reason: reason)) {
+            try journal.append(Data("V".utf8), fingerprint: "V")
+        }
+        #expect(try Data(contentsOf: url) == text, "left as it is")
+    }
+
+    /// The file deleted behind the journal's back: the next append starts a new one, as after
+    /// reset(), readable by its owner only.
+    @Test func aFileDeletedBehindItsBackStartsOver() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for name in ["A", "B", "C"] { try journal.append(bytes(10, seed: 4), fingerprint: name) }
+        try FileManager.default.removeItem(at: url)
+        try journal.append(Data("next".utf8), fingerprint: "D")
+        #expect(
+            try HistoryJournal(url: url).replay()
+                == HistoryJournal.Replay(
+                    records: [JournalRecord(sequence: 0, payload: Data("next".utf8), fingerprint: "D")],
+                    ending: .complete))
+        let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber
+        #expect(permissions.map { $0.intValue & 0o077 } == 0, "readable by its owner only")
+        // Deleted, and a copy made at the path (perhaps with the same inode number, which the
+        // system gives again) with the same size and last bytes, and a byte of its record changed.
+        try journal.append(bytes(100, seed: 5), fingerprint: "E")
+        var copy = try Data(contentsOf: url)
+        copy[16 + recordSize(4, "D") + 24] ^= 0xFF
+        try FileManager.default.removeItem(at: url)
+        try copy.write(to: url)
+        try journal.append(Data("more".utf8), fingerprint: "F")
+        #expect(try journal.records().map(\.fingerprint) == ["D", "F"])
+        #expect(try journal.replay().ending == .complete)
+    }
+
+    /// A journal with a second name (a hard link, as some backup tools make): another journal's
+    /// compaction renames a new file over its name, the link keeps the old file, and the first
+    /// journal appends to the new file, the one its name names.
+    @Test func aHardLinkedJournalFollowsItsName() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for name in ["A", "B", "C"] { try journal.append(Data(name.utf8), fingerprint: name) }
+        let backup = directory.file("backup.journal")
+        #expect(link(url.path, backup.path) == 0)
+        try journal.append(Data("D".utf8), fingerprint: "D")
+        try HistoryJournal(url: url).compact(keeping: 1)
+        try journal.append(Data("E".utf8), fingerprint: "E")
+        #expect(try HistoryJournal(url: url).records().map(\.fingerprint) == ["D", "E"])
+        #expect(try HistoryJournal(url: backup).records().map(\.fingerprint) == ["A", "B", "C", "D"])
+    }
+
+    // MARK: Two journals on one file
+
+    /// Two journal objects on one file, taking turns (as two windows or two processes would): each
+    /// append follows the other's records, so every record is reachable, in the order appended.
+    @Test func twoJournalsOnOneFileAlternatingKeepEveryRecordInOrder() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let first = HistoryJournal(url: url, synchronizesAppends: false)
+        let second = HistoryJournal(url: url, synchronizesAppends: false)
+        var expected: [JournalRecord] = []
+        for index in 0..<40 {
+            // Irregular turns: sometimes the same object twice in a row.
+            let journal = index % 3 == 1 ? second : first
+            let record = JournalRecord(
+                sequence: UInt64(index), payload: bytes(5 + index, seed: UInt8(index)), fingerprint: "r\(index)")
+            try journal.append(record.payload, fingerprint: record.fingerprint)
+            expected.append(record)
+        }
+        #expect(try HistoryJournal(url: url).replay() == HistoryJournal.Replay(records: expected, ending: .complete))
+        #expect(try first.records() == expected)
+        #expect(try second.records() == expected)
+        // With compactions (each rewrites the file and renames it over the other's).
+        try first.reset()
+        let small = (
+            HistoryJournal(url: url, maximumRecords: 6, synchronizesAppends: false),
+            HistoryJournal(url: url, maximumRecords: 6, synchronizesAppends: false)
+        )
+        for index in 0..<30 {
+            try (index % 2 == 0 ? small.0 : small.1).append(Data("\(index)".utf8), fingerprint: nil)
+            let records = try HistoryJournal(url: url).records()
+            #expect(records.last?.payload == Data("\(index)".utf8), "the newest record is the last")
+            #expect(records.count <= 6)
+            #expect(records.map(\.sequence) == Array(UInt64(index + 1 - records.count)...UInt64(index)))
+        }
+    }
+
+    /// Two journal objects on one file appending from two threads at once, while a third replays:
+    /// the file's lock makes them take turns, so no record is torn or lost, each thread's records
+    /// are in its order, and no replay sees a record half written.
+    @Test func twoJournalsAppendingAtOnceNeverInterleave() throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let url = directory.file("doc.journal")
+        let perWriter = 150
+        for maximumRecords in [HistoryJournal.defaultMaximumRecords, 16] {
+            try? FileManager.default.removeItem(at: url)
+            let findings = Findings()
+            DispatchQueue.concurrentPerform(iterations: 3) { worker in
+                let journal = HistoryJournal(url: url, maximumRecords: maximumRecords, synchronizesAppends: false)
+                do {
+                    if worker == 2 {
+                        for _ in 0..<40 {
+                            let ending = try journal.replay().ending
+                            if ending != .complete { findings.add("a replay ended: \(ending)") }
+                        }
+                    } else {
+                        for index in 0..<perWriter {
+                            // Sizes that vary, so that a record written at a stale offset shows.
+                            let payload = bytes(20 + (index * 7 + worker * 13) % 300, seed: UInt8(worker))
+                            try journal.append(payload, fingerprint: "w\(worker)-\(index)")
+                        }
+                    }
+                } catch {
+                    findings.add("worker \(worker): \(error)")
+                }
+            }
+            #expect(findings.all.isEmpty, "\(findings.all)")
+            let replay = try HistoryJournal(url: url).replay()
+            #expect(replay.ending == .complete)
+            let total = maximumRecords > 2 * perWriter ? 2 * perWriter : replay.records.count
+            #expect(replay.records.count == total)
+            #expect(replay.records.map(\.sequence).last == UInt64(2 * perWriter - 1))
+            for worker in 0..<2 {
+                let indexes = replay.records.compactMap { record -> Int? in
+                    guard let parts = record.fingerprint?.split(separator: "-"), parts[0] == "w\(worker)" else {
+                        return nil
+                    }
+                    return Int(parts[1])
+                }
+                #expect(indexes == indexes.sorted(), "worker \(worker)'s records in its order")
+                if maximumRecords > 2 * perWriter { #expect(indexes == Array(0..<perWriter)) }
+            }
+        }
     }
 }

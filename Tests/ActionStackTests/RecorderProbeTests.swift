@@ -741,10 +741,9 @@ final class RPWeakStack {
         #expect(count == 1)
     }
 
-    /// A damaged record in the middle, while the recorder is running: the doc says the next append
-    /// overwrites the damaged record and everything after it. A known limitation, documented: the
-    /// journal must be the only writer of its file, and trusts what it knows of the file between
-    /// calls; damage made behind its back is found at the next replay.
+    /// A damaged record in the middle, while the recorder is running: the next append overwrites
+    /// the damaged record and everything after it, as the docs say. (It once appended after the
+    /// damage, where no replay could reach it: the journal trusted what it knew of the file.)
     @Test func rpADamagedRecordIsOverwrittenByTheNextAppend() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
@@ -767,14 +766,33 @@ final class RPWeakStack {
         #expect(recorder.lastError == nil)
         let after = try files.journal.replay()
         let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: rpRegistry())
-        withKnownIssue("KNOWN LIMITATION: the journal trusts its cached end; an append follows damage made behind it") {
-            #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
-            #expect(after.records.last?.fingerprint == "v4")
-            #expect(recovered != nil, "the newest change can be recovered")
-        }
+        #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
+        #expect(after.records.last?.fingerprint == "v4")
+        #expect(recovered != nil, "the newest change can be recovered")
     }
 
-    /// Control for the probe above: a journal that has not cached the file does overwrite the damage.
+    /// The same damage with no replay between it and the next change: the recorder's append notices
+    /// the file changed (its time stamps) and overwrites the damaged record all the same.
+    @Test func rpADamagedRecordIsOverwrittenByTheNextAppendWithoutAReplay() throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let box = HSBox()
+        let stack = makeStack()
+        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v\(box.value)" }
+        for value in 1...3 { hsChange(box, to: value, on: stack) }
+        #expect(recorder.recordCount == 3)
+        let size = try Data(contentsOf: files.journal.url).count
+        try changeBehindItsBack(files.journal.url) { try flipByte($0, at: size / 2) }
+        hsChange(box, to: 4, on: stack)
+        #expect(recorder.lastError == nil)
+        let after = try files.journal.replay()
+        #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
+        #expect(after.records.last?.fingerprint == "v4")
+        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: rpRegistry())
+        #expect(recovered?.histories[HistoryRecorder.defaultHistoryName]?.steps.count == 4)
+    }
+
+    /// Control for the probes above: a journal that has not cached the file does overwrite the damage.
     @Test func rpADamagedRecordIsOverwrittenByAFreshJournalsAppend() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }

@@ -124,4 +124,102 @@ struct CrashSafetyTests {
         }
         #expect(generationsWritten > 0, "the writer got to write between the kills")
     }
+
+    /// Two writers, in two processes, appending to one journal (each with its own saved file) and
+    /// killed at random moments, while this process replays it again and again: they take turns
+    /// under the journal's lock, so the journal never holds a damaged record (a torn last one is
+    /// allowed and ignored), each writer's records are in its order, and each append follows the
+    /// other's records: a record once seen is never overwritten by another with its sequence
+    /// number, nor cut off. The journal's tight limits make them compact, renaming new files over
+    /// each other's, every few appends.
+    @Test func twoWritersOnOneJournalTakeTurns() throws {
+        let writer = try ChildProcess.builtExecutable(named: "history-writer")
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("actionstack-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let journal = HistoryJournal(
+            url: directory.appendingPathComponent("doc.history.journal"),
+            maximumRecords: HistoryWriterContent.journalMaximumRecords,
+            maximumBytes: HistoryWriterContent.journalMaximumBytes
+        )
+        // Writer 0's generations are 1, 2, ... and writer 1's 1_000_001, 1_000_002, ... after
+        // 2_000_000 times the round: each record tells its writer, and counts up with the rounds.
+        let span: UInt64 = 1_000_000
+        let writerOf = { (generation: UInt64) in Int((generation - 1) / span % 2) }
+        // The generation of each record seen, by sequence number, and the last sequence number seen.
+        var seen: [UInt64: UInt64] = [:]
+        var newest: UInt64?
+        func observe(_ replay: HistoryJournal.Replay, _ round: Int) {
+            for record in replay.records {
+                guard let generation = HistoryWriterContent.generation(of: record.payload, kind: .journalRecord) else {
+                    continue  // reported below
+                }
+                if let known = seen[record.sequence], known != generation {
+                    let sequence = record.sequence
+                    Issue.record("round \(round): record \(sequence) was of generation \(known), then \(generation)")
+                }
+                seen[record.sequence] = generation
+            }
+            if let newest, (replay.records.last?.sequence).map({ $0 < newest }) ?? true {
+                let sequences = replay.records.map(\.sequence)
+                Issue.record("round \(round): record \(newest) was seen, and is gone: \(sequences)")
+            }
+            newest = Swift.max(newest ?? 0, replay.records.last?.sequence ?? 0)
+        }
+        for round in 1...8 {
+            let children = try (0..<2).map { index in
+                let store = directory.appendingPathComponent("doc-\(index).history")
+                let first = UInt64(round) * 2 * span + UInt64(index) * span + 1
+                return try ChildProcess.start(
+                    writer, [store.path, journal.url.path, String(first)], separateErrors: true)
+            }
+            // Once both have appended (each got a turn), a random moment later; replaying meanwhile.
+            let started = ContinuousClock.now
+            while !children.allSatisfy({ $0.outputSoFar().contains("appended") })
+                && ContinuousClock.now - started < .seconds(20)
+            {
+                usleep(1_000)
+            }
+            let end = ContinuousClock.now + .microseconds(Int.random(in: 0...200_000))
+            repeat { observe(try journal.replay(), round) } while ContinuousClock.now < end
+            for child in children { child.send(SIGKILL) }
+            var inProgress: [UInt64] = []
+            for (index, child) in children.enumerated() {
+                let result = try child.wait(timeLimit: .seconds(20))
+                try #require(
+                    result.status == 128 + SIGKILL, "round \(round): writer \(index) failed: \(result.errors)")
+                let progress = Progress(result.output)
+                try #require(progress.appended != nil, "round \(round): writer \(index) never appended")
+                inProgress.append(progress.wrote ?? progress.appended!)
+            }
+
+            let replay = try journal.replay()
+            observe(replay, round)
+            if case .corruptRecord = replay.ending { Issue.record("round \(round): \(replay.ending)") }
+            #expect(!replay.records.isEmpty, "round \(round)")
+            var previous: [UInt64] = [0, 0]
+            for record in replay.records {
+                let generation = HistoryWriterContent.generation(of: record.payload, kind: .journalRecord)
+                try #require(generation != nil, "round \(round): record \(record.sequence) is no generation's")
+                #expect(record.fingerprint == HistoryWriterContent.fingerprint(generation!))
+                let index = writerOf(generation!)
+                #expect(generation! > previous[index], "round \(round): writer \(index)'s records in its order")
+                #expect(generation! <= inProgress[index], "round \(round): a record its writer wrote")
+                previous[index] = generation!
+            }
+            // The last record is its writer's last acknowledged append, or the one it was making:
+            // no later append of the other writer overwrote it.
+            if let last = replay.records.last,
+                let generation = HistoryWriterContent.generation(of: last.payload, kind: .journalRecord)
+            {
+                #expect(generation >= inProgress[writerOf(generation)] - 1, "round \(round)")
+            }
+            // The replay deleted the temporary files that killed compactions left (they can hold
+            // history text); the saved files' are their stores' to delete.
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            let journalName = journal.url.lastPathComponent
+            #expect(names.allSatisfy { !$0.hasPrefix(".\(journalName).") }, "round \(round): \(names)")
+        }
+    }
 }

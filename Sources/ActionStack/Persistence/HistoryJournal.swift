@@ -74,9 +74,37 @@ public struct JournalRecord: Hashable, Sendable {
 /// the journal (``reset()``) with the saved history when the user asks for a clean slate. The
 /// journal creates its files readable by their owner only.
 ///
-/// One writer at a time: the journal's methods are safe to call from any thread (a lock orders
-/// them), but two journals, or two processes, appending to the same file would interleave their
-/// records.
+/// **Changes behind its back.** Between calls the journal remembers where its intact records end,
+/// and each append first checks that the file is still as the journal last left it: the same file
+/// (device and inode: not replaced by a rename, not deleted), the same size, the same time stamps
+/// (modification and status change), and the same last 64 bytes before that end. The checks cost
+/// an `fstat` and a read of those 64 bytes, whatever the file's size (and an `fstat` after the
+/// write, to know the file as the append leaves it). When one fails, the append reads the file
+/// again, as a replay does, and goes on from its last intact record:
+///
+/// - another journal or process appended: the append follows its records;
+/// - a record was damaged (a byte changed), or the file was truncated: the damaged or torn record
+///   and everything after it are overwritten, as at the end of any replay that stops there;
+/// - the file was replaced (renamed over): the append goes on where the new file's intact records
+///   end; a file that is not a journal is refused (``HistoryFileError/notAJournal(path:reason:)``)
+///   and left as it is;
+/// - the file was deleted: the append starts a new one, at sequence number 0, as after ``reset()``.
+///
+/// A replay refreshes the same knowledge, since it reads the whole file. What no cheap check can
+/// see is a change that keeps the file's size, its time stamps and its last 64 bytes: one made by
+/// the disk itself, or a write in the middle of the file within the same tick of the file system's
+/// clock as the journal's own last write (file systems keep time stamps to a few milliseconds, some
+/// to a second or two). The next append then follows the damage, and replays stop at the damaged
+/// record, as they stop at any (``Replay/Ending/corruptRecord(offset:reason:droppedBytes:)``).
+///
+/// **Several writers.** Each append, compaction and reset holds the file's advisory lock (`flock`),
+/// exclusive, and each replay holds it shared, so that two journals on one file, in one process or
+/// in two, take turns: they never interleave inside a record, and each one's next append follows
+/// the other's records (after reading the file again, which costs O(n) for its n bytes when the
+/// other journal wrote last). The journal's methods are safe to call from any thread (a lock orders
+/// them). A program that writes the file without the lock is a change behind the journal's back,
+/// as above. On a file system without advisory locks (some network file systems) the journal goes
+/// on without them: one writer at a time there.
 public final class HistoryJournal: Sendable {
     /// The default ``maximumRecords``: 1000.
     public static let defaultMaximumRecords = 1000
@@ -126,17 +154,22 @@ public final class HistoryJournal: Sendable {
     /// pass ``maximumRecords`` or ``maximumBytes``, it is first compacted to the newest records
     /// that fit in half of each (atomically, as ``compact(keeping:)`` does).
     ///
+    /// The append holds the file's lock, and checks first that the file is as the journal last
+    /// left it; when it is not (another journal appended, or the file was changed behind the
+    /// journal's back), it reads the file again (see ``HistoryJournal``).
+    ///
     /// - Parameters:
     ///   - record: The record's contents, opaque to the journal.
     ///   - fingerprint: The fingerprint of the document after the change, if the app has one.
     /// - Throws: ``HistoryFileError/tooLarge(path:size:limit:)`` when the record alone, with the
-    ///   file's header, is larger than ``maximumBytes``;
+    ///   file's header, is larger than ``maximumBytes``, or the file is;
     ///   ``HistoryFileError/notAJournal(path:reason:)`` when the file is something else;
     ///   ``HistoryFileError/cannotWrite(path:reason:code:)`` and
     ///   ``HistoryFileError/cannotRead(path:reason:code:)`` when the file cannot be written or
     ///   read. After a failure the journal holds the records it held before.
-    /// - Complexity: O(m) for the m bytes of the record, amortized; the first call of a journal
-    ///   also reads the file, O(n) for its n bytes.
+    /// - Complexity: O(m) for the m bytes of the record, amortized, while the file is as the
+    ///   journal left it. The first call of a journal, and a call after the file changed, also
+    ///   reads the file: O(n) for its n bytes.
     public func append(_ record: Data, fingerprint: String?) throws(HistoryFileError) {
         let path = try HistoryFileStore.filePath(url, failure: .write)
         let size = JournalFormat.recordSize(payload: record.count, fingerprint: fingerprint)
@@ -144,44 +177,52 @@ public final class HistoryJournal: Sendable {
             throw .tooLarge(path: path, size: JournalFormat.fileHeaderSize + size, limit: maximumBytes)
         }
         try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
-            var descriptor = try HistoryFileStore.attempt(.write, path) { () throws(SystemError) in
-                try SystemFile.openForUpdate(path)
+            // Opened, and locked, by this call; any failure below leaves the cache empty, so that
+            // the next call reads the file again.
+            let known = cached
+            cached = nil
+            guard var file = try LockedFile.open(path, exclusive: true, creating: true) else {
+                throw .cannotWrite(path: path, reason: "open: the file is missing", code: nil)
             }
-            defer { if descriptor >= 0 { try? SystemFile.close(descriptor) } }
-            var (state, fileSize) = try self.state(of: descriptor, path: path, cached: cached)
+            defer { file.close() }
+            var state = try self.state(of: file, path: path, cached: known)
             let sizeAfterHeader = state.end == 0 ? JournalFormat.fileHeaderSize : state.end
             if state.count + 1 > maximumRecords || sizeAfterHeader + size > maximumBytes {
-                cached = nil
-                let contents = try self.contents(of: descriptor, path: path, size: fileSize)
+                let contents = try self.contents(of: file.descriptor, path: path, size: file.info.size)
                 let budget = Swift.min(maximumBytes / 2, maximumBytes - size)
                 try rewrite(path, contents, keeping: maximumRecords / 2, within: budget)
-                // The rename left this descriptor on the old file.
-                try? SystemFile.close(descriptor)
-                descriptor = -1  // closed: the defer must not close the number again
-                descriptor = try HistoryFileStore.attempt(.write, path) { () throws(SystemError) in
-                    try SystemFile.openForUpdate(path)
+                // The rename left this descriptor, and its lock, on the old file.
+                file.close()
+                guard let reopened = try LockedFile.open(path, exclusive: true, creating: true) else {
+                    throw .cannotWrite(path: path, reason: "open: the file is missing", code: nil)
                 }
-                (state, fileSize) = try self.state(of: descriptor, path: path, cached: nil)
+                file = reopened
+                state = try self.state(of: file, path: path, cached: nil)
             }
             let offset = state.end
             var bytes = offset == 0 ? JournalFormat.fileHeader(firstSequence: state.nextSequence) : Data()
             bytes += JournalFormat.encode(
                 JournalRecord(sequence: state.nextSequence, payload: record, fingerprint: fingerprint))
             do throws(HistoryFileError) {
-                try HistoryFileStore.attempt(.write, path) { [descriptor] () throws(SystemError) in
+                try HistoryFileStore.attempt(.write, path) { [file] () throws(SystemError) in
                     // Cut off what follows the intact records: a torn record, a damaged one.
-                    if fileSize > offset { try SystemFile.truncate(descriptor, to: offset) }
-                    try SystemFile.write(descriptor, bytes, at: offset)
-                    if synchronizesAppends { try SystemFile.synchronize(descriptor) }
+                    if file.info.size > offset { try SystemFile.truncate(file.descriptor, to: offset) }
+                    try SystemFile.write(file.descriptor, bytes, at: offset)
+                    if synchronizesAppends { try SystemFile.synchronize(file.descriptor) }
                 }
             } catch {
-                try? SystemFile.truncate(descriptor, to: offset)
+                try? SystemFile.truncate(file.descriptor, to: offset)
                 throw error
             }
             if offset == 0 { SystemFile.synchronizeDirectory(url.deletingLastPathComponent().path) }
+            // The record is written. A file that cannot be looked at now, or that another program
+            // wrote to meanwhile, is read again at the next call.
+            guard let info = try? SystemFile.info(file.descriptor), info.size == offset + bytes.count else { return }
+            state.tail = JournalCache.tail(of: state.tail, then: bytes)
             state.end = offset + bytes.count
             state.nextSequence += 1
             state.count += 1
+            state.file = info
             cached = state
         }
     }
@@ -190,7 +231,9 @@ public final class HistoryJournal: Sendable {
     /// at a torn last record (ignored), or at a damaged record (reported, with what was dropped).
     ///
     /// A journal without a file has no records. Replaying also deletes the temporary files that
-    /// compactions interrupted by a crash left in the directory.
+    /// compactions interrupted by a crash left in the directory. It holds the file's lock, shared:
+    /// it waits for another journal's append or compaction in progress to end. What it finds is
+    /// also where this journal's next append goes.
     ///
     /// - Returns: The records and the ending.
     /// - Throws: ``HistoryFileError/tooLarge(path:size:limit:)`` when the file is larger than
@@ -199,12 +242,31 @@ public final class HistoryJournal: Sendable {
     /// - Complexity: O(n + d) for the n bytes of the journal and the d entries of its directory.
     public func replay() throws(HistoryFileError) -> Replay {
         let path = try HistoryFileStore.filePath(url, failure: .read)
-        return try cache.withLock { (_: inout JournalCache.State?) throws(HistoryFileError) in
+        return try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
+            cached = nil
             HistoryFileStore.removeStaleTemporaryFiles(of: path)
-            guard let data = try HistoryFileStore.readFile(path, limit: maximumBytes) else {
+            guard let file = try LockedFile.open(path, exclusive: false, creating: false) else {
                 return Replay(records: [], ending: .complete)
             }
+            defer { file.close() }
+            guard file.info.isRegularFile else {
+                throw .cannotRead(path: path, reason: "not a regular file", code: nil)
+            }
+            guard file.info.size <= maximumBytes else {
+                throw .tooLarge(path: path, size: file.info.size, limit: maximumBytes)
+            }
+            let (data, more) = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
+                (
+                    try SystemFile.read(file.descriptor, count: file.info.size, at: 0),
+                    try SystemFile.read(file.descriptor, count: 1, at: file.info.size)
+                )
+            }
+            // Journals wait for the lock; a program that ignores it can still write meanwhile.
+            guard more.isEmpty else {
+                throw .cannotRead(path: path, reason: "the file grew while it was read", code: nil)
+            }
             let contents = try JournalFormat.parse(data, path: path)
+            cached = JournalCache.State(file: file.info, contents: contents, data: data)
             return Replay(records: contents.records, ending: contents.ending)
         }
     }
@@ -235,7 +297,7 @@ public final class HistoryJournal: Sendable {
     ///
     /// The journal is rewritten as ``HistoryFileStore/write(_:)`` writes: to a temporary file,
     /// flushed, then renamed over the journal, so that a crash leaves the old journal or the new
-    /// one. A journal without a file stays without one.
+    /// one. A journal without a file stays without one. The old file's lock is held meanwhile.
     ///
     /// - Parameter count: How many of the newest records to keep.
     /// - Throws: As ``replay()``, and ``HistoryFileError/cannotWrite(path:reason:code:)``.
@@ -243,16 +305,23 @@ public final class HistoryJournal: Sendable {
     public func compact(keeping count: Int) throws(HistoryFileError) {
         let path = try HistoryFileStore.filePath(url, failure: .write)
         try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
-            guard let data = try HistoryFileStore.readFile(path, limit: maximumBytes) else { return }
+            // The next call reads the new file: another journal may append to it before this one
+            // looks at it.
             cached = nil
-            let contents = try JournalFormat.parse(data, path: path)
+            guard let file = try LockedFile.open(path, exclusive: true, creating: false) else { return }
+            defer { file.close() }
+            guard file.info.isRegularFile else {
+                throw .cannotRead(path: path, reason: "not a regular file", code: nil)
+            }
+            let contents = try self.contents(of: file.descriptor, path: path, size: file.info.size)
             try rewrite(path, contents, keeping: count, within: maximumBytes)
         }
     }
 
     /// Removes the journal, to start over: after a full save, the saved file holds everything the
     /// journal did. The next record appended is number 0 again. Removing a journal that has no
-    /// file is no error.
+    /// file is no error. The file is removed under its lock, after another journal's append or
+    /// compaction in progress; a file that cannot be opened for the lock is removed all the same.
     ///
     /// - Throws: ``HistoryFileError/cannotRemove(path:reason:code:)``.
     /// - Complexity: O(d) for the d entries of the journal's directory.
@@ -261,6 +330,8 @@ public final class HistoryJournal: Sendable {
         try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
             cached = nil
             HistoryFileStore.removeStaleTemporaryFiles(of: path)
+            let file = try? LockedFile.open(path, exclusive: true, creating: false)
+            defer { file?.close() }
             try HistoryFileStore.removeFile(path)
         }
         cache.countReset()
@@ -270,23 +341,27 @@ public final class HistoryJournal: Sendable {
     /// next record even when it repeats the last one it appended before the reset.
     var resetCount: Int { cache.resetCount }
 
-    /// Where the next record goes in the open journal, and the file's size: the cached state when
-    /// the file is still the one it describes, or else what reading the file finds.
+    /// Where the next record goes in the open, locked journal: the cached state when the file is
+    /// still as the journal left it (the same file, size and time stamps, and the same bytes
+    /// before the end it knows), or else what reading the file finds.
     private func state(
-        of descriptor: Int32, path: String, cached: JournalCache.State?
-    ) throws(HistoryFileError) -> (JournalCache.State, size: Int) {
-        let info = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
-            try SystemFile.info(descriptor)
+        of file: LockedFile, path: String, cached: JournalCache.State?
+    ) throws(HistoryFileError) -> JournalCache.State {
+        guard file.info.isRegularFile else { throw .cannotWrite(path: path, reason: "not a regular file", code: nil) }
+        if let cached, cached.describes(file.info) {
+            let tail = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
+                try SystemFile.read(file.descriptor, count: cached.tail.count, at: cached.end - cached.tail.count)
+            }
+            if tail == cached.tail { return cached }
         }
-        guard info.isRegularFile else { throw .cannotWrite(path: path, reason: "not a regular file", code: nil) }
-        if let cached, cached.device == info.device, cached.inode == info.inode, info.size >= cached.end {
-            return (cached, info.size)
+        guard file.info.size <= maximumBytes else {
+            throw .tooLarge(path: path, size: file.info.size, limit: maximumBytes)
         }
-        let contents = try self.contents(of: descriptor, path: path, size: info.size)
-        let state = JournalCache.State(
-            device: info.device, inode: info.inode, end: contents.validEnd, nextSequence: contents.nextSequence,
-            count: contents.records.count)
-        return (state, info.size)
+        let data = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
+            try SystemFile.read(file.descriptor, count: file.info.size, at: 0)
+        }
+        let contents = try JournalFormat.parse(data, path: path)
+        return JournalCache.State(file: file.info, contents: contents, data: data)
     }
 
     /// What the open journal holds.
@@ -365,20 +440,104 @@ extension HistoryJournal {
     }
 }
 
+/// A ``HistoryJournal``'s file, open and locked for one call.
+private struct LockedFile {
+    /// How many times opening gives way to a file that another writer replaced or removed while
+    /// this one waited for the lock, before it gives up.
+    private static let attempts = 64
+
+    /// The open file.
+    let descriptor: Int32
+    /// What `fstat` said of it once it was locked.
+    let info: FileInfo
+
+    /// The file at `path`, opened and locked (`exclusive` for a change), or nil when there is no
+    /// file and `creating` is false.
+    ///
+    /// The lock is the file's, not its name's: when another writer renamed a new file over this
+    /// one, or removed it, while this one waited for the lock, the file at `path` is opened again.
+    /// Either leaves the file without a name, so `path` is looked up again (a `stat`) only then, or
+    /// when the file has several names (hard links).
+    static func open(_ path: String, exclusive: Bool, creating: Bool) throws(HistoryFileError) -> LockedFile? {
+        let failure: HistoryFileStore.Failure = creating ? .write : .read
+        for _ in 0..<attempts {
+            let opened = try HistoryFileStore.attempt(failure, path) { () throws(SystemError) in
+                creating ? try SystemFile.openForUpdate(path) : try SystemFile.openForReading(path)
+            }
+            guard let descriptor = opened else { return nil }
+            let file: LockedFile
+            let current: FileInfo?
+            do throws(HistoryFileError) {
+                (file, current) = try HistoryFileStore.attempt(failure, path) { () throws(SystemError) in
+                    _ = try SystemFile.lock(descriptor, exclusive: exclusive)
+                    let file = LockedFile(descriptor: descriptor, info: try SystemFile.info(descriptor))
+                    // One name: `path`, unless a program that ignores the lock renamed the file
+                    // away since it was opened. No name, or several (hard links): look it up.
+                    let current = file.info.links == 1 ? file.info : try SystemFile.info(atPath: path)
+                    return (file, current)
+                }
+            } catch {
+                try? SystemFile.close(descriptor)
+                throw error
+            }
+            if let current, current.isSameFile(as: file.info) { return file }
+            file.close()
+        }
+        throw failure(path, "the file was replaced \(attempts) times while the journal waited for its lock", nil)
+    }
+
+    /// Closes the file, which releases its lock.
+    func close() {
+        try? SystemFile.close(descriptor)
+    }
+}
+
 /// A ``HistoryJournal``'s knowledge of its file between calls, and the lock that orders its calls.
 private final class JournalCache: @unchecked Sendable {
-    /// Where the next record goes in the journal's file.
+    /// How many bytes before the end of the intact records the journal remembers, to compare.
+    static let tailSize = 64
+
+    /// Where the next record goes in the journal's file, and the file as the journal left it.
     struct State {
-        /// The file it describes: a compaction elsewhere replaces the file, and a new file is read
-        /// again.
-        var device: UInt64
-        var inode: UInt64
+        /// The file, as `fstat` saw it after the journal's last write or read: its device and
+        /// inode, size and time stamps. A file replaced, deleted, truncated or written to since
+        /// differs in one of them (but for a write within the same tick of the file system's
+        /// clock).
+        var file: FileInfo
         /// Where the intact records end (0 when the file needs its header first).
         var end: Int
+        /// The last bytes before `end` (at most ``tailSize``): a change at the end of the file
+        /// that left its size and time stamps as they were still shows in them.
+        var tail: Data
         /// The next record's sequence number.
         var nextSequence: UInt64
         /// How many records the file holds.
         var count: Int
+
+        /// What a read of the whole file, `data`, found.
+        init(file: FileInfo, contents: JournalFormat.Contents, data: Data) {
+            self.file = file
+            end = contents.validEnd
+            tail = JournalCache.tail(of: data.prefix(contents.validEnd))
+            nextSequence = contents.nextSequence
+            count = contents.records.count
+        }
+
+        /// Whether `info` describes the file as the journal left it.
+        func describes(_ info: FileInfo) -> Bool {
+            info.isSameFile(as: file) && info.size == file.size && info.modified == file.modified
+                && info.changed == file.changed
+        }
+    }
+
+    /// The last bytes of `data` that the journal remembers.
+    static func tail(of data: Data) -> Data {
+        Data(data.suffix(tailSize))
+    }
+
+    /// The last bytes of `tail` followed by `appended`, without copying all of `appended`.
+    static func tail(of tail: Data, then appended: Data) -> Data {
+        appended.count >= tailSize ? Data(appended.suffix(tailSize)) : Data((tail + appended).suffix(tailSize))
     }
 
     private let lock = NSLock()

@@ -103,8 +103,9 @@ enum JournalFormat {
         var contents = Contents(records: [], ending: .complete, validEnd: 0, nextSequence: 0)
         let known = fileMagic + bigEndianBytes(version)
         guard bytes.count >= fileHeaderSize else {
-            // Empty, or a header cut short by a crash while the file was created.
-            guard bytes.elementsEqual(known.prefix(bytes.count)) else {
+            // Empty, or a header cut short by a crash while the file was created (the sequence
+            // number too, which can be anything).
+            guard bytes.prefix(known.count).elementsEqual(known.prefix(bytes.count)) else {
                 throw .notAJournal(path: path, reason: "it does not start with the journal's magic bytes")
             }
             if !bytes.isEmpty { contents.ending = .tornRecord(offset: 0, length: bytes.count) }

@@ -27,6 +27,12 @@ struct SystemError: Error {
     var code: Int32?
 }
 
+/// A file's time stamp, to the nanosecond where its file system keeps them.
+struct FileTime: Equatable {
+    var seconds: Int64
+    var nanoseconds: Int64
+}
+
 /// Information about an open file.
 struct FileInfo {
     /// The device and inode: together they name the file, whatever its path.
@@ -36,6 +42,17 @@ struct FileInfo {
     var size: Int
     /// Whether it is a regular file (not a directory, a device or a pipe).
     var isRegularFile: Bool
+    /// How many names it has: 0 once it was removed, or another file was renamed over its name.
+    var links: UInt64
+    /// When its contents last changed (`mtime`), and when its contents or attributes last changed
+    /// (`ctime`, which no call can set back). A write changes both, to the resolution of the
+    /// file system's clock: a later write by another program shows in them unless it comes within
+    /// the same tick of that clock.
+    var modified: FileTime
+    var changed: FileTime
+
+    /// Whether the two describe the same file (device and inode).
+    func isSameFile(as other: FileInfo) -> Bool { device == other.device && inode == other.inode }
 }
 
 /// The system calls that the history file store and the journal make, in one place, with their
@@ -62,6 +79,10 @@ enum SystemFile {
         static func openForReading(_ path: String) throws(SystemError) -> Int32? { throw unsupported("open") }
         static func openForUpdate(_ path: String) throws(SystemError) -> Int32 { throw unsupported("open") }
         static func info(_ descriptor: Int32) throws(SystemError) -> FileInfo { throw unsupported("fstat") }
+        static func info(atPath path: String) throws(SystemError) -> FileInfo? { throw unsupported("stat") }
+        static func lock(_ descriptor: Int32, exclusive: Bool) throws(SystemError) -> Bool {
+            throw unsupported("flock")
+        }
         static func read(_ descriptor: Int32, count: Int, at offset: Int) throws(SystemError) -> Data {
             throw unsupported("pread")
         }
@@ -114,16 +135,38 @@ enum SystemFile {
             }
         }
 
-        /// The identity, size and kind of an open file.
+        /// The identity, size, kind and time stamps of an open file.
         static func info(_ descriptor: Int32) throws(SystemError) -> FileInfo {
             var status = stat()
             guard fstat(descriptor, &status) == 0 else { throw failure("fstat") }
-            return FileInfo(
-                device: UInt64(truncatingIfNeeded: status.st_dev),
-                inode: UInt64(truncatingIfNeeded: status.st_ino),
-                size: Int(status.st_size),
-                isRegularFile: (status.st_mode & S_IFMT) == S_IFREG
-            )
+            return FileInfo(status)
+        }
+
+        /// The identity, size, kind and time stamps of the file at `path` (a symbolic link is
+        /// followed, as `open` follows it); nil when there is no file there.
+        static func info(atPath path: String) throws(SystemError) -> FileInfo? {
+            var status = stat()
+            while stat(path, &status) != 0 {
+                if errno == ENOENT { return nil }
+                if errno != EINTR { throw failure("stat") }
+            }
+            return FileInfo(status)
+        }
+
+        /// Takes the advisory lock of an open file (`flock`), shared or exclusive, waiting for it;
+        /// the lock lasts until the descriptor is closed. False, with no lock taken, when the file
+        /// system has no such locks (`ENOLCK`, `EOPNOTSUPP`, `EINVAL`: some network file systems).
+        ///
+        /// The lock belongs to the open file, not to the process: two descriptors that opened the
+        /// same file separately exclude each other, in one process as in two.
+        static func lock(_ descriptor: Int32, exclusive: Bool) throws(SystemError) -> Bool {
+            while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == ENOLCK || code == EOPNOTSUPP || code == ENOTSUP || code == EINVAL { return false }
+                throw failure("flock", code)
+            }
+            return true
         }
 
         /// Reads up to `count` bytes at `offset`: fewer only at the end of the file.
@@ -233,6 +276,28 @@ enum SystemFile {
 }
 
 #if !os(Windows)
+    extension FileInfo {
+        /// The information in a `stat` structure.
+        fileprivate init(_ status: stat) {
+            #if canImport(Darwin)
+                let modified = status.st_mtimespec
+                let changed = status.st_ctimespec
+            #else
+                let modified = status.st_mtim
+                let changed = status.st_ctim
+            #endif
+            self.init(
+                device: UInt64(truncatingIfNeeded: status.st_dev),
+                inode: UInt64(truncatingIfNeeded: status.st_ino),
+                size: Int(status.st_size),
+                isRegularFile: (status.st_mode & S_IFMT) == S_IFREG,
+                links: UInt64(truncatingIfNeeded: status.st_nlink),
+                modified: FileTime(seconds: Int64(modified.tv_sec), nanoseconds: Int64(modified.tv_nsec)),
+                changed: FileTime(seconds: Int64(changed.tv_sec), nanoseconds: Int64(changed.tv_nsec))
+            )
+        }
+    }
+
     /// The C library's functions whose names ``SystemFile`` reuses for its own.
     private enum Glue {
         static func close(_ descriptor: Int32) -> Int32 {
