@@ -14,11 +14,12 @@ import Workloads
 // The persistence table (`--only persistence`): what saving and restoring a history costs, beside
 // the floor, and what registering a command costs, beside registering a closure.
 //
-// - Encode: `savedHistory()` + `HistoryArchive.encoded()` of 10,000 one-action steps, beside the
+// - Encode: `HistoryArchive.encoded()` of a saved history of 10,000 one-action steps, beside the
 //   floor: the same 10,000 commands encoded as a plain array by `JSONEncoder` with the archive's
 //   settings (sorted keys, slashes not escaped).
-// - Decode: `HistoryArchive(decoding:registry:)` + `restoreHistory` into an empty stack, beside
-//   `JSONDecoder` reading the plain array back.
+// - Decode: `HistoryArchive(decoding:registry:)`, beside `JSONDecoder` reading the plain array back.
+// - Save and load, end to end: `savedHistory()` + `encoded()`, and decoding + `restoreHistory` into
+//   an empty stack, beside the same floors.
 // - Bytes per step: the archive's, beside the plain array's.
 // - Registration: begin + register + end with a command (`registerUndo(_:on:key:)`), beside the same
 //   with a closure that captures the same values (`registerUndo(withTarget:handler:)`), same target.
@@ -210,6 +211,24 @@ final class PersistenceBench<Command: BenchmarkCommand> {
         return ns / Double(steps)
     }
 
+    /// `encoded()` alone, of a history saved beforehand: ns per step.
+    func encodeArchive() -> Double {
+        guard let history = try? stack.savedHistory() else {
+            check(false, "encode: no history")
+            return 0
+        }
+        var data = Data()
+        let ns = cpuNanoseconds {
+            do {
+                data = try HistoryArchive(fingerprint: "benchmark", histories: ["main": history]).encoded()
+            } catch {
+                check(false, "encode: \(error)")
+            }
+        }
+        check(data == archive || archive.isEmpty, "encode: the archive alone differs from the archive saved and encoded")
+        return ns / Double(steps)
+    }
+
     /// The plain array with the same encoder: ns per step.
     func encodeFloor() -> Double {
         var data = Data()
@@ -239,6 +258,21 @@ final class PersistenceBench<Command: BenchmarkCommand> {
         restored.undo()
         check(Command.state(of: fresh) == held.last, "decode: the restored undo did not restore the state")
         restored.removeAllActions()
+        return ns / Double(self.steps)
+    }
+
+    /// `HistoryArchive(decoding:registry:)` alone: ns per step.
+    func decodeArchive() -> Double {
+        var steps = 0
+        let ns = cpuNanoseconds {
+            do {
+                let archive = try HistoryArchive(decoding: archive, registry: registry)
+                steps = archive.histories["main"]?.steps.count ?? 0
+            } catch {
+                check(false, "decode: \(error)")
+            }
+        }
+        check(steps == self.steps, "decode: read \(steps) steps")
         return ns / Double(self.steps)
     }
 
@@ -317,16 +351,25 @@ func runPersistenceTable(repetitions: Int, registrationSteps: Int) -> [Persisten
             [
                 { bench.encode() }, { bench.encodeFloor() }, { bench.decode() }, { bench.decodeFloor() },
                 { timeRegistration(commands, byClosure: false) }, { timeRegistration(commands, byClosure: true) },
+                { bench.encodeArchive() }, { bench.decodeArchive() },
             ])
         let label = Command.label
         let floor = "plain array, JSON"
         add(
             PersistenceRow(
-                command: label, operation: "encode: savedHistory + encoded()", steps: steps, value: figures[0],
+                command: label, operation: "encode: encoded()", steps: steps, value: figures[6],
+                baseline: floor + "Encoder", baselineValue: figures[1], ratio: figures[6] / figures[1], goal: 1.3))
+        add(
+            PersistenceRow(
+                command: label, operation: "decode: HistoryArchive(decoding:)", steps: steps, value: figures[7],
+                baseline: floor + "Decoder", baselineValue: figures[3], ratio: figures[7] / figures[3], goal: 1.3))
+        add(
+            PersistenceRow(
+                command: label, operation: "save: savedHistory + encoded()", steps: steps, value: figures[0],
                 baseline: floor + "Encoder", baselineValue: figures[1], ratio: figures[0] / figures[1], goal: 1.3))
         add(
             PersistenceRow(
-                command: label, operation: "decode: decoding + restoreHistory", steps: steps, value: figures[2],
+                command: label, operation: "load: decoding + restoreHistory", steps: steps, value: figures[2],
                 baseline: floor + "Decoder", baselineValue: figures[3], ratio: figures[2] / figures[3], goal: 1.3))
         let bytes = Double(bench.archive.count) / Double(steps)
         let plainBytes = Double(bench.plain.count) / Double(steps)

@@ -28,15 +28,17 @@ extension ActionStack {
         private(set) var resolved: [String: AnyObject?] = [:]
         private var lastKey: String?
         private var lastObject: AnyObject?
-        private var kinds = CommandKinds()
+        private var cache = RestoreCache()
 
         /// The plan for `saved`, or nil when its steps are not one line numbered one after another
         /// from its root, each its parent's redo choice. `saved` has been validated.
         init?(_ saved: SavedHistory) {
             var previous = saved.root
-            for step in saved.steps {
-                guard step.parent == previous, step.node == previous &+ 1, step.isRedoChoice else { return nil }
-                previous = step.node
+            for index in saved.steps.indices {
+                let node = saved.steps[index].node
+                guard saved.steps[index].parent == previous, node == previous &+ 1, saved.steps[index].isRedoChoice
+                else { return nil }
+                previous = node
             }
             self.saved = saved
             split = saved.current - saved.root
@@ -48,7 +50,7 @@ extension ActionStack {
         mutating func check(resolve: (String) -> AnyObject?) {
             var position = split - 1
             while position >= 0 {
-                if let reason = problem(of: saved.steps[position], resolve: resolve) {
+                if let reason = problem(of: position, resolve: resolve) {
                     cuts.append(RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: position + 1))
                     dropped += position + 1
                     low = position + 1
@@ -58,7 +60,7 @@ extension ActionStack {
             }
             position = split
             while position < saved.steps.count {
-                if let reason = problem(of: saved.steps[position], resolve: resolve) {
+                if let reason = problem(of: position, resolve: resolve) {
                     let count = saved.steps.count - position
                     cuts.append(RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: count))
                     dropped += count
@@ -84,17 +86,18 @@ extension ActionStack {
             return object
         }
 
-        /// Why `step` cannot come back, or nil.
-        private mutating func problem(of step: SavedStep, resolve: (String) -> AnyObject?) -> RestoreReport.Reason? {
-            for index in step.actions.indices {
-                guard let command = step.actions[index].command else {
-                    let action = step.actions[index]
+        /// Why the step at `position` cannot come back, or nil.
+        private mutating func problem(of position: Int, resolve: (String) -> AnyObject?) -> RestoreReport.Reason? {
+            let saved = saved
+            for index in 0..<saved.steps[position].actionList.count {
+                guard let command = (index == 0 ? saved.steps[position].actionList.first.command : saved.steps[position].actionList.rest[index - 1].command) else {
+                    let action = saved.steps[position].actionList[index]
                     return .command(action.problem ?? .unknownType(action.commandType))
                 }
-                let key = step.actions[index].key
+                let key = (index == 0 ? saved.steps[position].actionList.first.key : saved.steps[position].actionList.rest[index - 1].key)
                 guard let object = object(for: key, resolve: resolve) else { return .unresolvedKey(key) }
-                guard let kind = kinds.kind(of: command), kind.fits(object) else {
-                    return .wrongTargetType(key: key, commandType: step.actions[index].commandType)
+                guard let kind = cache.kind(of: command), kind.fits(object) else {
+                    return .wrongTargetType(key: key, commandType: saved.steps[position].actionList[index].commandType)
                 }
             }
             return nil
@@ -105,7 +108,6 @@ extension ActionStack {
     ///
     /// - Complexity: O(s + a) for the s steps and a actions kept.
     func applyLinear(_ plan: LinearRestorePlan) -> RestoreReport {
-        var plan = plan
         let saved = plan.saved
         // The document state of each node from the new root down: a new one, or its parent's when
         // its step holds no action (a do-nothing step).
@@ -113,24 +115,28 @@ extension ActionStack {
         stateOf.reserveCapacity(plan.high - plan.low + 1)
         stateOf.append(states.fresh())
         for position in plan.low..<plan.high {
-            stateOf.append(saved.steps[position].actions.isEmpty ? stateOf[stateOf.count - 1] : states.fresh())
+            stateOf.append(saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : states.fresh())
         }
         // The state of node `root + position + 1` is stateOf[position + 1 - low].
         let newRoot = saved.root + plan.low
         func state(_ node: Int) -> StateID { stateOf[node - newRoot] }
-        var kinds = CommandKinds()
-        func fill(_ side: Side, _ position: Int) {
-            let step = saved.steps[position]
-            appendRestoredStep(
-                step, to: side, low: state(step.parent), high: state(step.node), node: 0, kinds: &kinds
-            ) { _, key in
-                // The plan resolved every key of a kept step to an object.
-                plan.object(for: key) { _ in nil }!
+        // The plan resolved every key of a kept step to an object.
+        var cache = RestoreCache(objects: plan.resolved.compactMapValues { $0 })
+        // Through the array's subscript, which lends each step where it lies.
+        let steps = saved.steps
+        do {
+            for position in plan.low..<plan.split {
+                appendRestoredStep(
+                    steps[position], to: undoSide, low: state(steps[position].parent), high: state(steps[position].node),
+                    node: 0, cache: &cache)
+            }
+            // The redo side holds the step to redo next last.
+            for position in stride(from: plan.high - 1, through: plan.split, by: -1) {
+                appendRestoredStep(
+                    steps[position], to: redoSide, low: state(steps[position].parent), high: state(steps[position].node),
+                    node: 0, cache: &cache)
             }
         }
-        for position in plan.low..<plan.split { fill(undoSide, position) }
-        // The redo side holds the step to redo next last.
-        for position in stride(from: plan.high - 1, through: plan.split, by: -1) { fill(redoSide, position) }
         let lastKept = newRoot + (plan.high - plan.low)
         let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
         states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)

@@ -533,13 +533,12 @@ extension ActionStack {
     func savedStep(_ located: LocatedStep, capture: CommandCapture = CommandCapture()) -> SavedStep {
         let side = located.side
         let step = side.steps[located.position]
-        var actions: [SavedAction] = []
-        actions.reserveCapacity(step.actionCount)
+        var actions = SavedActionList()
         for index in located.start..<located.start + step.actionCount {
             let action = side.action(at: index)
-            capture.command = nil
             action.handler(capture)
-            guard let command = capture.command, let key = action.box.commandKey else { continue }
+            // Moved out of the capture (which is left empty), not copied.
+            guard let command = capture.command.take(), let key = action.box.commandKey else { continue }
             let commandType = type(of: command)
             actions.append(
                 SavedAction(
@@ -557,7 +556,7 @@ extension ActionStack {
             .map { Date(timeIntervalSinceReferenceDate: $0.date) }
         return SavedStep(
             node: located.node, parent: located.parent, isRedoChoice: located.isRedoChoice, date: date,
-            actionName: step.name, isDiscardable: step.isDiscardable, userInfo: info, actions: actions)
+            actionName: step.name, isDiscardable: step.isDiscardable, userInfo: info, actionList: actions)
     }
 
 
@@ -737,18 +736,17 @@ extension ActionStack {
         var pending = [plan.newRoot]
         while let parent = pending.popLast() {
             for child in childrenOf[parent] ?? [] {
-                stateOf[child] = plan.kept[child]!.step.actions.isEmpty ? stateOf[parent]! : states.fresh()
+                stateOf[child] = plan.kept[child]!.step.actionList.count == 0 ? stateOf[parent]! : states.fresh()
                 pending.append(child)
             }
         }
         func state(_ node: Int) -> StateID { stateOf[node] ?? 0 }
-        var kinds = CommandKinds()
+        var cache = RestoreCache()
         func fill(_ side: Side, with node: Int) {
             let entry = plan.kept[node]!
             appendRestoredStep(
                 entry.step, to: side, low: state(entry.step.parent), high: state(node),
-                node: tree == nil ? 0 : NodeNumber(node), kinds: &kinds
-            ) { index, _ in entry.targets[index] }
+                node: tree == nil ? 0 : NodeNumber(node), cache: &cache, targets: entry.targets)
         }
         // The current path, from the new root down.
         var path: [Int] = []
@@ -815,36 +813,45 @@ extension ActionStack {
             restoredCleanState: cleanKept, trimmedSteps: before - after)
     }
 
-    /// Appends a restored step to `side`: an action for each command (whose target
-    /// `target(index, action)` gives), then the step with its metadata.
+    /// Appends a restored step to `side`: an action for each command, on `targets[index]` when
+    /// given, on the cached object of its key otherwise; then the step with its metadata.
     ///
     /// - Complexity: O(a) for the step's a actions.
     func appendRestoredStep(
-        _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber, kinds: inout CommandKinds,
-        target: (_ index: Int, _ key: String) -> AnyObject
+        _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber,
+        cache: inout RestoreCache, targets: [AnyObject]? = nil
     ) {
         var count = 0
         var holdsAsyncActions = false
-        step.actions.withUnsafeBufferPointer { actions in
-            for index in actions.indices {
-                // The plan kept only steps whose commands were read and fit their targets.
-                guard let command = actions[index].command, let kind = kinds.kind(of: command) else { continue }
-                let handler = kind.makeHandler(command, self)
-                holdsAsyncActions = holdsAsyncActions || kind.isAsync
-                let key = actions[index].key
-                let box = registry.retainCommandBox(for: target(index, key), key: key)
-                side.append(Action(box: box, handler: handler), cost: actions[index].cost)
-                count += 1
-            }
+        for index in 0..<step.actionList.count {
+            // The plan kept only steps whose commands were read and fit their targets.
+            let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
+            guard let command = (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command), let kind = cache.kind(of: command),
+                let target = targets?[index] ?? cache.object(for: key)
+            else { continue }
+            let handler = kind.makeHandler(command, self)
+            holdsAsyncActions = holdsAsyncActions || kind.isAsync
+            let box = registry.retainCommandBox(for: target, key: key)
+            side.append(Action(box: box, handler: handler), cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost))
+            count += 1
         }
         var metadata: StepMetadata?
         if !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions {
-            let made = StepMetadata()
-            made.name = step.actionName
-            made.isDiscardable = step.isDiscardable
-            made.holdsAsyncActions = holdsAsyncActions
-            for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
-            metadata = made
+            // Steps alike share their metadata, which is copied on write (see `StepMetadata`): a
+            // history of steps of one name costs one object, not one per step.
+            if let last = cache.lastMetadata, step.userInfo.isEmpty, last.userInfo.isEmpty, last.name == step.actionName,
+                last.isDiscardable == step.isDiscardable, last.holdsAsyncActions == holdsAsyncActions
+            {
+                metadata = last
+            } else {
+                let made = StepMetadata()
+                made.name = step.actionName
+                made.isDiscardable = step.isDiscardable
+                made.holdsAsyncActions = holdsAsyncActions
+                for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
+                metadata = made
+                cache.lastMetadata = made
+            }
         }
         side.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
     }

@@ -12,9 +12,9 @@
 ///
 /// A saved action holds its command as `any SavableCommand`; learning that it is an
 /// ``UndoCommand`` (or an ``AsyncUndoCommand``) and of what target class takes a lookup of the
-/// conformance, which costs more than all the rest of restoring the action. ``CommandKinds`` does
+/// conformance, which costs more than all the rest of restoring the action. ``RestoreCache`` does
 /// it once per command type and restore.
-struct CommandKind {
+final class CommandKind {
     /// Whether performing the command awaits (an ``AsyncUndoCommand``).
     let isAsync: Bool
     /// Whether `object` is of the class the command changes.
@@ -25,14 +25,10 @@ struct CommandKind {
 
     /// The kind of `command`'s type; nil for a type that is neither an ``UndoCommand`` nor an
     /// ``AsyncUndoCommand`` (one that adopted only ``SavableCommand``: it cannot be performed).
-    init?(of command: any SavableCommand) {
-        if let command = command as? any AsyncUndoCommand {
-            self = Self.asynchronous(command)
-        } else if let command = command as? any UndoCommand {
-            self = Self.synchronous(command)
-        } else {
-            return nil
-        }
+    static func of(_ command: any SavableCommand) -> CommandKind? {
+        if let command = command as? any AsyncUndoCommand { return asynchronous(command) }
+        if let command = command as? any UndoCommand { return synchronous(command) }
+        return nil
     }
 
     private init(
@@ -56,7 +52,7 @@ struct CommandKind {
             makeHandler: { command, stack in stack.asyncCommandHandler(unbox(command, as: Command.self)) })
     }
 
-    /// `command`, whose dynamic type is `Command` (``CommandKinds`` finds a kind by the command's
+    /// `command`, whose dynamic type is `Command` (``RestoreCache`` finds a kind by the command's
     /// dynamic type), as a `Command`: the existential is opened and its value taken as it is,
     /// where `as!` would ask the runtime to cast.
     private static func unbox<Command: SavableCommand>(_ command: any SavableCommand, as _: Command.Type) -> Command {
@@ -68,13 +64,31 @@ struct CommandKind {
     }
 }
 
-/// The kinds of the command types one restore meets, by type.
-struct CommandKinds {
+/// What one restore looks up again and again: the kinds of the command types it meets, the
+/// objects of the target keys, and the metadata of the step restored last.
+struct RestoreCache {
     private var kinds: [ObjectIdentifier: CommandKind?] = [:]
     private var lastType: ObjectIdentifier?
     private var lastKind: CommandKind?
+    /// The metadata of the step restored last, which the next step shares when it is alike.
+    var lastMetadata: StepMetadata?
+    /// The objects of the target keys (resolved before the restore changes anything).
+    private var objects: [String: AnyObject]
+    private var lastKey: String?
+    private var lastObject: AnyObject?
 
-    init() {}
+    /// A cache for a restore whose keys resolved to `objects`.
+    init(objects: [String: AnyObject] = [:]) { self.objects = objects }
+
+    /// The object of `key`, which resolved to one.
+    ///
+    /// - Complexity: O(1).
+    mutating func object(for key: String) -> AnyObject? {
+        if key == lastKey { return lastObject }
+        lastKey = key
+        lastObject = objects[key]
+        return lastObject
+    }
 
     /// The kind of `command`'s type.
     ///
@@ -86,7 +100,7 @@ struct CommandKinds {
         if let known = kinds[type] {
             kind = known
         } else {
-            kind = CommandKind(of: command)
+            kind = CommandKind.of(command)
             kinds[type] = kind
         }
         lastType = type

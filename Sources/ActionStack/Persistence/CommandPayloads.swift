@@ -21,23 +21,23 @@ struct CommandPayloadList: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        try history.steps.withUnsafeBufferPointer { steps throws in
+        // Through the array's subscript, which lends each step where it lies.
+        let steps = history.steps
+        do {
             for step in steps.indices {
-                try steps[step].actions.withUnsafeBufferPointer { actions throws in
-                    for action in actions.indices {
-                        guard let command = actions[action].command else {
-                            let why = actions[action].problem.map { "\($0)" } ?? "no command"
-                            throw EncodingError.invalidValue(
-                                actions[action],
-                                EncodingError.Context(
-                                    codingPath: [],
-                                    debugDescription:
-                                        "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node "
-                                        + "\(steps[step].node): an action that was not read back (\(why)) cannot be "
-                                        + "written"))
-                        }
-                        try container.encode(command)
+                for action in 0..<steps[step].actionList.count {
+                    guard let command = (action == 0 ? steps[step].actionList.first.command : steps[step].actionList.rest[action - 1].command) else {
+                        let why = steps[step].actionList[action].problem.map { "\($0)" } ?? "no command"
+                        throw EncodingError.invalidValue(
+                            steps[step].actionList[action],
+                            EncodingError.Context(
+                                codingPath: [],
+                                debugDescription:
+                                    "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node "
+                                    + "\(steps[step].node): an action that was not read back (\(why)) cannot be "
+                                    + "written"))
                     }
+                    try container.encode(command)
                 }
             }
         }

@@ -80,21 +80,23 @@ struct ArchiveWriter {
         var actionCount = 0
         var previous = history.root
         var previousName = ""
-        try history.steps.withUnsafeBufferPointer { history throws in
-            for index in history.indices {
+        // Each step read where it lies, through a pointer: subscripts would copy its actions.
+        try history.steps.withUnsafeBufferPointer { buffer throws in
+            guard let all = buffer.baseAddress else { return }
+            for index in buffer.indices {
                 if index > 0 { steps.byte(UInt8(ascii: ",")) }
-                let node = history[index].node
-                let parent = history[index].parent
+                let node = all[index].node
+                let parent = all[index].parent
                 let isDefault =
-                    parent == previous && node == previous &+ 1 && history[index].isRedoChoice
-                    && history[index].date == nil && !history[index].isDiscardable && history[index].userInfo.isEmpty
-                    && history[index].actionName == previousName
+                    parent == previous && node == previous &+ 1 && all[index].isRedoChoice
+                    && all[index].date == nil && !all[index].isDiscardable && all[index].userInfo.isEmpty
+                    && all[index].actionName == previousName
                 if isDefault {
-                    steps.int(history[index].actions.count)
+                    steps.int(all[index].actionList.count)
                 } else {
                     let limits = limits
                     let needed = try writeStep(
-                        history[index], after: previous, previousName: previousName, into: &steps
+                        all[index], after: previous, previousName: previousName, into: &steps
                     ) {
                         if let known = nameIndex[$0] { return known }
                         try limits.check($0)
@@ -104,54 +106,52 @@ struct ArchiveWriter {
                     }
                     depth = Swift.max(depth, needed)
                 }
-                try history[index].actions.withUnsafeBufferPointer { stepActions throws in
-                    for position in stepActions.indices {
-                        guard let command = stepActions[position].command else {
-                            throw Self.unwritable(stepActions[position], history: name, node: node)
-                        }
-                        let commandType = type(of: command)
-                        let typeID = ObjectIdentifier(commandType)
-                        let entry: Int
-                        if typeID == lastType && stepActions[position].key == lastKey {
-                            entry = lastEntry
-                        } else {
-                            let key = CommandEntry(
-                                type: commandType.commandType, version: commandType.version,
-                                key: stepActions[position].key)
-                            if let known = entryIndex[key] {
-                                entry = known
-                            } else {
-                                guard commandType.version >= 1 else {
-                                    throw HistoryArchiveError.invalidHistory(
-                                        name,
-                                        .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
-                                }
-                                try limits.check(key.type)
-                                try limits.check(key.key)
-                                entry = entries.count
-                                entries.append(key)
-                                entryIndex[key] = entry
-                            }
-                            lastType = typeID
-                            lastKey = stepActions[position].key
-                            lastEntry = entry
-                        }
-                        if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
-                        actions.int(entry)
-                        let cost = stepActions[position].cost
-                        if cost != 0 {
-                            costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                            costs.byte(UInt8(ascii: "["))
-                            costs.int(actionCount)
-                            costs.byte(UInt8(ascii: ","))
-                            costs.int(cost)
-                            costs.byte(UInt8(ascii: "]"))
-                        }
-                        actionCount += 1
+                for position in 0..<all[index].actionList.count {
+                    guard let command = (position == 0 ? all[index].actionList.first.command : all[index].actionList.rest[position - 1].command) else {
+                        throw Self.unwritable(all[index].actionList[position], history: name, node: node)
                     }
+                    let actionKey = (position == 0 ? all[index].actionList.first.key : all[index].actionList.rest[position - 1].key)
+                    let commandType = type(of: command)
+                    let typeID = ObjectIdentifier(commandType)
+                    let entry: Int
+                    if typeID == lastType && actionKey == lastKey {
+                        entry = lastEntry
+                    } else {
+                        let key = CommandEntry(
+                            type: commandType.commandType, version: commandType.version, key: actionKey)
+                        if let known = entryIndex[key] {
+                            entry = known
+                        } else {
+                            guard commandType.version >= 1 else {
+                                throw HistoryArchiveError.invalidHistory(
+                                    name,
+                                    .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
+                            }
+                            try limits.check(key.type)
+                            try limits.check(key.key)
+                            entry = entries.count
+                            entries.append(key)
+                            entryIndex[key] = entry
+                        }
+                        lastType = typeID
+                        lastKey = actionKey
+                        lastEntry = entry
+                    }
+                    if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
+                    actions.int(entry)
+                    let cost = (position == 0 ? all[index].actionList.first.cost : all[index].actionList.rest[position - 1].cost)
+                    if cost != 0 {
+                        costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                        costs.byte(UInt8(ascii: "["))
+                        costs.int(actionCount)
+                        costs.byte(UInt8(ascii: ","))
+                        costs.int(cost)
+                        costs.byte(UInt8(ascii: "]"))
+                    }
+                    actionCount += 1
                 }
                 previous = node
-                previousName = history[index].actionName
+                previousName = all[index].actionName
             }
         }
 
@@ -223,7 +223,7 @@ struct ArchiveWriter {
         nameIndex: (String) throws -> Int
     ) throws -> Int {
         steps.raw(#"{"a":"#)
-        steps.int(step.actions.count)
+        steps.int(step.actionList.count)
         if step.actionName != previousName {
             steps.raw(#","n":"#)
             steps.int(try nameIndex(step.actionName))
@@ -433,7 +433,9 @@ enum ArchiveReader {
             var reader = HistoryReader(name: name, limits: limits)
             var history = try reader.read(&cursor, data: data, registry: registry)
             do {
-                try history.validate()
+                // The reader made every action with a version of 1 or more, a command or a problem,
+                // and a cost of 0 or more.
+                try history.validate(checkingActions: false)
             } catch {
                 throw .invalidHistory(name, error)
             }
@@ -516,9 +518,22 @@ private struct HistoryReader {
             throw corrupt("command index \(entry) out of range")
         }
         var previousCost = -1
-        for (action, _) in costs {
+        for (action, cost) in costs {
             guard action > previousCost, action < total else {
                 throw corrupt("cost of action \(action): out of order or out of range")
+            }
+            if cost < 0 {
+                // Named by the step's node, as validate() names it.
+                var node = root
+                var counted = 0
+                var previous = root
+                for step in steps {
+                    node = step.node ?? (previous &+ 1)
+                    counted += step.actionCount
+                    if counted > action { break }
+                    previous = node
+                }
+                throw .invalidHistory(name, .negativeCost(node: node, cost: cost))
             }
             previousCost = action
         }
@@ -543,6 +558,18 @@ private struct HistoryReader {
         }
         guard decoded.count == total else { throw corrupt("\(decoded.count) payloads for \(total) actions") }
 
+        // The command table as the actions take it: a command read back is at the registered
+        // type's version (a migration returns the command in its current version).
+        let entries = commands.indices.map { index in
+            let version: Int
+            if case .migrate(let registered, _) = plan.resolutions[index] {
+                version = registered.version
+            } else {
+                version = commands[index].version
+            }
+            return (type: commands[index].type, version: commands[index].version, key: commands[index].key, readVersion: version)
+        }
+
         // The steps, with their defaults.
         var saved: [SavedStep] = []
         saved.reserveCapacity(steps.count)
@@ -558,10 +585,9 @@ private struct HistoryReader {
                 guard names.indices.contains(index) else { throw corrupt("name index \(index) out of range") }
                 actionName = names[index]
             }
-            var savedActions: [SavedAction] = []
-            savedActions.reserveCapacity(header.actionCount)
+            var savedActions = SavedActionList()
             for _ in 0..<header.actionCount {
-                let entry = commands[actions[action]]
+                let entry = entries[actions[action]]
                 var cost = 0
                 if nextCost < costs.count, costs[nextCost].action == action {
                     cost = costs[nextCost].cost
@@ -569,13 +595,10 @@ private struct HistoryReader {
                 }
                 switch decoded[action] {
                 case .command(let command):
-                    // A migration returns the command in its current version: the action is that one.
-                    var version = entry.version
-                    if case .migrate(let registered, _) = plan.resolutions[actions[action]] {
-                        version = registered.version
-                    }
                     savedActions.append(
-                        SavedAction(command: command, commandType: entry.type, version: version, key: entry.key, cost: cost))
+                        SavedAction(
+                            command: command, commandType: entry.type, version: entry.readVersion, key: entry.key,
+                            cost: cost))
                 case .problem(let problem):
                     savedActions.append(
                         SavedAction(
@@ -588,7 +611,7 @@ private struct HistoryReader {
                 SavedStep(
                     node: node, parent: parent, isRedoChoice: header.isRedoChoice ?? (parent == previous),
                     date: header.date.map(Date.init(timeIntervalSinceReferenceDate:)), actionName: actionName,
-                    isDiscardable: header.isDiscardable, userInfo: header.userInfo, actions: savedActions))
+                    isDiscardable: header.isDiscardable, userInfo: header.userInfo, actionList: savedActions))
             previous = node
             previousName = actionName
         }
@@ -696,6 +719,11 @@ private struct HistoryReader {
         var array = JSONCursor.ArrayState()
         while try cursor.nextElement(in: &array) {
             try limits.check(list.count + 1, .steps)
+            if let count = cursor.readSmallCount() {
+                // The common step: its number of actions alone, a single digit.
+                list.append(StepHeader(actionCount: count))
+                continue
+            }
             do {
                 if cursor.peek() == UInt8(ascii: "{") {
                     list.append(try readStep(&cursor))

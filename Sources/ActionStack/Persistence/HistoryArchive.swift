@@ -223,9 +223,9 @@ public struct HistoryArchive: Sendable {
                 }
             }
             try limits.check(history.steps.count, .steps)
-            for step in history.steps {
-                try limits.check(step.actions.count, .actionsPerStep)
-                try limits.check(step.userInfo.count, .userInfoEntries)
+            for index in history.steps.indices {
+                try limits.check(history.steps[index].actionList.count, .actionsPerStep)
+                try limits.check(history.steps[index].userInfo.count, .userInfoEntries)
             }
         }
         // The writer checks the strings as it puts them in the tables (each distinct one once).

@@ -235,6 +235,19 @@ struct JSONCursor {
         return value
     }
 
+    /// Reads a single digit followed by `,` or `]` (no white space), the common element of an
+    /// array of small counts; nil, having read nothing, for anything else.
+    mutating func readSmallCount() -> Int? {
+        guard offset + 1 < bytes.count else { return nil }
+        let digit = bytes[offset]
+        let next = bytes[offset + 1]
+        guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9"),
+            next == UInt8(ascii: ",") || next == UInt8(ascii: "]")
+        else { return nil }
+        offset += 1
+        return Int(digit &- UInt8(ascii: "0"))
+    }
+
     /// Reads a number as a `Double` (rounded to the nearest); a number too large for one is refused.
     mutating func readDouble() throws(Failure) -> Double {
         skipWhiteSpace()
@@ -354,25 +367,15 @@ struct JSONCursor {
                         _ = try string(decoding: false)
                         index = offset
                     }
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    // Digits then a delimiter: a whole number, checked in line.
-                    var end = index + 1
-                    if byte != UInt8(ascii: "0") {
-                        while end < count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
-                    }
-                    if end < count, bytes[end] != UInt8(ascii: "."), bytes[end] | 0x20 != UInt8(ascii: "e"),
-                        bytes[end] < UInt8(ascii: "0") || bytes[end] > UInt8(ascii: "9")
-                    {
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if let end = plainNumberEnd(from: index) {
                         index = end
                     } else {
+                        // The full reader names what is wrong.
                         offset = index
                         _ = try number()
                         index = offset
                     }
-                case UInt8(ascii: "-"):
-                    offset = index
-                    _ = try number()
-                    index = offset
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     offset = index
                     try literal(byte == UInt8(ascii: "t") ? "true" : byte == UInt8(ascii: "f") ? "false" : "null")
@@ -439,14 +442,19 @@ struct JSONCursor {
         let start = offset + 1
         let level = skipKeyStarts.count - 1
         let first = skipKeyStarts[level]
-        if let end = plainStringEnd(from: start), skipKeySets[level] == nil, skipKeyRanges.count - first < 16 {
+        if let end = plainStringEnd(from: start), skipKeySets.isEmpty || skipKeySets[level] == nil,
+            skipKeyRanges.count - first < 16
+        {
             let length = end - start
-            for range in skipKeyRanges[first...] where range.count == length {
-                if bytes[range].elementsEqual(bytes[start..<end]) {
+            var other = first
+            while other < skipKeyRanges.count {
+                let range = skipKeyRanges[other]
+                if range.count == length, Self.equal(bytes, range.lowerBound, start, length) {
                     throw repeated(
                         String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self),
                         at: keyOffset)
                 }
+                other += 1
             }
             skipKeyRanges.append(start..<end)
             offset = end + 1
@@ -466,10 +474,63 @@ struct JSONCursor {
         skipKeySets[level] = keys
     }
 
+    /// Whether the `length` bytes at `first` and at `second` are the same.
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ first: Int, _ second: Int, _ length: Int) -> Bool {
+        var index = 0
+        while index < length {
+            if bytes[first + index] != bytes[second + index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Where the number whose first byte is at `start` ends, when it follows JSON's grammar; nil
+    /// otherwise (the caller then reads it in full, for the reason).
+    private func plainNumberEnd(from start: Int) -> Int? {
+        let count = bytes.count
+        var index = start
+        @inline(__always) func isDigit(_ at: Int) -> Bool {
+            at < count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9")
+        }
+        if index < count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard isDigit(index) else { return nil }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while isDigit(index) { index += 1 }
+        }
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard isDigit(index) else { return nil }
+            while isDigit(index) { index += 1 }
+        }
+        if index < count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(index) else { return nil }
+            while isDigit(index) { index += 1 }
+        }
+        return index
+    }
+
     /// Where the string whose first byte is at `start` ends (its closing quote), when it is
     /// printable ASCII with no escape; nil otherwise (the caller then reads it in full).
     private func plainStringEnd(from start: Int) -> Int? {
         var index = start
+        // Eight bytes at a time while none of them ends the string or needs a closer look (a
+        // quote, a backslash, a control character, a byte of a multi-byte scalar): the bit tricks
+        // find a zero byte in `x` as `(x - 0x01…) & ~x & 0x80…`.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            let found =
+                (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) | word
+            if found & highs != 0 { break }
+            index += 8
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { return index }

@@ -66,8 +66,14 @@ extension SavedHistory {
     /// - Throws: The first problem found.
     /// - Complexity: O(s + a) for s steps and a actions.
     public func validate() throws(StructuralProblem) {
+        try validate(checkingActions: true)
+    }
+
+    /// ``validate()``; the checks of the actions (cost, version, command or problem) are left out
+    /// when the caller made the actions itself and knows them to pass (the archive's reader).
+    func validate(checkingActions: Bool) throws(StructuralProblem) {
         if root < 0 { throw .negativeNode(root) }
-        if try validateAsChain() { return }
+        if try validateAsChain(checkingActions: checkingActions) { return }
         // Each node's position among the steps (the root at -1), filled as the steps come.
         var position: [Int: Int] = [root: -1]
         position.reserveCapacity(steps.count + 1)
@@ -85,16 +91,19 @@ extension SavedHistory {
             if step.isRedoChoice, !hasRedoChoice.insert(step.parent).inserted {
                 throw .twoRedoChoices(parent: step.parent)
             }
-            for action in step.actions {
-                if action.cost < 0 { throw .negativeCost(node: step.node, cost: action.cost) }
-                if action.version < 1 {
-                    throw .invalidCommandVersion(type: action.commandType, version: action.version)
-                }
-                if action.command == nil, action.problem == nil { throw .actionWithoutCommand(node: step.node) }
+            if checkingActions {
+                for action in step.actions { try Self.check(action, of: step.node) }
             }
         }
         if position[current] == nil { throw .currentNotInHistory(current) }
         if let clean, position[clean] == nil { throw .cleanNotInHistory(clean) }
+    }
+
+    /// Checks one action of the step leading to `node`.
+    private static func check(_ action: SavedAction, of node: Int) throws(StructuralProblem) {
+        if action.cost < 0 { throw .negativeCost(node: node, cost: action.cost) }
+        if action.version < 1 { throw .invalidCommandVersion(type: action.commandType, version: action.version) }
+        if action.problem == nil, case .none = action.command { throw .actionWithoutCommand(node: node) }
     }
 
     /// Validates a history whose steps form one line from the root, numbered one after another
@@ -104,21 +113,19 @@ extension SavedHistory {
     /// having checked nothing, when the steps are not such a line.
     ///
     /// - Complexity: O(s + a) for s steps and a actions, with no map of nodes.
-    private func validateAsChain() throws(StructuralProblem) -> Bool {
+    private func validateAsChain(checkingActions: Bool) throws(StructuralProblem) -> Bool {
         var previous = root
-        for step in steps {
-            guard step.parent == previous, step.isRedoChoice, step.node > previous, step.node == previous &+ 1 else {
-                return false
-            }
-            previous = step.node
+        for index in steps.indices {
+            let node = steps[index].node
+            guard steps[index].parent == previous, steps[index].isRedoChoice, node > previous, node == previous &+ 1
+            else { return false }
+            previous = node
         }
-        for step in steps {
-            for action in step.actions {
-                if action.cost < 0 { throw .negativeCost(node: step.node, cost: action.cost) }
-                if action.version < 1 {
-                    throw .invalidCommandVersion(type: action.commandType, version: action.version)
+        if checkingActions {
+            for step in steps.indices {
+                for action in 0..<steps[step].actionList.count {
+                    try Self.check(steps[step].actionList[action], of: steps[step].node)
                 }
-                if action.command == nil, action.problem == nil { throw .actionWithoutCommand(node: step.node) }
             }
         }
         if current < root || current > previous { throw .currentNotInHistory(current) }

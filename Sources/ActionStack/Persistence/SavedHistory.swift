@@ -73,7 +73,13 @@ public struct SavedStep: Sendable {
     /// saved.
     public var userInfo: [String: SavedValue]
     /// The actions, in the order they were registered.
-    public var actions: [SavedAction]
+    public var actions: [SavedAction] {
+        get { actionList.array }
+        set { actionList = SavedActionList(newValue) }
+    }
+
+    /// The actions as they are stored (see ``SavedActionList``).
+    var actionList: SavedActionList
 
     /// A step.
     ///
@@ -97,8 +103,81 @@ public struct SavedStep: Sendable {
         self.actionName = actionName
         self.isDiscardable = isDiscardable
         self.userInfo = userInfo
-        self.actions = actions
+        self.actionList = SavedActionList(actions)
     }
+
+    /// A step with its actions as they are stored.
+    init(
+        node: Int, parent: Int, isRedoChoice: Bool, date: Date?, actionName: String, isDiscardable: Bool,
+        userInfo: [String: SavedValue], actionList: SavedActionList
+    ) {
+        self.node = node
+        self.parent = parent
+        self.isRedoChoice = isRedoChoice
+        self.date = date
+        self.actionName = actionName
+        self.isDiscardable = isDiscardable
+        self.userInfo = userInfo
+        self.actionList = actionList
+    }
+}
+
+/// The actions of a saved step as they are stored: most steps hold one action, which is kept in
+/// line, so that a history of such steps costs no array per step to save, read or restore.
+struct SavedActionList: Sendable {
+    /// The number of actions.
+    private(set) var count: Int
+    /// The first action; a placeholder when there is none (not an optional, so that reading a
+    /// field of it is a plain projection). Hot loops read `first` and `rest` in place: a method
+    /// called on the list, even a non-mutating one, copies it first.
+    private(set) var first: SavedAction
+    /// The actions after the first.
+    private(set) var rest: [SavedAction]
+
+    /// The actions of `actions`.
+    init(_ actions: [SavedAction]) {
+        count = actions.count
+        first = actions.first ?? .placeholder
+        rest = actions.count > 1 ? Array(actions.dropFirst()) : []
+    }
+
+    /// One action.
+    init(single action: SavedAction) {
+        count = 1
+        first = action
+        rest = []
+    }
+
+    /// No action.
+    init() {
+        count = 0
+        first = .placeholder
+        rest = []
+    }
+
+    /// Appends `action`.
+    mutating func append(_ action: SavedAction) {
+        if count == 0 { first = action } else { rest.append(action) }
+        count += 1
+    }
+
+    /// The actions as an array (made for the caller).
+    var array: [SavedAction] {
+        guard count > 0 else { return [] }
+        return rest.isEmpty ? [first] : [first] + rest
+    }
+
+    /// The action at `index`.
+    subscript(index: Int) -> SavedAction { index == 0 ? first : rest[index - 1] }
+
+    /// The command of the action at `index`.
+    func command(at index: Int) -> (any SavableCommand)? { index == 0 ? first.command : rest[index - 1].command }
+
+    /// The key of the action at `index`.
+    func key(at index: Int) -> String { index == 0 ? first.key : rest[index - 1].key }
+
+    /// The cost of the action at `index`.
+    func cost(at index: Int) -> Int { index == 0 ? first.cost : rest[index - 1].cost }
 }
 
 /// One saved action: a command, with the key of its target and its cost.
@@ -140,6 +219,10 @@ public struct SavedAction: Sendable {
         self.command = command
         self.problem = nil
     }
+
+    /// What fills the first slot of a step with no action (never read as an action).
+    static let placeholder = SavedAction(
+        commandType: "", version: 0, key: "", cost: 0, problem: .unknownType(""))
 
     /// An action that could not be read back.
     ///
