@@ -49,24 +49,29 @@ public import Foundation
 ///
 /// ## The format
 ///
-/// An archive is a JSON object (UTF-8, keys sorted, so that encoding the same archive always gives
-/// the same bytes):
+/// An archive is a JSON object in UTF-8. Its keys come in a fixed order and its histories in name
+/// order, so that encoding the same archive always gives the same bytes (version 2 of the format):
 ///
 /// ```json
-/// {"fingerprint":"rev-42","format":"ActionStack.History","histories":{"board":{"clean":1,
-/// "commands":[["board.move",1]],"current":2,"keys":["F1E2"],"names":["Move"],"root":0,
-/// "shape":"linear","steps":[{"a":[[0,0,{"x":10,"y":20}]],"n":0},{"a":[[0,0,{"x":0,"y":5}]]}]}},
-/// "version":1}
+/// {"format":"ActionStack.History","version":2,"fingerprint":"rev-42","histories":{"board":{
+/// "shape":"linear","root":0,"current":2,"clean":1,"commands":[["board.move",1,"F1E2"]],
+/// "names":["Move"],"steps":[{"a":1,"n":0},1],"actions":[0,0],
+/// "payloads":[{"x":10,"y":20},{"x":0,"y":5}]}}}
 /// ```
 ///
 /// - `format` is always `"ActionStack.History"`, and `version` the format's version
 ///   (``formatVersion``); `fingerprint` is the app's, and `histories` maps the app's names for its
 ///   histories to the histories.
-/// - A history has its `shape` (`"linear"` or `"tree"`), its `root`, `current` and `clean` node
-///   numbers (`clean` absent when there is no clean state), three tables that the steps refer to by
-///   index, `commands` (`[type, version]` pairs), `keys` (target keys) and `names` (action names),
-///   and its `steps`, parents before children.
-/// - A step has its actions `a` and, each absent when it has its default value:
+/// - A history has its `shape` (`"linear"` or `"tree"`) and its `root`, `current` and `clean`
+///   node numbers (`clean` absent when there is no clean state). Its steps, parents before
+///   children, are three arrays that go together: `steps` says how many actions each step holds,
+///   `actions` names the command table entry of each action, and `payloads` holds each action's
+///   command as its `encode(to:)` wrote it (JSON, not a string), in the same order.
+/// - Two tables hold what many steps repeat: `commands`, the `[type, version, target key]` of the
+///   actions, and `names`, the action names. `costs` lists the actions whose cost is not 0, as
+///   `[action index, cost]` pairs in order. Each is absent when empty.
+/// - A step is its number of actions when everything else about it has its default value, and an
+///   object otherwise: `a`, its number of actions, then, each absent at its default:
 ///   - `n`, the index of its action name (absent: the previous step's name; no name for the first);
 ///   - `node` (absent: the previous step's node plus 1; the root's plus 1 for the first);
 ///   - `parent` (absent: the previous step's node; the root for the first);
@@ -78,13 +83,16 @@ public import Foundation
 ///   - `userInfo`, whose values are one-key objects that say their kind: `{"string": "…"}`,
 ///     `{"int": 3}`, `{"double": 0.5}`, `{"bool": true}`, `{"date": 786000000.25}`,
 ///     `{"data": "<base64>"}` (absent: empty).
-/// - An action is an array: the index of its command type and version, the index of its key, its
-///   command's payload (what the command's `encode(to:)` writes, as JSON, not as a string), and its
-///   cost when it is not 0.
 ///
-/// The tables and the defaults keep a step of small commands close to the size of the commands
-/// alone. Keys this version does not know are ignored; an object that repeats a key is refused (two
-/// JSON readers keep different ones).
+/// The tables, the defaults and the columns keep an archive close to the size of its commands
+/// alone (a step of a two-number command adds 4 bytes to the command's 21), and let the commands
+/// be written and read by `JSONEncoder` and `JSONDecoder` as one array per history, at about the
+/// cost of a plain array of them. Keys this version does not know are ignored; an object that
+/// repeats a key is refused (two JSON readers keep different ones).
+///
+/// Version 1, which earlier builds wrote, is still read: the same fields, but every step an object
+/// whose actions `a` are `[command index, key index, payload]` arrays (and a cost when not 0), with
+/// the types and versions in `commands` and the target keys in a `keys` table.
 public struct HistoryArchive: Sendable {
     /// The value of the `"format"` key that marks a history archive.
     public static let formatName = "ActionStack.History"
@@ -117,9 +125,9 @@ public struct HistoryArchive: Sendable {
         /// in proportion: up to about 30 times the input for a file of empty steps, the worst
         /// case (JSONDecoder's map of the input, then the saved values).
         public var maximumBytes: Int
-        /// The deepest nesting of JSON objects and arrays, command payloads included; the archive's
-        /// own structure takes 7 levels around a payload. `JSONDecoder` refuses more than 512
-        /// whatever this says.
+        /// The deepest nesting of JSON objects and arrays, command payloads included: the archive's
+        /// own structure takes 4 levels around a payload (a payload that is an object is at level 5)
+        /// and 7 for a step's user info. `JSONDecoder` refuses more than 512 whatever this says.
         public var maximumNestingDepth: Int
         /// The most histories in an archive.
         public var maximumHistories: Int
