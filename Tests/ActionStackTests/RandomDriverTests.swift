@@ -314,7 +314,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         return ReferenceModel.Entry(
             actionName: entry.actionName, title: entry.title, actionCount: entry.actionCount,
             isDiscardable: entry.isDiscardable, userInfo: info, isClean: entry.isClean, isOpen: entry.isOpen,
-            node: entry.node?.sequence)
+            node: entry.node?.sequence, canBeSaved: entry.canBeSaved)
     }
 
     static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
@@ -326,7 +326,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .redoWhileUndoing: .redoWhileUndoing
         case .noOpenGroup(let operation): .noOpenGroup(map(operation))
         case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
-        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync, .historyNotEmpty:
+        case .historyNotEmpty(let operation): .historyNotEmpty(map(operation))
+        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync:
             .asynchronous("\(misuse)")
         }
     }
@@ -350,8 +351,9 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .selectRedoBranch: .selectRedoBranch
         case .earlier: .earlier
         case .later: .later
-        // Saving and restoring a history are not part of the model: never made by the driver.
-        case .jump, .savedHistory, .restoreHistory: .jump
+        case .savedHistory: .savedHistory
+        case .restoreHistory: .restoreHistory
+        case .jump: .jump
         case .markClean: .markClean
         case .setValue: .setValue
         case .group: .group
@@ -397,6 +399,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .selectRedoBranch: .selectRedoBranch
         case .earlier: .earlier
         case .later: .later
+        case .savedHistory: .savedHistory
+        case .restoreHistory: .restoreHistory
         }
     }
 
