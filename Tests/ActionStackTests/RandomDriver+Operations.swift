@@ -78,6 +78,9 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
     /// `target.value += delta`, then `registerUndo(withTarget:options:handler:)` (the plain form
     /// without options); the handler does the same with `-delta`.
     case register(slot: Int, delta: Int, options: DriverOptions)
+    /// `target.value += delta`, then `registerUndo(_:on:key:options:)` with the driver's command
+    /// (section 20), whose `perform` does the same with `-delta` and registers the inverse command.
+    case command(slot: Int, delta: Int, options: DriverOptions)
     case setValue(slot: Int, value: Int, name: String?)
     case begin
     case end
@@ -129,11 +132,28 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
     case historyShape(tree: Bool)
     case maximumBranchSteps(Int)
     case treeQuery(DriverTreeQuery)
+    // The persistent history (section 20).
+    /// `savableDepth`, a query.
+    case savableDepth
+    /// `savedHistory()`: the history saved, or what the call threw.
+    case savedHistory
+    /// At most `limit` steps of the history saved (all when nil), round-tripped through a
+    /// `HistoryArchive`, and restored into a fresh stack configured as this one, with every target
+    /// key resolving to its target but that of the target in `unresolvedSlot`; the fresh stack is
+    /// checked against the one saved and the model's prediction, walked through its history, and
+    /// then replaces it for the rest of the run.
+    case saveRestore(limit: Int?, unresolvedSlot: Int?)
+    /// The history the last save and restore saved (an empty one before any) restored into this
+    /// stack, every key of a live target resolving but that of `unresolvedSlot`'s target: refused
+    /// unless the stack is empty.
+    case restoreSaved(unresolvedSlot: Int?)
 
     var description: String {
         switch self {
         case .register(let slot, let delta, let options):
             ".register(slot: \(slot), delta: \(delta), options: \(options))"
+        case .command(let slot, let delta, let options):
+            ".command(slot: \(slot), delta: \(delta), options: \(options))"
         case .setValue(let slot, let value, let name):
             ".setValue(slot: \(slot), value: \(value), name: \(name.map { "\"\($0)\"" } ?? "nil"))"
         case .begin: ".begin"
@@ -175,6 +195,11 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
         case .historyShape(let tree): ".historyShape(tree: \(tree))"
         case .maximumBranchSteps(let value): ".maximumBranchSteps(\(value))"
         case .treeQuery(let query): ".treeQuery(.\(query.rawValue))"
+        case .savableDepth: ".savableDepth"
+        case .savedHistory: ".savedHistory"
+        case .saveRestore(let limit, let slot):
+            ".saveRestore(limit: \(limit.map(String.init) ?? "nil"), unresolvedSlot: \(slot.map(String.init) ?? "nil"))"
+        case .restoreSaved(let slot): ".restoreSaved(unresolvedSlot: \(slot.map(String.init) ?? "nil"))"
         }
     }
 
@@ -265,10 +290,13 @@ struct DriverConfig: Hashable, Sendable, CustomStringConvertible {
     var slots = 3
     /// Whether the history starts as a tree (section 19).
     var tree = false
+    /// Section 20: the percentage of registrations made as commands, which also brings the
+    /// operations of the persistent history (0: none, the cases the driver always made).
+    var commands = 0
 
     var description: String {
         ".init(groupsByEvent: \(groupsByEvent), dropsEmptyGroups: \(dropsEmptyGroups), logsMisuse: \(logsMisuse), slots: \(slots)"
-            + (tree ? ", tree: true)" : ")")
+            + (tree ? ", tree: true" : "") + (commands > 0 ? ", commands: \(commands)" : "") + ")"
     }
 }
 
@@ -381,6 +409,8 @@ final class ModelWorld: DriverWorld {
     var heldTargets: [Int] = []
     /// Targets whose slot was freed while a call held them: dead once the call returns.
     var pendingFrees: Set<Int> = []
+    /// The history the last save and restore saved (section 20).
+    var lastSaved: ReferenceModel.ModelSave?
 
     /// Whether the driver still has the target (its slot was not freed), as the stack's world
     /// sees it: a freed slot is nil there at once, even while a call keeps the object alive.
@@ -423,6 +453,15 @@ final class ModelWorld: DriverWorld {
             holding(target) {
                 model.registerUndo(
                     target: target, kind: .add(-delta), cost: options.cost, key: options.key, window: options.window)
+            }
+        case .command(let slot, let delta, let options):
+            let target = slotTarget[slot]
+            guard hasTarget(target) else { return }
+            model.values[target] += delta
+            holding(target) {
+                model.registerUndo(
+                    target: target, kind: .add(-delta), cost: options.cost, key: options.key, window: options.window,
+                    command: true)
             }
         case .setValue(let slot, let value, let name):
             let target = slotTarget[slot]
@@ -506,6 +545,10 @@ final class ModelWorld: DriverWorld {
             case .redoBranches: result("redoBranches = \(DriverText.nodes(model.redoBranchesQuery))")
             case .currentNode: result("currentNode = \(DriverText.node(model.currentNodeQuery))")
             }
+        case .savableDepth: performSavableDepth()
+        case .savedHistory: performSavedHistory()
+        case .saveRestore(let limit, let slot): performSaveRestore(limit: limit, unresolvedSlot: slot)
+        case .restoreSaved(let slot): performRestoreSaved(unresolvedSlot: slot)
         }
     }
 
@@ -588,11 +631,16 @@ enum DriverGenerator {
     /// A random case: settings, a callback plan, and `count` top-level operations. With `tree`, the
     /// history starts as a tree and the operations include the moves of a branching history
     /// (section 19); without, the case is exactly the one a linear driver always made.
-    static func makeCase(seed: UInt64, count: Int, tree: Bool = false) -> DriverCase {
+    ///
+    /// With `commands` (section 20), some registrations are commands (a share of them the case
+    /// draws) and the operations of the persistent history are among the others; without, the case
+    /// is exactly the one the driver always made.
+    static func makeCase(seed: UInt64, count: Int, tree: Bool = false, commands: Bool = false) -> DriverCase {
         var random = SeededGenerator(seed: seed)
-        let config = DriverConfig(
+        var config = DriverConfig(
             groupsByEvent: random.chance(70), dropsEmptyGroups: random.chance(40), logsMisuse: random.chance(2),
             slots: 3, tree: tree)
+        if commands { config.commands = [70, 90, 100][random.int(0...2)] }
         var plan: [PlanRule] = []
         for _ in 0..<random.int(0...4) {
             let triggers: [DriverTrigger] =
@@ -603,17 +651,27 @@ enum DriverGenerator {
             plan.append(
                 PlanRule(
                     trigger: trigger, nth: nth, every: every,
-                    op: makeOp(&random, slots: config.slots, depth: 1, tree: tree)))
+                    op: makeOp(&random, slots: config.slots, depth: 1, tree: tree, commands: config.commands)))
         }
         var ops: [DriverOp] = []
         // Some sequences start with observers so that the publishing loop is exercised throughout.
         for _ in 0..<random.int(0...2) { ops.append(.addObserver) }
         while ops.count < count {
             switch random.int(0...99) {
-            case 0..<4: ops += makeTypingBurst(&random, slots: config.slots)
+            case 0..<4: ops += makeTypingBurst(&random, slots: config.slots, commands: config.commands)
             case 4..<7: ops += makeUndoRedoBurst(&random)
-            case 7..<27 where tree: ops += makeBranchBurst(&random, slots: config.slots)
-            default: ops.append(makeOp(&random, slots: config.slots, depth: 0, tree: tree))
+            case 7..<27 where tree: ops += makeBranchBurst(&random, slots: config.slots, commands: config.commands)
+            case 27..<31 where config.commands > 0:
+                // The event ends first, so that the save is not refused for its open group.
+                ops += [.endEvent, makeSaveRestore(&random, slots: config.slots)]
+            case 31..<51 where config.commands > 0:
+                ops += makeChangeBurst(&random, slots: config.slots, commands: config.commands)
+            case 51..<53 where config.commands > 0:
+                // Emptied, the stack takes a history saved earlier.
+                ops += [
+                    .endEvent, .removeAll, .restoreSaved(unresolvedSlot: random.chance(20) ? random.int(0...2) : nil),
+                ]
+            default: ops.append(makeOp(&random, slots: config.slots, depth: 0, tree: tree, commands: config.commands))
             }
         }
         return DriverCase(seed: seed, config: config, plan: plan, ops: Array(ops.prefix(count)))
@@ -621,18 +679,37 @@ enum DriverGenerator {
 
     /// Keystrokes: keyed registrations on one target, each maybe named and ending its event, with
     /// small clock steps, so that coalescing joins and the continuation happen often.
-    static func makeTypingBurst(_ random: inout SeededGenerator, slots: Int) -> [DriverOp] {
+    static func makeTypingBurst(_ random: inout SeededGenerator, slots: Int, commands: Int = 0) -> [DriverOp] {
         let slot = random.int(0...(slots - 1))
         let key = keys[random.int(0...1)]
         let window: Int? = random.chance(50) ? [50, 100][random.int(0...1)] : nil
         var ops: [DriverOp] = []
         for _ in 0..<random.int(2...5) {
-            ops.append(.register(slot: slot, delta: random.int(1...9), options: .init(key: key, window: window)))
+            ops.append(
+                asCommand(
+                    .register(slot: slot, delta: random.int(1...9), options: .init(key: key, window: window)), &random,
+                    commands))
             if random.chance(50) { ops.append(.name("Type")) }
             if random.chance(70) { ops.append(.endEvent) }
             if random.chance(40) { ops.append(.advanceClock([10, 40, 60][random.int(0...2)])) }
         }
         return ops
+    }
+
+    /// One closed step of a few registrations, commands `commands` percent of the time, often
+    /// named: a history deep enough to save (section 20).
+    static func makeChangeBurst(_ random: inout SeededGenerator, slots: Int, commands: Int) -> [DriverOp] {
+        var ops: [DriverOp] = [.begin]
+        for _ in 0..<random.int(1...3) {
+            let options: DriverOptions = random.chance(25) ? .init(cost: random.int(1...4)) : .plain
+            ops.append(
+                asCommand(
+                    .register(slot: random.int(0...(slots - 1)), delta: random.int(1...99), options: options), &random,
+                    commands))
+        }
+        if random.chance(60) { ops.append(.name(names[random.int(0...2)])) }
+        if random.chance(15) { ops.append(.info(key: keys[random.int(0...1)], value: random.int(0...9))) }
+        return ops + [.end, .endEvent]
     }
 
     /// A few undos then a few redos (registrations keep the redo side short otherwise).
@@ -641,16 +718,35 @@ enum DriverGenerator {
     }
 
     /// A few undos, then a change closed at once: a new branch (section 19); sometimes a move back.
-    static func makeBranchBurst(_ random: inout SeededGenerator, slots: Int) -> [DriverOp] {
+    static func makeBranchBurst(_ random: inout SeededGenerator, slots: Int, commands: Int = 0) -> [DriverOp] {
         var ops = Array(repeating: DriverOp.undo, count: random.int(1...3))
-        ops += [.begin, .register(slot: random.int(0...(slots - 1)), delta: random.int(1...99), options: .plain), .end]
+        let change = DriverOp.register(slot: random.int(0...(slots - 1)), delta: random.int(1...99), options: .plain)
+        ops += [.begin, asCommand(change, &random, commands), .end]
         ops.append(.endEvent)
         if random.chance(40) { ops.append(.jumpToNode(-random.int(1...6))) }
         return ops
     }
 
+    /// A registration made a command `commands` percent of the time (section 20); any other
+    /// operation as it is. Draws nothing when `commands` is 0.
+    ///
+    /// A command's coalescing key is never a closure's ("k1" becomes "c1"): the library does not
+    /// join a command to a step of closures made with the same key on the same target, nor a closure
+    /// to a step of commands, where the rules say it would (FINDING, see
+    /// `SaveRestoreFindingTests.aCommandJoinsAStepOfClosuresWithTheSameKeyAndTarget`).
+    static func asCommand(_ op: DriverOp, _ random: inout SeededGenerator, _ commands: Int) -> DriverOp {
+        guard commands > 0, case .register(let slot, let delta, var options) = op, random.chance(commands) else {
+            return op
+        }
+        options.key = options.key.map { "c" + $0.dropFirst() }
+        return .command(slot: slot, delta: delta, options: options)
+    }
+
     /// One random operation. `depth` > 0: inside a scope's body or a callback (smaller scopes).
-    static func makeOp(_ random: inout SeededGenerator, slots: Int, depth: Int, tree: Bool = false) -> DriverOp {
+    /// `commands`: see `DriverConfig.commands`.
+    static func makeOp(
+        _ random: inout SeededGenerator, slots: Int, depth: Int, tree: Bool = false, commands: Int = 0
+    ) -> DriverOp {
         let slot = random.int(0...(slots - 1))
         let weighted: [(Int, (inout SeededGenerator) -> DriverOp)] = [
             (14, { .register(slot: slot, delta: $0.int(1...99), options: .plain) }),
@@ -676,19 +772,19 @@ enum DriverGenerator {
             (1, { _ in .removeAll }),
             (2, { _ in .removeTarget(slot: slot) }),
             (1, { _ in .removeValue }),
-            (2, { _ in .disable }),
+            (commands > 0 ? 1 : 2, { _ in .disable }),
             (2, { _ in .enable }),
             (1, { .groupsByEvent($0.chance(60)) }),
             (1, { .dropsEmptyGroups($0.chance(50)) }),
             (4, { .name(names[$0.int(0...2)]) }),
             (1, { .discardable($0.chance(50)) }),
             (2, { .info(key: keys[$0.int(0...1)], value: $0.chance(70) ? $0.int(0...9) : nil) }),
-            // A tree keeps more: limits are rarer and larger.
-            (1, { tree ? .levels($0.chance(70) ? 0 : $0.int(3...12)) : .levels($0.int(0...4)) }),
+            // A tree keeps more, and so does a history to save: limits are rarer and larger.
+            (1, { tree || commands > 0 ? .levels($0.chance(70) ? 0 : $0.int(3...12)) : .levels($0.int(0...4)) }),
             (
                 1,
                 {
-                    tree
+                    tree || commands > 0
                         ? .maximumCost($0.chance(60) ? 0 : $0.int(4...30))
                         : .maximumCost($0.chance(30) ? 0 : $0.int(1...12))
                 }
@@ -698,7 +794,7 @@ enum DriverGenerator {
             (3, { .advanceClock([10, 40, 60, 120][$0.int(0...3)]) }),
             (tree ? 1 : 2, { _ in .free(slot: slot) }),
             (1, { _ in .replace(slot: slot) }),
-            (depth < 2 ? 2 : 0, { makeScope(&$0, slots: slots, depth: depth, tree: tree) }),
+            (depth < 2 ? 2 : 0, { makeScope(&$0, slots: slots, depth: depth, tree: tree, commands: commands) }),
             (4, { .query(DriverQuery.allCases[$0.int(0...(DriverQuery.allCases.count - 1))]) }),
             (depth == 0 ? 1 : 0, { _ in .allQueries }),
             (1, { _ in .addObserver }),
@@ -714,19 +810,36 @@ enum DriverGenerator {
             (tree ? 1 : 0, { .historyShape(tree: $0.chance(90)) }),
             (tree ? 1 : 0, { .maximumBranchSteps($0.chance(40) ? 0 : $0.int(2...15)) }),
             (tree ? 3 : 0, { .treeQuery(DriverTreeQuery.allCases[$0.int(0...(DriverTreeQuery.allCases.count - 1))]) }),
+            // The persistent history (section 20); weight 0 without commands. A save and restore
+            // replaces the stack, so only the top level makes one.
+            (commands > 0 && depth == 0 ? 2 : 0, { makeSaveRestore(&$0, slots: slots) }),
+            (commands > 0 ? 2 : 0, { _ in .savableDepth }),
+            (commands > 0 ? 1 : 0, { _ in .savedHistory }),
+            (commands > 0 ? 1 : 0, { .restoreSaved(unresolvedSlot: $0.chance(20) ? slot : nil) }),
         ]
         let total = weighted.reduce(0) { $0 + $1.0 }
         var pick = random.int(0...(total - 1))
         for (weight, make) in weighted {
-            if pick < weight { return make(&random) }
+            if pick < weight { return asCommand(make(&random), &random, commands) }
             pick -= weight
         }
         fatalError("unreachable")
     }
 
-    static func makeScope(_ random: inout SeededGenerator, slots: Int, depth: Int, tree: Bool = false) -> DriverOp {
+    /// A save and restore: a third of them with a limit, some with a key that does not resolve.
+    static func makeSaveRestore(_ random: inout SeededGenerator, slots: Int) -> DriverOp {
+        .saveRestore(
+            limit: random.chance(35) ? random.int(0...8) : nil,
+            unresolvedSlot: random.chance(20) ? random.int(0...(slots - 1)) : nil)
+    }
+
+    static func makeScope(
+        _ random: inout SeededGenerator, slots: Int, depth: Int, tree: Bool = false, commands: Int = 0
+    ) -> DriverOp {
         let length = random.int(0...(depth == 0 ? 6 : 3))
-        let body = (0..<length).map { _ in makeOp(&random, slots: slots, depth: depth + 1, tree: tree) }
+        let body = (0..<length).map { _ in
+            makeOp(&random, slots: slots, depth: depth + 1, tree: tree, commands: commands)
+        }
         return .scope(name: random.chance(50) ? names[random.int(0...2)] : nil, body: body, throwing: random.chance(35))
     }
 }

@@ -19,6 +19,9 @@
 //   DRIVER_DECISIONS=detachBeforeWillUndo,queriesPublish ... (the model with other readings)
 //   ACTIONSTACK_SOAK_OPERATIONS=10000000 ACTIONSTACK_SOAK_SEED=7 swift test --filter soak
 //   ACTIONSTACK_TREE_SOAK_OPERATIONS=10000000 swift test --filter RandomDriverTests/treeSoak
+//   ACTIONSTACK_SAVE_SOAK_OPERATIONS=1000000 swift test --filter SaveRestoreDriverTests/soak
+//                                                             (commands, saves and restores:
+//                                                             RandomDriver+Persistence.swift)
 // A divergence is reported with its seed and a shrunk, replayable `DriverCase` (Swift source):
 // paste it into `RandomDriverTests.regressions` to replay it in every run.
 
@@ -26,14 +29,19 @@ import ActionStack
 import Foundation
 import Testing
 
-/// A target of the driver's actions: an integer value.
+/// A target of the driver's actions: an integer value, and the key a command finds it by after a
+/// restore (section 20).
 final class DriverTarget {
     var value = 0
+    let key: String
+
+    init(key: String = "") { self.key = key }
 }
 
 /// The real stack driven by driver operations.
 final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one thread; notification blocks run synchronously
-    let stack = ActionStack()
+    /// The stack; a save and restore replaces it with the fresh stack it restored into.
+    var stack = ActionStack()
     let plan: CallbackPlanRunner
     var events: [DriverEvent] = []
     /// All targets ever made (nil once freed); slot -> index.
@@ -43,6 +51,11 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
     var nextObserverIndex = 0
     var notificationTokens: [any NSObjectProtocol] = []
     var clock = 0
+    /// While set, nothing the stack posts or publishes is recorded or triggers the plan: the driver
+    /// reads the stack for its own comparisons, which the model does not mirror.
+    var muted = false
+    /// The history the last save and restore saved (section 20).
+    var lastSaved: SavedHistory?
 
     static let notificationNames: [(Notification.Name, ReferenceModel.NotificationName)] = [
         (ActionStack.checkpointNotification, .checkpoint),
@@ -60,10 +73,11 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
     static let logsMisuseAloud =
         ProcessInfo.processInfo.environment["ACTIONSTACK_SOAK_OPERATIONS"] != nil
         || ProcessInfo.processInfo.environment["ACTIONSTACK_TREE_SOAK_OPERATIONS"] != nil
+        || ProcessInfo.processInfo.environment["ACTIONSTACK_SAVE_SOAK_OPERATIONS"] != nil
 
     init(_ driverCase: DriverCase) {
         plan = CallbackPlanRunner(rules: driverCase.plan)
-        targets = (0..<driverCase.config.slots).map { _ in DriverTarget() }
+        targets = (0..<driverCase.config.slots).map { DriverTarget(key: ReferenceModel.key(of: $0)) }
         slotTarget = Array(0..<driverCase.config.slots)
         stack.automaticGroupClosing = .manual
         stack.groupsByEvent = driverCase.config.groupsByEvent
@@ -77,16 +91,34 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         // A branching history dates its nodes by the same clock, one unit a second.
         stack.historyClock = { [unowned self] in Date(timeIntervalSinceReferenceDate: Double(clock)) }
         if driverCase.config.tree { stack.historyShape = .tree }
-        stack.onMisuse = { [unowned self] misuse in events.append(.misuse(Self.map(misuse))) }
+        listen(to: stack)
+    }
+
+    /// Records what `stack` reports and posts (its misuses and notifications).
+    func listen(to stack: ActionStack) {
+        stack.onMisuse = { [unowned self] misuse in
+            guard !muted else { return }
+            events.append(.misuse(Self.map(misuse)))
+        }
         for (name, short) in Self.notificationNames {
             notificationTokens.append(
                 NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) {
                     [unowned self] note in
+                    guard !muted else { return }
                     let discardable = (note.userInfo?[ActionStack.groupIsDiscardableUserInfoKey] as? Bool) == true
-                    let activities = stack._activities.map(Self.map)
+                    let activities = self.stack._activities.map(Self.map)
                     events.append(.posted(.init(name: short, discardable: discardable, activities: activities)))
                     plan.occurrence(.notification(short)) { perform($0) }
                 })
+        }
+    }
+
+    /// An observation of the stack by the driver's observer `index`.
+    func makeObserver(_ index: Int) -> ObservationToken {
+        stack.observe { [unowned self] state in
+            guard !muted else { return }
+            events.append(.heard(observer: index, Self.map(state)))
+            plan.occurrence(.observe) { perform($0) }
         }
     }
 
@@ -119,6 +151,9 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .register(let slot, let delta, let options):
             guard let target = target(slot) else { return }
             apply(target, delta, options)
+        case .command(let slot, let delta, let options):
+            guard let target = target(slot) else { return }
+            DriverAddCommand(delta: delta, options: options).perform(on: target, in: stack)
         case .setValue(let slot, let value, let name):
             guard let target = target(slot) else { return }
             stack.setValue(value, for: \DriverTarget.value, on: target, actionName: name)
@@ -149,7 +184,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .advanceClock(let milliseconds): clock += milliseconds
         case .free(let slot): targets[slotTarget[slot]] = nil
         case .replace(let slot):
-            targets.append(DriverTarget())
+            targets.append(DriverTarget(key: ReferenceModel.key(of: targets.count)))
             slotTarget[slot] = targets.count - 1
         case .scope(let name, let body, let throwing):
             do {
@@ -166,11 +201,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .addObserver:
             let index = nextObserverIndex
             nextObserverIndex += 1
-            let token = stack.observe { [unowned self] state in
-                events.append(.heard(observer: index, Self.map(state)))
-                plan.occurrence(.observe) { perform($0) }
-            }
-            observers.append((index, token))
+            observers.append((index, makeObserver(index)))
         case .cancelObserver(let position):
             guard !observers.isEmpty else { return }
             observers.remove(at: position % observers.count).token.cancel()
@@ -207,6 +238,10 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
             case .redoBranches: result("redoBranches = \(DriverText.nodes(stack.redoBranches.map(\.sequence)))")
             case .currentNode: result("currentNode = \(DriverText.node(stack.currentNode?.sequence))")
             }
+        case .savableDepth: performSavableDepth()
+        case .savedHistory: performSavedHistory()
+        case .saveRestore(let limit, let slot): performSaveRestore(limit: limit, unresolvedSlot: slot)
+        case .restoreSaved(let slot): performRestoreSaved(unresolvedSlot: slot)
         }
     }
 
@@ -314,7 +349,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         return ReferenceModel.Entry(
             actionName: entry.actionName, title: entry.title, actionCount: entry.actionCount,
             isDiscardable: entry.isDiscardable, userInfo: info, isClean: entry.isClean, isOpen: entry.isOpen,
-            node: entry.node?.sequence)
+            node: entry.node?.sequence, canBeSaved: entry.canBeSaved)
     }
 
     static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
@@ -326,7 +361,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .redoWhileUndoing: .redoWhileUndoing
         case .noOpenGroup(let operation): .noOpenGroup(map(operation))
         case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
-        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync, .historyNotEmpty:
+        case .historyNotEmpty(let operation): .historyNotEmpty(map(operation))
+        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync:
             .asynchronous("\(misuse)")
         }
     }
@@ -350,8 +386,9 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .selectRedoBranch: .selectRedoBranch
         case .earlier: .earlier
         case .later: .later
-        // Saving and restoring a history are not part of the model: never made by the driver.
-        case .jump, .savedHistory, .restoreHistory: .jump
+        case .savedHistory: .savedHistory
+        case .restoreHistory: .restoreHistory
+        case .jump: .jump
         case .markClean: .markClean
         case .setValue: .setValue
         case .group: .group
@@ -397,6 +434,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .selectRedoBranch: .selectRedoBranch
         case .earlier: .earlier
         case .later: .later
+        case .savedHistory: .savedHistory
+        case .restoreHistory: .restoreHistory
         }
     }
 
@@ -547,14 +586,14 @@ struct RandomDriverTests {
     /// Runs `sequences` seeded cases of `length` top-level operations from `firstSeed`. Returns the
     /// number of operations run (scope bodies included) and whether all agreed; stops at the first
     /// divergence, which it records shrunk. Yields after each sequence (see `Workload.yield()`).
-    func drive(firstSeed: UInt64, sequences: Int, length: Int, tree: Bool = false) async -> (
+    func drive(firstSeed: UInt64, sequences: Int, length: Int, tree: Bool = false, commands: Bool = false) async -> (
         operations: Int, agreed: Bool
     ) {
         var operations = 0
         var tally: [String: Int] = [:]
         for offset in 0..<UInt64(sequences) {
             let seed = firstSeed &+ offset
-            let driverCase = DriverGenerator.makeCase(seed: seed, count: length, tree: tree)
+            let driverCase = DriverGenerator.makeCase(seed: seed, count: length, tree: tree, commands: commands)
             if Self.tracing { print("seed \(seed) \(driverCase.config)") }
             operations += driverCase.size
             var model: ModelWorld?
@@ -573,7 +612,7 @@ struct RandomDriverTests {
         }
         // What the sequences exercised (the model's count of some rules), for the log.
         print(
-            "random driver\(tree ? " (tree)" : "") mix: "
+            "random driver\(tree ? " (tree)" : "")\(commands ? " (commands)" : "") mix: "
                 + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         return (operations, true)
     }

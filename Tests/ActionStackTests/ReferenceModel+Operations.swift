@@ -18,13 +18,16 @@ extension ReferenceModel {
 
     /// `registerUndo(withTarget:options:handler:)` (and the plain form, with no options). The value
     /// change the driver's `apply` makes before registering is the caller's business.
-    func registerUndo(target: Int, kind: ActionKind, cost: Int = 0, key: String? = nil, window: Int? = nil) {
+    func registerUndo(
+        target: Int, kind: ActionKind, cost: Int = 0, key: String? = nil, window: Int? = nil, command: Bool = false
+    ) {
         call {
             // 1. Registration disabled: nothing at all.
             guard disableCount == 0 else { return }
             // 2. Activity check.
             if let misuse = refusal(.registerUndo) { return report(misuse) }
-            let action = Action(id: newObjectID(), target: target, kind: kind, cost: cost, key: key, window: window)
+            let action = Action(
+                id: newObjectID(), target: target, kind: kind, cost: cost, key: key, window: window, command: command)
             // 3. Coalescing join (section 7).
             if joinIfPossible(action) { return }
             // 4. Nothing open on the current side and groupsByEvent off.
@@ -109,8 +112,10 @@ extension ReferenceModel {
         switch action.kind {
         case .add(let delta):
             values[action.target] += delta
+            // A command registers the inverse command, a closure the inverse closure (section 20).
             registerUndo(
-                target: action.target, kind: .add(-delta), cost: action.cost, key: action.key, window: action.window)
+                target: action.target, kind: .add(-delta), cost: action.cost, key: action.key, window: action.window,
+                command: action.command)
         case .set(let value, let name):
             setValue(value, on: action.target, actionName: name)
         }

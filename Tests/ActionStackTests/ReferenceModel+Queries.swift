@@ -113,7 +113,7 @@ extension ReferenceModel {
                     actionName: step.metadata.name, title: Self.undoTitle(step.metadata.name),
                     actionCount: step.actions.count, isDiscardable: step.metadata.discardable,
                     userInfo: step.metadata.userInfo, isClean: state == clean, isOpen: false,
-                    node: tree == nil ? nil : step.node))
+                    node: tree == nil ? nil : step.node, canBeSaved: canBeSaved(step)))
             state = (state == step.high) ? step.low : nil
         }
         return (entries, state)
@@ -131,7 +131,7 @@ extension ReferenceModel {
                     actionName: step.metadata.name, title: Self.redoTitle(step.metadata.name),
                     actionCount: step.actions.count, isDiscardable: step.metadata.discardable,
                     userInfo: step.metadata.userInfo, isClean: state == clean, isOpen: false,
-                    node: tree == nil ? nil : step.node))
+                    node: tree == nil ? nil : step.node, canBeSaved: canBeSaved(step)))
         }
         return entries
     }

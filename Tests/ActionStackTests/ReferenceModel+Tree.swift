@@ -471,7 +471,11 @@ extension ReferenceModel {
                 guard duration > 0, let date = tree!.dates[current] else { return current }
                 let nodes = allNodes
                 if later {
-                    let found = nodes.first { tree!.dates[$0]! >= date + duration } ?? nodes.last ?? current
+                    // The root is never the answer: its date is the oldest (when the history began),
+                    // so it is at or after the target only if the current node is too. (A restored
+                    // root is dated at the restore, after the nodes below it: section 20.)
+                    let found =
+                        nodes.first { $0 != tree!.root && tree!.dates[$0]! >= date + duration } ?? nodes.last ?? current
                     return found < current ? current : found
                 }
                 let found = nodes.last { tree!.dates[$0]! <= date - duration } ?? tree!.root

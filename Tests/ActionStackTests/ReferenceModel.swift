@@ -22,7 +22,9 @@
 //   queries: Performance, `canUndo`;  13 Apple spellings: ComingFromUndoManager;  14 calls and
 //   observation: NotificationsAndObservation;  15 misuse: Misuse;  16 removal:
 //   `removeAllActions(withTarget:)`;  17 test hooks: ActionStack+Testing.swift;  18 the enums;
-//   19 the branching history (`historyShape = .tree`): BranchingHistory (ReferenceModel+Tree.swift).
+//   19 the branching history (`historyShape = .tree`): BranchingHistory (ReferenceModel+Tree.swift);
+//   20 the persistent history (commands, saving, restoring): SavingTheHistory
+//   (ReferenceModel+Persistence.swift).
 //
 // Rules of the model's own making:
 // - No dependency on the `ActionStack` module. The library's enums are mirrored by name
@@ -52,6 +54,8 @@ final class ReferenceModel {
         case markClean, setValue, group
         // The moves of a branching history (section 19).
         case jumpToNode, selectRedoBranch, earlier, later
+        // The persistent history (section 20, ReferenceModel+Persistence.swift).
+        case savedHistory, restoreHistory
     }
 
     /// `ActionStack.Misuse.Activity`, by case name (section 9).
@@ -69,6 +73,8 @@ final class ReferenceModel {
         case redoWhileUndoing
         case noOpenGroup(Operation)
         case reentrantCall(Operation, during: Activity)
+        /// A restore into a stack that holds a history (section 20).
+        case historyNotEmpty(Operation)
         /// A misuse of the asynchronous operations, which this synchronous model never makes.
         case asynchronous(String)
 
@@ -82,6 +88,7 @@ final class ReferenceModel {
             case .redoWhileUndoing: "redoWhileUndoing"
             case .noOpenGroup(let operation): "noOpenGroup(\(operation))"
             case .reentrantCall(let operation, let activity): "reentrantCall(\(operation), during: \(activity))"
+            case .historyNotEmpty(let operation): "historyNotEmpty(\(operation))"
             }
         }
     }
@@ -148,12 +155,15 @@ final class ReferenceModel {
         var isOpen: Bool
         /// The node the step leads to, in a branching history.
         var node: Int? = nil
+        /// Whether the step can be saved: every live action in it is a command (section 20; never
+        /// the open group).
+        var canBeSaved = false
 
         var description: String {
             let info = userInfo.keys.sorted().map { "\($0)=\(userInfo[$0]!)" }.joined(separator: ",")
             return "Entry('\(actionName)' '\(title)' n=\(actionCount)\(isDiscardable ? " !" : "")"
                 + (info.isEmpty ? "" : " {\(info)}") + (isClean ? " clean" : "") + (isOpen ? " open" : "")
-                + (node.map { " #\($0)" } ?? "") + ")"
+                + (node.map { " #\($0)" } ?? "") + (canBeSaved ? " savable" : "") + ")"
         }
     }
 
@@ -241,6 +251,9 @@ final class ReferenceModel {
         var key: String?
         /// The coalescing window in the driver's clock units (milliseconds); nil = no window.
         var window: Int?
+        /// Registered as a command (`registerUndo(_:on:key:)`, section 20), whose inverse is a
+        /// command too, keyed by its target; otherwise a closure.
+        var command = false
     }
 
     /// A step's metadata (section 4).
@@ -510,6 +523,10 @@ final class ReferenceModel {
             return false
         case .jumpToNode, .selectRedoBranch, .earlier, .later:
             // Section 19: a tree move is an operation like jump(to:).
+            return false
+        case .savedHistory, .restoreHistory:
+            // Section 20: saving reads the whole history and restoring replaces it, so no
+            // operation in progress may be under them.
             return false
         case .enableUndoRegistration:
             return true
