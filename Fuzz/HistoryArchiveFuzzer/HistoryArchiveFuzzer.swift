@@ -75,7 +75,10 @@ private func describe(_ archive: HistoryArchive) -> String {
     encoder.outputFormatting = .sortedKeys
     var text = "fingerprint \(archive.fingerprint)\n"
     for (name, history) in archive.histories.sorted(by: { $0.key < $1.key }) {
-        text += "[\(name)] \(history.shape) \(history.root) \(history.current) \(String(describing: history.clean))\n"
+        let rootDate = history.rootDate.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil"
+        text +=
+            "[\(name)] \(history.shape) \(history.root) \(history.current) \(String(describing: history.clean)) "
+            + "\(rootDate)\n"
         for step in history.steps {
             let date = step.date.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil"
             let userInfo = step.userInfo.sorted { $0.key < $1.key }.map { key, value in

@@ -206,15 +206,14 @@ extension ActionStack {
     // at run time, and the registration path would otherwise look up its metadata and size a stack
     // slot for it on every call.
 
-    /// Whether a registration with `key` on `target` may continue the newest closed undo step. A
-    /// command registration (`commandKey` not nil) is compared by its command box, the box it will
-    /// be stored with, as a closure registration is by the target's closure box.
+    /// Whether a registration with `key` on `target` may continue the newest closed undo step:
+    /// closures and commands on one target join each other's steps (the coalescer compares
+    /// targets).
     @inline(never)
     private func canJoinCoalescedStep(
         key: String, target: AnyObject, commandKey: String?, window: Duration?
     ) -> Bool {
-        let box = commandKey.map { registry.commandBox(for: target, key: $0) } ?? registry.box(for: target)
-        return coalescer.canJoin(key: key, box: box, window: window, now: coalescingClock)
+        coalescer.canJoin(key: key, target: target, window: window, now: coalescingClock)
     }
 
     /// Tells the coalescer of a registration outside undo and redo (`key` nil: a plain one).

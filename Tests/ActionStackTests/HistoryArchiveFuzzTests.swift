@@ -193,9 +193,10 @@ struct HistoryArchiveFuzzTests {
         let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
         #expect(files.count >= 5)
         for file in files {
-            #expect(
-                Self.check(try Data(contentsOf: file), registry: testRegistry(), context: file.lastPathComponent)
-                    == "read")
+            // Some seeds hold actions that do not read back (an unknown type), on purpose.
+            let outcome = Self.check(
+                try Data(contentsOf: file), registry: testRegistry(), context: file.lastPathComponent)
+            #expect(outcome.hasPrefix("read"), "\(file.lastPathComponent): \(outcome)")
         }
     }
 

@@ -181,6 +181,7 @@ func richTree() -> SavedHistory {
 func dump(_ history: SavedHistory) -> String {
     var lines = [
         "\(history.shape) root \(history.root) current \(history.current) clean \(String(describing: history.clean))"
+            + " rootDate \(history.rootDate.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil")"
     ]
     for step in history.steps {
         let date = step.date.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil"

@@ -50,7 +50,10 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
         (damaged(#""root":0,"#, with: ""), #"no "root""#),
         (damaged(#""current":2,"#, with: ""), #"no "current""#),
         (damaged(#""actions":[0,0,1],"#, with: ""), #"no "actions""#),
-        (damaged(#","payloads":[{"x":1,"y":2},{"x":3,"y":4},{"isCapitals":false,"title":"t"}]"#, with: ""), #"no "payloads""#),
+        (
+            damaged(#","payloads":[{"x":1,"y":2},{"x":3,"y":4},{"isCapitals":false,"title":"t"}]"#, with: ""),
+            #"no "payloads""#
+        ),
         (damaged(#""steps":[{"a":1,"n":0},{"a":2,"n":1}],"#, with: ""), #"no "steps""#),
         (damaged(#""linear""#, with: #""circle""#), "unknown shape"),
         (damaged(#""actions":[0,0,1]"#, with: #""actions":[0,0]"#), "the steps hold 3 actions"),
@@ -69,7 +72,10 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
         (damaged(#"["test.move",1,"k"]"#, with: #"["test.move",1]"#), "without a key"),
         (damaged(#"["test.move",1,"k"]"#, with: #"["test.move",1,"k",2]"#), "four values"),
         (damaged(#"["test.move",1,"k"]"#, with: #"["test.move","1","k"]"#), #""commands""#),
-        (damaged(#""payloads":["#, with: #""payloads":{"#).replacingOccurrences(of: "}]}", with: "}}}"), "not an array"),
+        (
+            damaged(#""payloads":["#, with: #""payloads":{"#).replacingOccurrences(of: "}]}", with: "}}}"),
+            "not an array"
+        ),
         (damaged(#"{"isCapitals":false,"title":"t"}"#, with: ""), "payloads"),
         (damaged(#"{"x":1,"y":2}"#, with: #"{"x":1,"x":2}"#), #"repeats the key "x""#),
         (damaged(#"{"x":1,"y":2}"#, with: #"{"x":1,"\u0078":2}"#), #"repeats the key "x""#),
@@ -104,18 +110,37 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
     }
 
     @Test func theEnvelopeIsCheckedFirst() {
-        #expect(archiveError(#"{"format":"ActionStack.History","version":3,"histories":7}"#) == .newerFormatVersion(3, newestSupported: 2))
-        #expect(isCorrupt(archiveError(#"{"format":"ActionStack.History","version":"2","fingerprint":"f","histories":{}}"#), "not a whole number"))
-        #expect(isCorrupt(archiveError(#"{"format":"ActionStack.History","fingerprint":"f","histories":{}}"#), #"no "version""#))
-        #expect(isCorrupt(archiveError(#"{"format":"ActionStack.History","version":2,"histories":{}}"#), #"no "fingerprint""#))
-        #expect(isCorrupt(archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":"f"}"#), #"no "histories""#))
-        #expect(isCorrupt(archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":7,"histories":{}}"#), #""fingerprint""#))
+        #expect(
+            archiveError(#"{"format":"ActionStack.History","version":3,"histories":7}"#)
+                == .newerFormatVersion(3, newestSupported: 2))
+        #expect(
+            isCorrupt(
+                archiveError(#"{"format":"ActionStack.History","version":"2","fingerprint":"f","histories":{}}"#),
+                "not a whole number"))
+        #expect(
+            isCorrupt(
+                archiveError(#"{"format":"ActionStack.History","fingerprint":"f","histories":{}}"#), #"no "version""#))
+        #expect(
+            isCorrupt(
+                archiveError(#"{"format":"ActionStack.History","version":2,"histories":{}}"#), #"no "fingerprint""#))
+        #expect(
+            isCorrupt(
+                archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":"f"}"#), #"no "histories""#))
+        #expect(
+            isCorrupt(
+                archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":7,"histories":{}}"#),
+                #""fingerprint""#))
         #expect(archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{}} "#) == nil)
-        #expect(isCorrupt(archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{}} x"#), "data after the end"))
+        #expect(
+            isCorrupt(
+                archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{}} x"#),
+                "data after the end"))
         #expect(archiveError(#"{"version":"1.0","name":"another app's file"}"#) == .notAnArchive)
         #expect(
             isCorrupt(
-                archiveError(#"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{"h":\#(Self.valid),"h":\#(Self.valid)}}"#),
+                archiveError(
+                    #"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{"h":\#(Self.valid),"h":\#(Self.valid)}}"#
+                ),
                 #"repeats the key "h""#))
     }
 
@@ -125,9 +150,11 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
         let reference = dump(try HistoryArchive(decoding: Data(archive2(Self.valid).utf8), registry: testRegistry()))
         let variants = [
             #"{"histories":{"h":\#(Self.valid)},"fingerprint":"f","version":2,"format":"ActionStack.History"}"#,
-            archive2(Self.valid.replacingOccurrences(of: #""root":0"#, with: #""root":0,"later":{"a":[1,{"b":null}]}"#)),
+            archive2(
+                Self.valid.replacingOccurrences(of: #""root":0"#, with: #""root":0,"later":{"a":[1,{"b":null}]}"#)),
             archive2(Self.valid.replacingOccurrences(of: #"{"a":2,"n":1}"#, with: #"{"a":2,"n":1,"later":true}"#)),
-            archive2(Self.valid).replacingOccurrences(of: ",", with: " ,\n\t").replacingOccurrences(of: ":", with: " : "),
+            archive2(Self.valid).replacingOccurrences(of: ",", with: " ,\n\t").replacingOccurrences(
+                of: ":", with: " : "),
         ]
         for variant in variants {
             let read = try HistoryArchive(decoding: Data(variant.utf8), registry: testRegistry())
@@ -154,7 +181,8 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
                 == .tooLarge(.stringLength, maximum: 5))
         // A step that claims more actions than the limit is refused before anything is sized by it.
         #expect(
-            archiveError(archive2(Self.valid.replacingOccurrences(of: #"{"a":2,"n":1}"#, with: #"{"a":4000000000,"n":1}"#)))
+            archiveError(
+                archive2(Self.valid.replacingOccurrences(of: #"{"a":2,"n":1}"#, with: #"{"a":4000000000,"n":1}"#)))
                 == .tooLarge(.actionsPerStep, maximum: 100_000))
     }
 

@@ -87,7 +87,8 @@ extension SavedHistoryText {
         .sorted { $0.node < $1.node }
         self.init(
             tree: saved.shape == .tree, root: saved.root, current: saved.current,
-            clean: saved.clean.map { Self.sameState(as: $0, in: steps) } ?? [], steps: steps)
+            clean: saved.clean.map { Self.sameState(as: $0, in: steps) } ?? [], steps: steps,
+            rootDate: saved.rootDate.map { Int($0.timeIntervalSinceReferenceDate) })
     }
 
     static func text(_ value: SavedValue) -> String {

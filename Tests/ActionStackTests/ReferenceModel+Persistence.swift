@@ -40,8 +40,8 @@
 // - The order among the redo side and the branches at the same distance is not promised (the undo
 //   side comes first): the driver never asks for a limit that would cut among them
 //   (`SavedHistoryText.tieFreeLimit`).
-// - A restored root, which is no step, has no saved date: it is dated at the restore (see
-//   `LibraryFindings.restoredRootIsDatedAtTheRestore`).
+// - A restored root keeps its saved date (`SavedHistory.rootDate`); when a cut made another node
+//   the root, that node's step's date; a history with neither dates it at the restore.
 // - The next change after a restore takes the number after the highest restored node.
 // - Which restored branch was left least recently (the pruning order of `maximumBranchSteps` and
 //   `maximumCost`) is not saved: the restored branches count as left in the order the restore
@@ -98,9 +98,11 @@ struct SavedHistoryText: Hashable, Sendable, CustomStringConvertible {
     /// the same document state), in number order; empty when no clean state is saved.
     var clean: [Int]
     var steps: [SavedStepText]
+    /// The root's date, in the clock's whole seconds (nil: a linear history).
+    var rootDate: Int? = nil
 
     var description: String {
-        (tree ? "tree" : "linear") + " root #\(root) current #\(current)"
+        (tree ? "tree" : "linear") + " root #\(root)" + (rootDate.map { " dated \($0)" } ?? "") + " current #\(current)"
             + (clean.isEmpty ? "" : " clean " + clean.map { "#\($0)" }.joined(separator: ",")) + ": "
             + steps.map(\.description).joined(separator: " | ")
     }
@@ -219,18 +221,13 @@ extension ReferenceModel {
         /// of `savableDepth`) when the root's document state is not known from the current state
         /// (an open group; a step above the root that lost an action). The rules save them as any
         /// branch (`aBranchFromTheRootIsSavedWhenTheRootsStateIsUnknown`).
-        static let rootBranchesNeedTheRootsState = true
-        /// The library dates a restored root at the restore (by `historyClock`), after every change
-        /// below it; `HistoryNode.date` says a root's date is when the history began
-        /// (`aRestoredRootIsDatedNoLaterThanTheChangesBelowIt`). The rules give no date to mirror
-        /// instead: the saved history has none for its root.
-        static let restoredRootIsDatedAtTheRestore = true
+        static let rootBranchesNeedTheRootsState = false
         /// Read during an operation (from a handler or an observer), the library's `savableDepth`
         /// does not see the history as once freed targets are swept, as the entries do: a step
         /// whose actions' targets were all freed counts, and a freed closure action stops the walk.
         /// The rules save neither such a step nor such an action
         /// (`savableDepthDuringAnOperationSeesTheHistoryAsSwept`).
-        static let savableDepthDuringAnOperationIsUnswept = true
+        static let savableDepthDuringAnOperationIsUnswept = false
     }
 
     /// Where a step of the history is (section 20).
@@ -270,6 +267,8 @@ extension ReferenceModel {
         /// The saved steps, nearest first.
         var steps: [LaidStep]
         var text: SavedHistoryText
+        /// The root's date (a branching history).
+        var rootDate: Int? = nil
     }
 
     /// Section 20: every live action of the step is a command (an empty step can be saved).
@@ -439,10 +438,14 @@ extension ReferenceModel {
         // The text gives the clean node with the nodes that do-nothing steps join to it: the save
         // may name any node in the clean state (the rules do not say which), and those nodes share
         // it once restored.
+        let rootDate = tree?.dates[root]
         let text = SavedHistoryText(
             tree: tree != nil, root: root, current: layout.current,
-            clean: clean.first.map { SavedHistoryText.sameState(as: $0, in: steps) } ?? [], steps: steps)
-        return ModelSave(tree: tree != nil, root: root, current: layout.current, clean: clean, steps: saved, text: text)
+            clean: clean.first.map { SavedHistoryText.sameState(as: $0, in: steps) } ?? [], steps: steps,
+            rootDate: rootDate)
+        return ModelSave(
+            tree: tree != nil, root: root, current: layout.current, clean: clean, steps: saved, text: text,
+            rootDate: rootDate)
     }
 
     /// A saved step as both worlds describe it.
@@ -600,10 +603,9 @@ extension ReferenceModel {
         undoSide = Side(closed: undoPath.map(restored), frames: [])
         redoSide = Side(closed: redoChain.reversed().map(restored), frames: [])
         if let old = tree {
-            // The root: at the restore (the library), or when the restored history began.
-            let rootDate =
-                LibraryFindings.restoredRootIsDatedAtTheRestore
-                ? clock : byNode[newRoot]?.date ?? old.dates[newRoot] ?? clock
+            // The root: the saved root's date; the date of the change that led to the node that
+            // became the root (a cut); at the restore when the history holds neither.
+            let rootDate = (newRoot == saved.root ? saved.rootDate : byNode[newRoot]?.date) ?? clock
             var rebuilt = TreeModel(root: newRoot, date: rootDate, maximumBranchSteps: old.maximumBranchSteps)
             // Each step's saved date (now, when saved from a linear history).
             for node in kept {

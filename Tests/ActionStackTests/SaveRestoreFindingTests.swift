@@ -7,10 +7,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-// Where the library and the reference model of the persistent history disagree, and the
-// documentation says the library is wrong: each a minimal case of what the random driver found,
-// expected to fail until the library is fixed (`withKnownIssue`). The model mirrors each one where
-// it says so (`ReferenceModel.LibraryFindings`), so that the driver goes on checking the rest.
+// What the random driver of the persistent history found where the library disagreed with its
+// documentation, each as a minimal case, kept since the library was fixed.
 
 import ActionStack
 import Testing
@@ -30,9 +28,7 @@ struct SaveRestoreFindingTests {
         stack.registerUndo(SetText(text: "a"), on: note, key: note.id, options: .coalescing("typing"))
         note.text = "ab"
         stack.endEvent()
-        withKnownIssue("FINDING: a command does not coalesce with closures of the same key and target") {
-            #expect(stack.undoCount == 1, "two keystrokes on one note with one key: one step")
-        }
+        #expect(stack.undoCount == 1, "two keystrokes on one note with one key: one step")
         stack._checkInvariants()
     }
 
@@ -59,17 +55,13 @@ struct SaveRestoreFindingTests {
         #expect(stack.undoEntries.map(\.canBeSaved) == [true])
         let saved = try stack.savedHistory()
         #expect(saved.steps.map(\.node).contains(2))
-        withKnownIssue("FINDING: a branch from the root is not saved when the root's state is unknown") {
-            #expect(saved.steps.map(\.node).sorted() == [1, 2])
-            #expect(stack.savableDepth.branchSteps == 1)
-        }
+        #expect(saved.steps.map(\.node).sorted() == [1, 2])
+        #expect(stack.savableDepth.branchSteps == 1)
         // With a group open, `savableDepth` counts the undo step below it, but not the branch.
         stack.beginUndoGrouping()
         SetText(text: "z").perform(on: note, in: stack)
         #expect(stack.savableDepth.undoSteps == 1)
-        withKnownIssue("FINDING: savableDepth leaves out a branch from the root while a group is open") {
-            #expect(stack.savableDepth.branchSteps == 1)
-        }
+        #expect(stack.savableDepth.branchSteps == 1)
         stack.endUndoGrouping()
         stack._checkInvariants()
     }
@@ -95,9 +87,7 @@ struct SaveRestoreFindingTests {
         let dates = tree.nodes.map(\.date)
         #expect(dates.count == 3)
         #expect(dates.dropFirst().elementsEqual(try #require(stack.historyTree).nodes.dropFirst().map(\.date)))
-        withKnownIssue("FINDING: a restored root is dated at the restore, after the changes below it") {
-            #expect(dates[0] <= dates[1])
-        }
+        #expect(dates[0] <= dates[1])
         fresh._checkInvariants()
     }
 
@@ -129,9 +119,7 @@ struct SaveRestoreFindingTests {
         freedCounter = nil
         stack.undo()
         #expect(entries.map(\.canBeSaved) == [true, true], "the entries see the history as swept")
-        withKnownIssue("FINDING: savableDepth read during an operation counts freed steps and freed closures") {
-            #expect(read?.undoSteps == 2)
-        }
+        #expect(read?.undoSteps == 2)
         #expect(stack.savableDepth.undoSteps == 2, "at rest, swept")
         stack._checkInvariants()
     }

@@ -225,7 +225,8 @@ final class PersistenceBench<Command: BenchmarkCommand> {
                 check(false, "encode: \(error)")
             }
         }
-        check(data == archive || archive.isEmpty, "encode: the archive alone differs from the archive saved and encoded")
+        check(
+            data == archive || archive.isEmpty, "encode: the archive alone differs from the archive saved and encoded")
         return ns / Double(steps)
     }
 

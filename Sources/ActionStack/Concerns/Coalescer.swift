@@ -11,7 +11,8 @@
 ///
 /// Invariant: when `candidate` is set, the newest step of the undo stack (frame 0 when a group is
 /// open, else the newest closed step) holds only registrations made with the candidate's key on the
-/// candidate's target. Every change that puts another step on top, or that changes the candidate
+/// candidate's target (closures and commands alike: a target with both has a box for each, and
+/// the coalescer compares targets, not boxes). Every change that puts another step on top, or that changes the candidate
 /// step otherwise, clears it; the stack calls ``clear()`` there.
 ///
 /// The candidate is a class so that the coalescer is one pointer and a flag: a struct holding a
@@ -40,10 +41,9 @@ struct Coalescer {
     /// opening an automatic group (register, then `setActionName("Typing")`, per keystroke).
     private(set) var isContinuing = false
 
-    /// Whether a registration with `key` on the target whose box is `box` may join the candidate
-    /// now. `box` is nil when the target has no box (then it cannot be the candidate's).
-    func canJoin(key: String, box: TargetBox?, window: Duration?, now: () -> ContinuousClock.Instant) -> Bool {
-        guard let candidate, let box, candidate.box === box, candidate.key == key else { return false }
+    /// Whether a registration with `key` on `target` may join the candidate now.
+    func canJoin(key: String, target: AnyObject, window: Duration?, now: () -> ContinuousClock.Instant) -> Bool {
+        guard let candidate, candidate.box.isBox(of: target), candidate.key == key else { return false }
         if let window, now() - candidate.lastTime > window { return false }
         return true
     }
@@ -70,7 +70,7 @@ struct Coalescer {
         let box = unmanagedBox.takeUnretainedValue()
         if wasEmpty {
             candidate = Candidate(key: key, box: box, lastTime: time())
-        } else if let current = candidate, current.key == key, current.box === box {
+        } else if let current = candidate, current.key == key, current.box.hasTarget(of: box) {
             current.lastTime = time()
         } else {
             candidate = nil
@@ -95,7 +95,7 @@ struct Coalescer {
         var problems: [String] = []
         if let candidate {
             if let actions = newestStepActions {
-                if actions.isEmpty || !actions.allSatisfy({ $0.isOn(candidate.box) }) {
+                if actions.isEmpty || !actions.allSatisfy({ $0.box.hasTarget(of: candidate.box) }) {
                     problems.append("coalescing candidate holds an action of another target, or none")
                 }
             } else {
@@ -108,9 +108,10 @@ struct Coalescer {
         return problems
     }
 
-    /// The candidate's target has been removed or has died.
+    /// The candidate's target (whose box, or one of whose boxes, is `box`) has been removed or
+    /// has died.
     mutating func forget(_ box: TargetBox) {
-        if candidate?.box === box { clear() }
+        if let candidate, candidate.box.hasTarget(of: box) { clear() }
     }
 }
 

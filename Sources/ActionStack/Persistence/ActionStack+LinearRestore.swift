@@ -51,7 +51,8 @@ extension ActionStack {
             var position = split - 1
             while position >= 0 {
                 if let reason = problem(of: position, resolve: resolve) {
-                    cuts.append(RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: position + 1))
+                    cuts.append(
+                        RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: position + 1))
                     dropped += position + 1
                     low = position + 1
                     break
@@ -62,7 +63,8 @@ extension ActionStack {
             while position < saved.steps.count {
                 if let reason = problem(of: position, resolve: resolve) {
                     let count = saved.steps.count - position
-                    cuts.append(RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: count))
+                    cuts.append(
+                        RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: count))
                     dropped += count
                     high = position
                     break
@@ -90,11 +92,19 @@ extension ActionStack {
         private mutating func problem(of position: Int, resolve: (String) -> AnyObject?) -> RestoreReport.Reason? {
             let saved = saved
             for index in 0..<saved.steps[position].actionList.count {
-                guard let command = (index == 0 ? saved.steps[position].actionList.first.command : saved.steps[position].actionList.rest[index - 1].command) else {
+                guard
+                    let command =
+                        (index == 0
+                            ? saved.steps[position].actionList.first.command
+                            : saved.steps[position].actionList.rest[index - 1].command)
+                else {
                     let action = saved.steps[position].actionList[index]
                     return .command(action.problem ?? .unknownType(action.commandType))
                 }
-                let key = (index == 0 ? saved.steps[position].actionList.first.key : saved.steps[position].actionList.rest[index - 1].key)
+                let key =
+                    (index == 0
+                        ? saved.steps[position].actionList.first.key
+                        : saved.steps[position].actionList.rest[index - 1].key)
                 guard let object = object(for: key, resolve: resolve) else { return .unresolvedKey(key) }
                 guard let kind = cache.kind(of: command), kind.fits(object) else {
                     return .wrongTargetType(key: key, commandType: saved.steps[position].actionList[index].commandType)
@@ -127,13 +137,15 @@ extension ActionStack {
         do {
             for position in plan.low..<plan.split {
                 appendRestoredStep(
-                    steps[position], to: undoSide, low: state(steps[position].parent), high: state(steps[position].node),
+                    steps[position], to: undoSide, low: state(steps[position].parent),
+                    high: state(steps[position].node),
                     node: 0, cache: &cache)
             }
             // The redo side holds the step to redo next last.
             for position in stride(from: plan.high - 1, through: plan.split, by: -1) {
                 appendRestoredStep(
-                    steps[position], to: redoSide, low: state(steps[position].parent), high: state(steps[position].node),
+                    steps[position], to: redoSide, low: state(steps[position].parent),
+                    high: state(steps[position].node),
                     node: 0, cache: &cache)
             }
         }

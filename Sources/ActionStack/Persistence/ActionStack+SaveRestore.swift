@@ -111,6 +111,11 @@ extension ActionStack {
     /// the current state outward to the first step that cannot, since nothing beyond it could be
     /// reached after a relaunch. Each history entry says it too (``HistoryEntry/canBeSaved``).
     ///
+    /// It counts as ``savedHistory(maximumSteps:)`` would save: the actions of freed targets are
+    /// left out, and a step left with none is neither counted nor in the way, even when read from a
+    /// handler or an observer, before the stack has swept them. A group still open is not a step
+    /// yet: the depth is that of the closed steps (saving waits until the group closes).
+    ///
     /// - Complexity: O(n) for the n stored actions.
     public var savableDepth: SavableDepth {
         enterCall()
@@ -181,8 +186,10 @@ extension ActionStack {
         // Parents before children: by distance from the root of the saved part.
         let depth = layout.depths(from: root, over: Set(saved.map(\.node)))
         saved.sort { (depth[$0.node] ?? 0, $0.node) < (depth[$1.node] ?? 0, $1.node) }
+        let rootDate = tree?.table.record(NodeNumber(root)).map { Date(timeIntervalSinceReferenceDate: $0.date) }
         return SavedHistory(
-            shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved)
+            shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
+            rootDate: rootDate)
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -275,6 +282,9 @@ extension ActionStack {
         var place: Place
         var isRedoChoice: Bool
         var savable: Bool
+        /// Whether every action of the step has a freed target (only before a sweep, during an
+        /// operation): the step is as good as gone, counted by no walk and blocking none.
+        var vanished = false
     }
 
     /// Where a step is.
@@ -308,7 +318,7 @@ extension ActionStack {
                     let far = reached.contains(step.node) ? step.parent : step.node
                     guard !reached.contains(far), step.savable else { continue }
                     reached.insert(far)
-                    result.append((index, step.place))
+                    if !step.vanished { result.append((index, step.place)) }
                     next.append(far)
                 }
                 frontier = next
@@ -363,17 +373,22 @@ extension ActionStack {
         }
         func add(_ side: Side, _ position: Int, _ start: Int, node: Int, parent: Int, place: Place, choice: Bool) {
             let step = side.steps[position]
+            // As saving sees the step once freed targets are swept: their actions are left out,
+            // and a step left with none is gone.
             var savable = true
-            for index in start..<start + step.actionCount where side.action(at: index).box.commandKey == nil {
-                savable = false
-                break
+            var live = 0
+            for index in start..<start + step.actionCount {
+                let box = side.action(at: index).box
+                guard !box.isMarkedDead, box.isAlive else { continue }
+                live += 1
+                if box.commandKey == nil { savable = false }
             }
             layout.neighbours[parent, default: []].append(layout.steps.count)
             layout.neighbours[node, default: []].append(layout.steps.count)
             layout.steps.append(
                 LocatedStep(
                     side: side, position: position, start: start, node: node, parent: parent, place: place,
-                    isRedoChoice: choice, savable: savable))
+                    isRedoChoice: choice, savable: savable, vanished: step.actionCount > 0 && live == 0))
         }
         let undoStarts = starts(undoSide)
         let redoStarts = starts(redoSide)
@@ -420,7 +435,9 @@ extension ActionStack {
         chain(redoSide, redoStarts, from: layout.current, place: .redo, firstIsChoice: true, next: &next)
         if let tree {
             // Branches, breadth first from the nodes known, so that each anchor's state is known.
-            var reached = Array(layout.state.keys) + layout.steps.map(\.node)
+            // The root too: its state is unknown when the document left the states the stack
+            // knows (a rollback that skipped a freed target), and branches may leave from it.
+            var reached = Array(layout.state.keys) + layout.steps.map(\.node) + [Int(tree.root)]
             var seen: Set<Int> = []
             while let anchor = reached.popLast() {
                 guard seen.insert(anchor).inserted else { continue }
@@ -495,7 +512,9 @@ extension ActionStack {
                     redoKept += 1
                     redoOpen = redoKept < redoCount
                     redoState = redoState == step.low ? step.high : nil
-                    if cleanNode == nil, let state = redoState, state == states.clean { cleanNode = undoCount + redoKept }
+                    if cleanNode == nil, let state = redoState, state == states.clean {
+                        cleanNode = undoCount + redoKept
+                    }
                 } else {
                     redoOpen = false
                 }
@@ -558,7 +577,6 @@ extension ActionStack {
             node: located.node, parent: located.parent, isRedoChoice: located.isRedoChoice, date: date,
             actionName: step.name, isDiscardable: step.isDiscardable, userInfo: info, actionList: actions)
     }
-
 
     // MARK: Internals: restoring
 
@@ -767,7 +785,14 @@ extension ActionStack {
         // The branching history: the node table, then the branches.
         if let old = tree {
             let date = treeSettings.now()
-            let store = TreeStore(root: NodeNumber(plan.newRoot), date: date)
+            // The root's date: the saved root's, or the date of the change that led to the node
+            // that became the root when a cut left out the steps above it; now when the history
+            // holds neither.
+            let rootDate =
+                (plan.newRoot == saved.root
+                ? saved.rootDate : saved.steps.first(where: { $0.node == plan.newRoot })?.date)?
+                .timeIntervalSinceReferenceDate ?? date
+            let store = TreeStore(root: NodeNumber(plan.newRoot), date: rootDate)
             store.maximumBranchSteps = old.maximumBranchSteps
             store.table.removeAll()
             var all = Set(plan.kept.keys)
@@ -775,7 +800,7 @@ extension ActionStack {
             for number in all.sorted() {
                 let entry = plan.kept[number]
                 let parent = number == plan.newRoot ? NodeTable.noParent : NodeNumber(entry!.step.parent)
-                let when = entry?.step.date?.timeIntervalSinceReferenceDate ?? date
+                let when = number == plan.newRoot ? rootDate : entry?.step.date?.timeIntervalSinceReferenceDate ?? date
                 store.table.append(NodeNumber(number), parent: parent, date: when)
                 store.lastDate = Swift.max(store.lastDate, when)
             }
@@ -826,20 +851,24 @@ extension ActionStack {
         for index in 0..<step.actionList.count {
             // The plan kept only steps whose commands were read and fit their targets.
             let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
-            guard let command = (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command), let kind = cache.kind(of: command),
+            guard let command = (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command),
+                let kind = cache.kind(of: command),
                 let target = targets?[index] ?? cache.object(for: key)
             else { continue }
             let handler = kind.makeHandler(command, self)
             holdsAsyncActions = holdsAsyncActions || kind.isAsync
             let box = registry.retainCommandBox(for: target, key: key)
-            side.append(Action(box: box, handler: handler), cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost))
+            side.append(
+                Action(box: box, handler: handler),
+                cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost))
             count += 1
         }
         var metadata: StepMetadata?
         if !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions {
             // Steps alike share their metadata, which is copied on write (see `StepMetadata`): a
             // history of steps of one name costs one object, not one per step.
-            if let last = cache.lastMetadata, step.userInfo.isEmpty, last.userInfo.isEmpty, last.name == step.actionName,
+            if let last = cache.lastMetadata, step.userInfo.isEmpty, last.userInfo.isEmpty,
+                last.name == step.actionName,
                 last.isDiscardable == step.isDiscardable, last.holdsAsyncActions == holdsAsyncActions
             {
                 metadata = last

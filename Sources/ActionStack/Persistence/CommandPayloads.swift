@@ -26,7 +26,12 @@ struct CommandPayloadList: Encodable {
         do {
             for step in steps.indices {
                 for action in 0..<steps[step].actionList.count {
-                    guard let command = (action == 0 ? steps[step].actionList.first.command : steps[step].actionList.rest[action - 1].command) else {
+                    guard
+                        let command =
+                            (action == 0
+                                ? steps[step].actionList.first.command
+                                : steps[step].actionList.rest[action - 1].command)
+                    else {
                         let why = steps[step].actionList[action].problem.map { "\($0)" } ?? "no command"
                         throw EncodingError.invalidValue(
                             steps[step].actionList[action],

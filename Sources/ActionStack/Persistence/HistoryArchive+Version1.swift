@@ -7,7 +7,6 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-
 import Foundation
 
 // The reader of version 1 of the archive format, which builds of ActionStack before version 2
@@ -89,7 +88,6 @@ private struct NameKey: CodingKey {
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }
-
 
 // MARK: - Reading
 

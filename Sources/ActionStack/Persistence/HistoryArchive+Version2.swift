@@ -107,10 +107,16 @@ struct ArchiveWriter {
                     depth = Swift.max(depth, needed)
                 }
                 for position in 0..<all[index].actionList.count {
-                    guard let command = (position == 0 ? all[index].actionList.first.command : all[index].actionList.rest[position - 1].command) else {
+                    guard
+                        let command =
+                            (position == 0
+                                ? all[index].actionList.first.command
+                                : all[index].actionList.rest[position - 1].command)
+                    else {
                         throw Self.unwritable(all[index].actionList[position], history: name, node: node)
                     }
-                    let actionKey = (position == 0 ? all[index].actionList.first.key : all[index].actionList.rest[position - 1].key)
+                    let actionKey =
+                        (position == 0 ? all[index].actionList.first.key : all[index].actionList.rest[position - 1].key)
                     let commandType = type(of: command)
                     let typeID = ObjectIdentifier(commandType)
                     let entry: Int
@@ -139,7 +145,9 @@ struct ArchiveWriter {
                     }
                     if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
                     actions.int(entry)
-                    let cost = (position == 0 ? all[index].actionList.first.cost : all[index].actionList.rest[position - 1].cost)
+                    let cost =
+                        (position == 0
+                            ? all[index].actionList.first.cost : all[index].actionList.rest[position - 1].cost)
                     if cost != 0 {
                         costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
                         costs.byte(UInt8(ascii: "["))
@@ -165,6 +173,12 @@ struct ArchiveWriter {
         if let clean = history.clean {
             head.raw(#","clean":"#)
             head.int(clean)
+        }
+        if let rootDate = history.rootDate {
+            let seconds = rootDate.timeIntervalSinceReferenceDate
+            guard seconds.isFinite else { throw Self.notFinite(rootDate, "the root's date") }
+            head.raw(#","rootDate":"#)
+            head.double(seconds)
         }
         if !entries.isEmpty {
             depth = Swift.max(depth, 5)
@@ -292,7 +306,9 @@ struct ArchiveWriter {
                 steps.bool(value)
             case .date(let value):
                 let seconds = value.timeIntervalSinceReferenceDate
-                guard seconds.isFinite else { throw Self.notFinite(value, "user-info value \"\(key)\" of node \(node)") }
+                guard seconds.isFinite else {
+                    throw Self.notFinite(value, "user-info value \"\(key)\" of node \(node)")
+                }
                 steps.raw(#"date":"#)
                 steps.double(seconds)
             case .data(let value):
@@ -319,7 +335,8 @@ enum ArchiveReader {
     static func read(
         _ data: Data, registry: CommandRegistry, limits: HistoryArchive.Limits
     ) throws(HistoryArchiveError) -> HistoryArchive {
-        let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<HistoryArchive, HistoryArchiveError> in
+        let result = data.withUnsafeBytes {
+            (bytes: UnsafeRawBufferPointer) -> Result<HistoryArchive, HistoryArchiveError> in
             do throws(HistoryArchiveError) {
                 return .success(try read(bytes, data: data, registry: registry, limits: limits))
             } catch {
@@ -355,11 +372,16 @@ enum ArchiveReader {
             while let key = try cursor.nextKey(in: &envelope) {
                 switch key {
                 case "format":
-                    if cursor.peek() == UInt8(ascii: "\"") { format = try cursor.readString() } else { try cursor.skipValue() }
+                    if cursor.peek() == UInt8(ascii: "\"") {
+                        format = try cursor.readString()
+                    } else {
+                        try cursor.skipValue()
+                    }
                 case "version":
                     // Read leniently: JSON that is not an archive may have a "version" of its own.
                     let start = cursor.peek()
-                    if start == UInt8(ascii: "-") || (start.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false),
+                    if start == UInt8(ascii: "-")
+                        || (start.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false),
                         let number = try? cursor.readInt()
                     {
                         version = number
@@ -467,6 +489,7 @@ private struct HistoryReader {
     var root: Int?
     var current: Int?
     var clean: Int?
+    var rootDate: Double?
     var commands: [(type: String, version: Int, key: String)] = []
     var names: [String] = []
     var steps: [StepHeader]?
@@ -567,7 +590,10 @@ private struct HistoryReader {
             } else {
                 version = commands[index].version
             }
-            return (type: commands[index].type, version: commands[index].version, key: commands[index].key, readVersion: version)
+            return (
+                type: commands[index].type, version: commands[index].version, key: commands[index].key,
+                readVersion: version
+            )
         }
 
         // The steps, with their defaults.
@@ -615,7 +641,9 @@ private struct HistoryReader {
             previous = node
             previousName = actionName
         }
-        return SavedHistory(shape: shape, root: root, current: current, clean: clean, steps: saved)
+        return SavedHistory(
+            shape: shape, root: root, current: current, clean: clean, steps: saved,
+            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)))
     }
 
     private mutating func readFields(_ cursor: inout JSONCursor) throws {
@@ -632,59 +660,60 @@ private struct HistoryReader {
     }
 
     private mutating func readField(_ key: String, _ cursor: inout JSONCursor) throws {
-            switch key {
-            case "shape":
-                switch try cursor.readString() {
-                case "linear": shape = .linear
-                case "tree": shape = .tree
-                case let other:
-                    throw cursor.invalid("unknown shape \"\(HistoryArchiveError.shortened(other, to: 40))\"")
-                }
-            case "root": root = try cursor.readInt()
-            case "current": current = try cursor.readInt()
-            case "clean":
-                if cursor.peek() == UInt8(ascii: "n") { try cursor.skipValue() } else { clean = try cursor.readInt() }
-            case "commands": try readCommands(&cursor)
-            case "names":
-                try cursor.beginArray()
-                var array = JSONCursor.ArrayState()
-                while try cursor.nextElement(in: &array) {
-                    let name = try cursor.readString()
-                    try check(name)
-                    names.append(name)
-                }
-            case "steps": try readSteps(&cursor)
-            case "actions":
-                var list: [Int] = []
-                try cursor.beginArray()
-                var array = JSONCursor.ArrayState()
-                while try cursor.nextElement(in: &array) {
-                    let entry = try cursor.readInt()
-                    guard entry >= 0 else { throw cursor.invalid("a negative command index") }
-                    list.append(entry)
-                }
-                actions = list
-            case "costs":
-                try cursor.beginArray()
-                var array = JSONCursor.ArrayState()
-                while try cursor.nextElement(in: &array) {
-                    try cursor.beginArray()
-                    var pair = JSONCursor.ArrayState()
-                    guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("an empty cost") }
-                    let action = try cursor.readInt()
-                    guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost without its value") }
-                    let cost = try cursor.readInt()
-                    guard try !cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost of three numbers") }
-                    costs.append((action, cost))
-                }
-            case "payloads":
-                guard cursor.peek() == UInt8(ascii: "[") else { throw cursor.invalid("\"payloads\" is not an array") }
-                let start = cursor.offset
-                try cursor.skipValue()
-                payloads = start..<cursor.offset
-            default:
-                try cursor.skipValue()
+        switch key {
+        case "shape":
+            switch try cursor.readString() {
+            case "linear": shape = .linear
+            case "tree": shape = .tree
+            case let other:
+                throw cursor.invalid("unknown shape \"\(HistoryArchiveError.shortened(other, to: 40))\"")
             }
+        case "root": root = try cursor.readInt()
+        case "current": current = try cursor.readInt()
+        case "clean":
+            if cursor.peek() == UInt8(ascii: "n") { try cursor.skipValue() } else { clean = try cursor.readInt() }
+        case "rootDate": rootDate = try cursor.readDouble()
+        case "commands": try readCommands(&cursor)
+        case "names":
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                let name = try cursor.readString()
+                try check(name)
+                names.append(name)
+            }
+        case "steps": try readSteps(&cursor)
+        case "actions":
+            var list: [Int] = []
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                let entry = try cursor.readInt()
+                guard entry >= 0 else { throw cursor.invalid("a negative command index") }
+                list.append(entry)
+            }
+            actions = list
+        case "costs":
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                try cursor.beginArray()
+                var pair = JSONCursor.ArrayState()
+                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("an empty cost") }
+                let action = try cursor.readInt()
+                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost without its value") }
+                let cost = try cursor.readInt()
+                guard try !cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost of three numbers") }
+                costs.append((action, cost))
+            }
+        case "payloads":
+            guard cursor.peek() == UInt8(ascii: "[") else { throw cursor.invalid("\"payloads\" is not an array") }
+            let start = cursor.offset
+            try cursor.skipValue()
+            payloads = start..<cursor.offset
+        default:
+            try cursor.skipValue()
+        }
     }
 
     /// Checks the length of a name, key or type.
@@ -708,7 +737,9 @@ private struct HistoryReader {
             try check(type)
             try check(key)
             // Named as the history's flaw by the caller, which knows the history's name.
-            guard version >= 1 else { throw SavedHistory.StructuralProblem.invalidCommandVersion(type: type, version: version) }
+            guard version >= 1 else {
+                throw SavedHistory.StructuralProblem.invalidCommandVersion(type: type, version: version)
+            }
             commands.append((type, version, key))
         }
     }
@@ -788,11 +819,14 @@ private struct HistoryReader {
             case "date": userInfo[key] = .date(Date(timeIntervalSinceReferenceDate: try cursor.readDouble()))
             case "data":
                 guard let data = Data(base64Encoded: try cursor.readString()) else {
-                    throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" is not base64")
+                    throw cursor.invalid(
+                        "user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" is not base64")
                 }
                 userInfo[key] = .data(data)
             default:
-                throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" has the unknown kind \"\(HistoryArchiveError.shortened(kind, to: 40))\"")
+                throw cursor.invalid(
+                    "user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" has the unknown kind \"\(HistoryArchiveError.shortened(kind, to: 40))\""
+                )
             }
             guard try cursor.nextKey(in: &value) == nil else {
                 throw cursor.invalid("user-info value \"\(HistoryArchiveError.shortened(key, to: 40))\" has two kinds")

@@ -62,8 +62,9 @@ public import Foundation
 /// - `format` is always `"ActionStack.History"`, and `version` the format's version
 ///   (``formatVersion``); `fingerprint` is the app's, and `histories` maps the app's names for its
 ///   histories to the histories.
-/// - A history has its `shape` (`"linear"` or `"tree"`) and its `root`, `current` and `clean`
-///   node numbers (`clean` absent when there is no clean state). Its steps, parents before
+/// - A history has its `shape` (`"linear"` or `"tree"`), its `root`, `current` and `clean`
+///   node numbers (`clean` absent when there is no clean state), and the root's date `rootDate`
+///   (as a step's `d`, below; absent in a history that is not dated). Its steps, parents before
 ///   children, are three arrays that go together: `steps` says how many actions each step holds,
 ///   `actions` names the command table entry of each action, and `payloads` holds each action's
 ///   command as its `encode(to:)` wrote it (JSON, not a string), in the same order.

@@ -224,7 +224,8 @@ struct JSONCursor {
         while index < offset {
             let digit = Int(bytes[index] &- UInt8(ascii: "0"))
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            let (next, overflow2) =
+                negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
             guard !overflow1, !overflow2 else {
                 offset = start
                 throw invalid("a number out of range")

@@ -32,6 +32,10 @@ public struct SavedHistory: Sendable {
     public var clean: Int? { didSet { isKnownValid = false } }
     /// The steps, each leading from its parent node to its node, parents before children.
     public var steps: [SavedStep] { didSet { isKnownValid = false } }
+    /// When the root's state began (a branching history dates its nodes): the date of the change
+    /// that led to it, or when the history began. Nil when the stack did not date it (a linear
+    /// history); a restore then dates the root at the restore.
+    public var rootDate: Date?
 
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
@@ -46,12 +50,17 @@ public struct SavedHistory: Sendable {
     ///   - current: The current node.
     ///   - clean: The clean node, if any.
     ///   - steps: The steps, parents before children.
-    public init(shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep]) {
+    ///   - rootDate: When the root's state began, if known.
+    public init(
+        shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep],
+        rootDate: Date? = nil
+    ) {
         self.shape = shape
         self.root = root
         self.current = current
         self.clean = clean
         self.steps = steps
+        self.rootDate = rootDate
     }
 }
 

@@ -113,6 +113,31 @@ final class TargetBox {
     /// Whether the target is still alive (one weak load).
     @inline(__always)
     var isAlive: Bool { object != nil }
+
+    /// Whether this is a box of `target` (its closure box or one of its command boxes).
+    @inline(__always)
+    func isBox(of target: AnyObject) -> Bool {
+        #if canImport(ObjectiveC)
+            return object === target
+        #else
+            // The box pins its target's address: an object at this address is that target.
+            return id == ObjectIdentifier(target)
+        #endif
+    }
+
+    /// Whether this box and `other` are boxes of one target (a target with closure and command
+    /// actions has a box for each).
+    @inline(__always)
+    func hasTarget(of other: TargetBox) -> Bool {
+        if self === other { return true }
+        #if canImport(ObjectiveC)
+            guard let target = object else { return false }
+            return other.object === target
+        #else
+            // Both pin their targets' addresses while they live: one address is one target.
+            return id == other.id
+        #endif
+    }
 }
 
 /// The distinct targets of the stored actions, each with a count of the actions that use it.
