@@ -553,7 +553,6 @@ struct JSONCursor {
     /// Reads a number's text, checking its grammar; returns whether it is whole (no fraction and
     /// no exponent).
     private mutating func number() throws(Failure) -> Bool {
-        let start = offset
         guard offset < bytes.count else { throw invalid("truncated") }
         if bytes[offset] == UInt8(ascii: "-") { offset += 1 }
         guard offset < bytes.count else { throw invalid("truncated") }
