@@ -55,8 +55,8 @@ import Foundation
 /// ``lastError``, passes it to ``onError``, and tries again at the next change. A change that
 /// `onError` makes is recorded after it.
 ///
-/// The journal must be the only writer of its file (see ``HistoryJournal``): damage that another
-/// writer makes while the recorder appends is found by the next replay, not by the append.
+/// The journal notices a file changed behind its back, and takes turns with another writer of the
+/// same file (see ``HistoryJournal``): a record appended after damage overwrites the damage.
 ///
 /// Use it from the isolation the stacks are used from (the main actor for an app's stacks): it
 /// records synchronously, on the thread that changed the stack, after the call has ended. It holds
