@@ -473,17 +473,7 @@ private struct HistoryReader {
     let name: String
     let limits: HistoryArchive.Limits
 
-    /// A step as the file gives it, before its actions are attached.
-    struct StepHeader {
-        var actionCount: Int
-        var name: Int?
-        var node: Int?
-        var parent: Int?
-        var isRedoChoice: Bool?
-        var date: Double?
-        var isDiscardable = false
-        var userInfo: [String: SavedValue] = [:]
-    }
+    typealias StepHeader = StepAssembler.Header
 
     var shape: ActionStack.HistoryShape?
     var root: Int?
@@ -561,85 +551,35 @@ private struct HistoryReader {
             previousCost = action
         }
 
-        // The commands, in one call to JSONDecoder.
-        var plan = CommandPayloadPlan(resolutions: [], names: [], entries: actions)
-        plan.resolutions.reserveCapacity(commands.count)
+        // The commands, in one call to JSONDecoder, each going straight into its step.
+        var resolutions: [CommandRegistry.Resolution] = []
+        resolutions.reserveCapacity(commands.count)
+        var entries: [StepAssembler.Entry] = []
+        entries.reserveCapacity(commands.count)
         for command in commands {
-            plan.resolutions.append(registry.resolve(command.type, version: command.version))
-            plan.names.append(command.type)
+            let resolution = registry.resolve(command.type, version: command.version)
+            var readVersion = command.version
+            if case .migrate(let registered, _) = resolution { readVersion = registered.version }
+            resolutions.append(resolution)
+            entries.append(
+                StepAssembler.Entry(
+                    type: command.type, version: command.version, readVersion: readVersion, key: command.key))
         }
+        let plan = CommandPayloadPlan(
+            resolutions: resolutions, names: commands.map(\.type), entries: actions,
+            steps: StepAssembler.Parts(
+                history: name, root: root, headers: steps, names: names, entries: entries, actions: actions,
+                costs: costs))
         let decoder = JSONDecoder()
         decoder.userInfo[CommandPayloadPlan.key] = plan
-        let decoded: [DecodedCommand]
+        let saved: [SavedStep]
         do {
             let slice = data[(data.startIndex + payloads.lowerBound)..<(data.startIndex + payloads.upperBound)]
-            decoded = try decoder.decode(CommandPayloadReader.self, from: slice).commands
+            saved = try decoder.decode(CommandPayloadReader.self, from: slice).steps
         } catch let error as HistoryArchiveError {
             throw error
         } catch {
             throw corrupt("payloads: \(CommandRegistry.reason(for: error))")
-        }
-        guard decoded.count == total else { throw corrupt("\(decoded.count) payloads for \(total) actions") }
-
-        // The command table as the actions take it: a command read back is at the registered
-        // type's version (a migration returns the command in its current version).
-        let entries = commands.indices.map { index in
-            let version: Int
-            if case .migrate(let registered, _) = plan.resolutions[index] {
-                version = registered.version
-            } else {
-                version = commands[index].version
-            }
-            return (
-                type: commands[index].type, version: commands[index].version, key: commands[index].key,
-                readVersion: version
-            )
-        }
-
-        // The steps, with their defaults.
-        var saved: [SavedStep] = []
-        saved.reserveCapacity(steps.count)
-        var previous = root
-        var previousName = ""
-        var action = 0
-        var nextCost = 0
-        for header in steps {
-            let node = header.node ?? (previous &+ 1)
-            let parent = header.parent ?? previous
-            var actionName = previousName
-            if let index = header.name {
-                guard names.indices.contains(index) else { throw corrupt("name index \(index) out of range") }
-                actionName = names[index]
-            }
-            var savedActions = SavedActionList()
-            for _ in 0..<header.actionCount {
-                let entry = entries[actions[action]]
-                var cost = 0
-                if nextCost < costs.count, costs[nextCost].action == action {
-                    cost = costs[nextCost].cost
-                    nextCost += 1
-                }
-                switch decoded[action] {
-                case .command(let command):
-                    savedActions.append(
-                        SavedAction(
-                            command: command, commandType: entry.type, version: entry.readVersion, key: entry.key,
-                            cost: cost))
-                case .problem(let problem):
-                    savedActions.append(
-                        SavedAction(
-                            commandType: entry.type, version: entry.version, key: entry.key, cost: cost,
-                            problem: problem))
-                }
-                action += 1
-            }
-            saved.append(
-                SavedStep(
-                    node: node, parent: parent, isRedoChoice: header.isRedoChoice ?? (parent == previous),
-                    date: header.date.map(Date.init(timeIntervalSinceReferenceDate:)), actionName: actionName,
-                    isDiscardable: header.isDiscardable, userInfo: header.userInfo, actionList: savedActions))
-            previous = node
-            previousName = actionName
         }
         return SavedHistory(
             shape: shape, root: root, current: current, clean: clean, steps: saved,
