@@ -123,10 +123,10 @@ public struct HistoryArchive: Sendable {
     /// hold. ``HistoryArchive/encoded(limits:)`` holds what it writes to the same bounds.
     public struct Limits: Hashable, Sendable {
         /// The largest archive, in bytes (checked before anything is read). Reading takes memory
-        /// in proportion to what it reads: about 300 bytes per step and 175 per action (the saved
+        /// in proportion to what it reads: about 300 bytes per step and 150 per action (the saved
         /// values, and JSONDecoder's map of the payloads). The worst inputs are a file of empty
         /// steps (2 bytes each: about 150 times the input, some 300 MB at the default 1,000,000
-        /// steps) and one of one-digit payloads (4 bytes an action: about 45 times, some 700 MB at
+        /// steps) and one of one-digit payloads (4 bytes an action: about 40 times, some 650 MB at
         /// the default 16 MiB); lower the limits to read files from sources you do not trust.
         public var maximumBytes: Int
         /// The deepest nesting of JSON objects and arrays, command payloads included: the archive's
