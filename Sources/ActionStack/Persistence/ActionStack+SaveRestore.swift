@@ -596,6 +596,10 @@ extension ActionStack {
             _ saved: SavedHistory, linear: Bool, resolve: (String) -> AnyObject?
         ) throws(HistoryPersistenceError) {
             self.saved = saved
+            // Node numbers a branching history can hold (validate() takes any of 0 or more).
+            guard saved.root >= 0, saved.root < Int(UInt32.max - 1) else {
+                throw .malformed("node \(saved.root) is out of range")
+            }
             var byNode: [Int: SavedStep] = [:]
             var parentOf: [Int: Int] = [:]
             var children: [Int: [Int]] = [:]

@@ -692,6 +692,7 @@ private struct HistoryReader {
             try limits.check(list.count + 1, .steps)
             if let count = cursor.readSmallCount() {
                 // The common step: its number of actions alone, a single digit.
+                try limits.check(count, .actionsPerStep)
                 list.append(StepHeader(actionCount: count))
                 continue
             }

@@ -462,17 +462,15 @@ struct JSONCursor {
             return
         }
         let key = try string(decoding: true)!
-        var keys: KeySet
-        if let known = skipKeySets[level] {
-            keys = known
-        } else {
-            keys = KeySet()
+        if skipKeySets[level] == nil {
+            var keys = KeySet()
             for range in skipKeyRanges[first...] {
                 _ = keys.insert(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
             }
+            skipKeySets[level] = keys
         }
-        guard keys.insert(key) else { throw repeated(key, at: keyOffset) }
-        skipKeySets[level] = keys
+        // In place: a copy of the set taken out and put back would copy its storage at every key.
+        guard skipKeySets[level]!.insert(key) else { throw repeated(key, at: keyOffset) }
     }
 
     /// Whether the `length` bytes at `first` and at `second` are the same.
