@@ -129,9 +129,17 @@ extension HistoryFileStore {
     private static let temporarySuffix = ".partial"
 
     /// The name's part that starts the temporary files of `name`: hidden, and short enough to leave
-    /// room for the rest within the usual 255-byte limit on a name.
+    /// room for the rest within the usual 255-byte limit on a name: at most 64 bytes of the name,
+    /// cut between Unicode scalars (64 characters could be far longer).
     private static func temporaryPrefix(of name: String) -> String {
-        "." + String(name.prefix(64)) + "."
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in name.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > 64 { break }
+            kept.append(scalar)
+        }
+        return "." + String(kept) + "."
     }
 
     /// A new temporary file's name for the file at `path`, in the same directory (so that the

@@ -280,8 +280,8 @@ public final class HistoryJournal: Sendable {
         try replay().records
     }
 
-    /// The last intact record whose fingerprint is `fingerprint`: the history as it was when the
-    /// document was as the app found it. Nil when no record has it (the document was changed
+    /// The last intact record whose fingerprint is `fingerprint`, byte for byte in UTF-8: the
+    /// history as it was when the document was as the app found it. Nil when no record has it (the document was changed
     /// elsewhere, or saved before the oldest record kept).
     ///
     /// - Parameter fingerprint: The fingerprint of the document the app opened.
@@ -289,7 +289,9 @@ public final class HistoryJournal: Sendable {
     /// - Throws: As ``replay()``.
     /// - Complexity: O(n + d) for the n bytes of the journal and the d entries of its directory.
     public func lastRecord(matchingFingerprint fingerprint: String) throws(HistoryFileError) -> JournalRecord? {
-        try replay().records.last { $0.fingerprint == fingerprint }
+        // Byte for byte: Swift's `==` would match canonically equivalent fingerprints ("é" and
+        // "e\u{301}"), which a hash or a revision number must not.
+        try replay().records.last { $0.fingerprint.map { $0.utf8.elementsEqual(fingerprint.utf8) } ?? false }
     }
 
     /// Keeps only the newest `count` intact records (none when `count` is 0 or less), with their
