@@ -284,6 +284,12 @@ public enum SavedValue: Hashable, Sendable, Codable {
     ///
     /// - Parameter value: A user-info value.
     public init?(_ value: Any) {
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            // A Foundation number says what it holds: a number holding 1 is not the Bool true,
+            // nor 2.0 the Int 2, though casts say so on Linux.
+            self = Self.kind(of: number)
+            return
+        }
         switch value {
         case let value as String: self = .string(value)
         case let value as Bool: self = .bool(value)
@@ -292,6 +298,23 @@ public enum SavedValue: Hashable, Sendable, Codable {
         case let value as Date: self = .date(value)
         case let value as Data: self = .data(value)
         default: return nil
+        }
+    }
+
+    /// The saved value of a Foundation number, by the kind it was made from.
+    private static func kind(of number: NSNumber) -> SavedValue {
+        #if canImport(Darwin)
+            if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
+        #else
+            // Only a Bool's number says "c" on Linux (an Int8's says "i").
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+        #endif
+        switch String(cString: number.objCType) {
+        case "f", "d": return .double(number.doubleValue)
+        case "Q", "L", "I":
+            // Unsigned: an Int while it fits.
+            return Int(exactly: number.uint64Value).map(SavedValue.int) ?? .double(number.doubleValue)
+        default: return .int(number.intValue)
         }
     }
 
