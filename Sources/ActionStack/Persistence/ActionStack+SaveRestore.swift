@@ -462,64 +462,27 @@ extension ActionStack {
     private func savedLinearHistory(limit: Int) -> SavedHistory {
         let undoCount = undoSide.steps.count
         let redoCount = redoSide.steps.count
-        // Walking out from the current node: where the next step of each side ends, how many are
-        // kept, and the document state of the node reached (nil once unknown).
-        var undoEnd = undoSide.openStart
-        var redoEnd = redoSide.openStart
-        var undoKept = 0
-        var redoKept = 0
-        var undoOpen = undoCount > 0
-        var redoOpen = redoCount > 0
-        var undoStarts: [Int] = []
-        var redoStarts: [Int] = []
-        var undoState: StateID? = states.current
-        var redoState: StateID? = states.current
+        // Walking out from the current node on each side, the undo side first at each distance.
+        var undo = SavedSideWalk(side: undoSide, state: states.current)
+        var redo = SavedSideWalk(side: redoSide, state: states.current)
         // The clean node, the first node met on the walk whose state is the clean one (do-nothing
         // steps share a state with their parent).
         var cleanNode: Int? = states.clean == states.current ? undoCount : nil
-        func isSavable(_ side: Side, from start: Int, to end: Int) -> Bool {
-            var index = start
-            while index < end {
-                if side.action(at: index).box.commandKey == nil { return false }
-                index += 1
+        while (undo.isOpen || redo.isOpen) && undo.kept + redo.kept < limit {
+            if undo.isOpen, let step = undo.advance() {
+                // The step leads from node `undoCount - kept` to the node above it.
+                undo.state = undo.state == step.high ? step.low : nil
+                if cleanNode == nil, let state = undo.state, state == states.clean { cleanNode = undoCount - undo.kept }
             }
-            return true
-        }
-        while (undoOpen || redoOpen) && undoKept + redoKept < limit {
-            if undoOpen {
-                let position = undoCount - 1 - undoKept
-                let step = undoSide.steps[position]
-                let start = undoEnd - step.actionCount
-                if isSavable(undoSide, from: start, to: undoEnd) {
-                    undoStarts.append(start)
-                    undoEnd = start
-                    undoKept += 1
-                    undoOpen = undoKept < undoCount
-                    // The step leads from node `position` to node `position + 1`.
-                    undoState = undoState == step.high ? step.low : nil
-                    if cleanNode == nil, let state = undoState, state == states.clean { cleanNode = position }
-                } else {
-                    undoOpen = false
-                }
-            }
-            if redoOpen && undoKept + redoKept < limit {
-                let position = redoCount - 1 - redoKept
-                let step = redoSide.steps[position]
-                let start = redoEnd - step.actionCount
-                if isSavable(redoSide, from: start, to: redoEnd) {
-                    redoStarts.append(start)
-                    redoEnd = start
-                    redoKept += 1
-                    redoOpen = redoKept < redoCount
-                    redoState = redoState == step.low ? step.high : nil
-                    if cleanNode == nil, let state = redoState, state == states.clean {
-                        cleanNode = undoCount + redoKept
-                    }
-                } else {
-                    redoOpen = false
-                }
+            if redo.isOpen && undo.kept + redo.kept < limit, let step = redo.advance() {
+                redo.state = redo.state == step.low ? step.high : nil
+                if cleanNode == nil, let state = redo.state, state == states.clean { cleanNode = undoCount + redo.kept }
             }
         }
+        let undoKept = undo.kept
+        let redoKept = redo.kept
+        let undoStarts = undo.starts
+        let redoStarts = redo.starts
         // Oldest first: the kept undo steps from the root down, then the redo steps from the
         // current node down.
         let root = undoCount - undoKept
@@ -546,6 +509,46 @@ extension ActionStack {
         // Made by this walk, which keeps each side's steps in a line from the root: a valid history.
         history.isKnownValid = true
         return history
+    }
+
+    /// One side's walk outward from the current node, for saving a linear history: its steps taken
+    /// while they can be saved, where each starts, and the document state of the node reached (nil
+    /// once unknown).
+    struct SavedSideWalk {
+        let side: Side
+        /// Where the next step's actions end.
+        private var end: Int
+        private(set) var kept = 0
+        private(set) var isOpen: Bool
+        private(set) var starts: [Int] = []
+        var state: StateID?
+
+        init(side: Side, state: StateID) {
+            self.side = side
+            end = side.openStart
+            isOpen = side.steps.count > 0
+            self.state = state
+        }
+
+        /// Takes the next step outward and returns it when every action in it is a command; the
+        /// walk stops otherwise (and at the side's last step).
+        mutating func advance() -> Step? {
+            let step = side.steps[side.steps.count - 1 - kept]
+            let start = end - step.actionCount
+            var index = start
+            while index < end {
+                if side.action(at: index).box.commandKey == nil {
+                    isOpen = false
+                    return nil
+                }
+                index += 1
+            }
+            starts.append(start)
+            end = start
+            kept += 1
+            isOpen = kept < side.steps.count
+            return step
+        }
     }
 
     /// The saved form of a located step; `capture` is reused for every step.

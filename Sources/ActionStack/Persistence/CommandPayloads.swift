@@ -32,15 +32,8 @@ struct CommandPayloadList: Encodable {
                                 ? steps[step].actionList.first.command
                                 : steps[step].actionList.rest[action - 1].command)
                     else {
-                        let why = steps[step].actionList[action].problem.map { "\($0)" } ?? "no command"
-                        throw EncodingError.invalidValue(
-                            steps[step].actionList[action],
-                            EncodingError.Context(
-                                codingPath: [],
-                                debugDescription:
-                                    "history \"\(HistoryArchiveError.shortened(name, to: 40))\", node "
-                                    + "\(steps[step].node): an action that was not read back (\(why)) cannot be "
-                                    + "written"))
+                        throw ArchiveWriter.unwritable(
+                            steps[step].actionList[action], history: name, node: steps[step].node)
                     }
                     try container.encode(command)
                 }
@@ -197,7 +190,8 @@ struct StepAssembler {
     /// Adds the next action's command (or its problem).
     mutating func add(_ decoded: DecodedCommand) throws(HistoryArchiveError) {
         guard steps.count < parts.headers.count, action < parts.actions.count else {
-            throw .corrupt("history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": more payloads than actions")
+            throw .corrupt(
+                "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": more payloads than actions")
         }
         let entry = parts.entries[parts.actions[action]]
         var cost = 0
@@ -225,7 +219,8 @@ struct StepAssembler {
     /// The steps, every one finished.
     mutating func finish() throws(HistoryArchiveError) -> [SavedStep] {
         guard steps.count == parts.headers.count else {
-            throw .corrupt("history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": fewer payloads than actions")
+            throw .corrupt(
+                "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": fewer payloads than actions")
         }
         return steps
     }
@@ -244,7 +239,8 @@ struct StepAssembler {
         if let index = header.name {
             guard parts.names.indices.contains(index) else {
                 throw .corrupt(
-                    "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": name index \(index) out of range")
+                    "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": name index \(index) out of range"
+                )
             }
             actionName = parts.names[index]
         }

@@ -271,7 +271,8 @@ struct ArchiveWriter {
         return 7
     }
 
-    private static func unwritable(_ action: SavedAction, history name: String, node: Int) -> EncodingError {
+    /// The error of an action without its command (read back with a problem): it cannot be written.
+    static func unwritable(_ action: SavedAction, history name: String, node: Int) -> EncodingError {
         let why = action.problem.map { "\($0)" } ?? "no command"
         return EncodingError.invalidValue(
             action,

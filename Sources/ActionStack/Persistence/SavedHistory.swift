@@ -105,14 +105,9 @@ public struct SavedStep: Sendable {
         node: Int, parent: Int, isRedoChoice: Bool, date: Date?, actionName: String, isDiscardable: Bool,
         userInfo: [String: SavedValue], actions: [SavedAction]
     ) {
-        self.node = node
-        self.parent = parent
-        self.isRedoChoice = isRedoChoice
-        self.date = date
-        self.actionName = actionName
-        self.isDiscardable = isDiscardable
-        self.userInfo = userInfo
-        self.actionList = SavedActionList(actions)
+        self.init(
+            node: node, parent: parent, isRedoChoice: isRedoChoice, date: date, actionName: actionName,
+            isDiscardable: isDiscardable, userInfo: userInfo, actionList: SavedActionList(actions))
     }
 
     /// A step with its actions as they are stored.
