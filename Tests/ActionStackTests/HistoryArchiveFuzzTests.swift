@@ -121,6 +121,7 @@ struct HistoryArchiveFuzzTests {
             case .corrupt: return "corrupt"
             case .tooLarge: return "too large"
             case .invalidHistory: return "invalid history"
+            case .fingerprintMismatch: return "another document"
             }
         }
         var hasProblems = false

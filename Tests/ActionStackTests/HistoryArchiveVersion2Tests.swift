@@ -209,3 +209,25 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
         }
     }
 }
+
+/// A fingerprint that does not match restores nothing and says why; one that matches gives the
+/// histories. Compared byte for byte.
+@Suite struct HistoryArchiveFingerprintTests {
+    @Test func anArchiveOfAnotherDocumentStateGivesNoHistory() throws {
+        let archive = HistoryArchive(fingerprint: "rev-42", histories: ["h": linearHistory(2)])
+        #expect(try archive.histories(forFingerprint: "rev-42")["h"]?.steps.count == 2)
+        #expect(throws: HistoryArchiveError.fingerprintMismatch(expected: "rev-43", found: "rev-42")) {
+            try archive.histories(forFingerprint: "rev-43")
+        }
+        let error = HistoryArchiveError.fingerprintMismatch(expected: "rev-43", found: "rev-42")
+        #expect(error.description.contains(#""rev-42""#) && error.description.contains(#""rev-43""#))
+        // Canonically equivalent, different bytes: another fingerprint.
+        let composed = HistoryArchive(fingerprint: "caf\u{E9}", histories: ["h": linearHistory(1)])
+        #expect(throws: HistoryArchiveError.self) { try composed.histories(forFingerprint: "cafe\u{301}") }
+        // Read back from the file, the check is the same.
+        let read = try HistoryArchive(decoding: try archive.encoded(), registry: testRegistry())
+        #expect(throws: HistoryArchiveError.fingerprintMismatch(expected: "", found: "rev-42")) {
+            try read.histories(forFingerprint: "")
+        }
+    }
+}

@@ -212,7 +212,12 @@ public enum BoardFile: Sendable {
         } catch {
             return withoutHistory("the history could not be read (\(error))")
         }
-        guard archive.fingerprint == fingerprint(of: line) else {
+        // The histories only if they were saved with the board as it is: a board edited since
+        // (by hand, by another program) opens without them.
+        let histories: [String: SavedHistory]
+        do {
+            histories = try archive.histories(forFingerprint: fingerprint(of: line))
+        } catch {
             return withoutHistory("the board changed after its history was saved (the fingerprint does not match)")
         }
 
@@ -223,7 +228,7 @@ public enum BoardFile: Sendable {
         for record in document.offBoard { known[record.uuid] = Figure(record) }
 
         func restore(_ name: String, into stack: ActionStack, what: String, resolve: (String) -> AnyObject?) {
-            guard var history = archive.histories[name] else { return }
+            guard var history = histories[name] else { return }
             if name == boardHistoryName { history = bind(history, to: known) }
             do {
                 let report = try stack.restoreHistory(history, resolvingTargets: resolve)
@@ -241,7 +246,7 @@ public enum BoardFile: Sendable {
                 key in key == figure.historyKey ? figure : nil
             }
         }
-        for name in archive.histories.keys.sorted()
+        for name in histories.keys.sorted()
         where name != boardHistoryName && !known.keys.contains(where: { historyName(of: $0) == name }) {
             notes.append("the history \"\(name)\" belongs to no figure in the file: left out")
         }

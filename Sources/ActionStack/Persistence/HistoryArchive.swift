@@ -269,6 +269,32 @@ public struct HistoryArchive: Sendable {
     /// - Throws: A ``HistoryArchiveError`` that says why the archive was refused.
     /// - Complexity: O(n + h log h + u log u) for n bytes, h histories and the largest number u of
     ///   user-info entries in a step, plus the commands' own decoding.
+    /// The histories, when the archive belongs to the document whose fingerprint is `fingerprint`:
+    /// the check to make before restoring any of them, so that a history never meets a document it
+    /// was not saved with. Fingerprints are compared byte for byte (UTF-8), not as Swift strings,
+    /// which would take canonically equivalent ones ("é" and "e\u{301}") for one.
+    ///
+    /// ```swift
+    /// let archive = HistoryArchive(fingerprint: documentFingerprint)
+    /// // At the next launch, with the fingerprint of the document as the app found it:
+    /// let histories = try archive.histories(forFingerprint: openedFingerprint)
+    /// if let history = histories["text"] {
+    ///     try stack.restoreHistory(history) { _ in document }
+    /// }
+    /// ```
+    ///
+    /// - Parameter fingerprint: The fingerprint of the document as the app opened it.
+    /// - Returns: ``histories``.
+    /// - Throws: ``HistoryArchiveError/fingerprintMismatch(expected:found:)`` when the archive's
+    ///   fingerprint is another; the app then restores nothing.
+    /// - Complexity: O(f) for a fingerprint of f bytes.
+    public func histories(forFingerprint fingerprint: String) throws(HistoryArchiveError) -> [String: SavedHistory] {
+        guard self.fingerprint.utf8.elementsEqual(fingerprint.utf8) else {
+            throw .fingerprintMismatch(expected: fingerprint, found: self.fingerprint)
+        }
+        return histories
+    }
+
     public init(
         decoding data: Data, registry: CommandRegistry, limits: Limits = .default
     ) throws(HistoryArchiveError) {

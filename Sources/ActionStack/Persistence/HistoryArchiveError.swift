@@ -29,6 +29,10 @@ public enum HistoryArchiveError: Error, Hashable, Sendable, CustomStringConverti
     case tooLarge(HistoryArchive.Limits.Kind, maximum: Int)
     /// A history, named by its key in the archive, whose shape a stack cannot take.
     case invalidHistory(String, SavedHistory.StructuralProblem)
+    /// The archive belongs to another state of the document than the one the app opened: its
+    /// fingerprint is `found`, the app expected `expected` (see
+    /// ``HistoryArchive/histories(forFingerprint:)``). Nothing of it is restored.
+    case fingerprintMismatch(expected: String, found: String)
 
     /// What went wrong, as a sentence.
     public var description: String {
@@ -44,6 +48,9 @@ public enum HistoryArchiveError: Error, Hashable, Sendable, CustomStringConverti
             "the history archive is over the limit of \(maximum) \(kind)"
         case .invalidHistory(let name, let problem):
             "the history \"\(Self.shortened(name))\" cannot be restored: \(problem)"
+        case .fingerprintMismatch(let expected, let found):
+            "the history archive belongs to another state of the document (its fingerprint is "
+                + "\"\(Self.shortened(found))\", the document's \"\(Self.shortened(expected))\")"
         }
     }
 
