@@ -247,28 +247,6 @@ public struct HistoryArchive: Sendable {
         return data
     }
 
-    /// Reads an archive, refusing the whole file unless it is well-formed: a history archive of a
-    /// format version this library reads, within `limits`, every history one a stack can take
-    /// (``SavedHistory/validate()``).
-    ///
-    /// A command is read with the type `registry` has for its name, and a command that cannot be
-    /// read (an unknown type, a version newer than the registered one, a payload that does not
-    /// decode) does not make the file fail: its ``SavedAction`` has no command and says why in its
-    /// ``SavedAction/problem``, and a restore truncates the history there.
-    ///
-    /// Reading never crashes, whatever the input, and takes memory in proportion to it (see
-    /// ``Limits/maximumBytes``): its size is checked first, then one pass over the bytes, without
-    /// recursion, checks that it is JSON, nested no deeper than the limit, with no object that
-    /// repeats a key, before `JSONDecoder` reads it; counts are checked as they are read, and
-    /// every history is validated before it is returned.
-    ///
-    /// - Parameters:
-    ///   - data: The archive.
-    ///   - registry: The command types to read commands with.
-    ///   - limits: The bounds the archive must hold to.
-    /// - Throws: A ``HistoryArchiveError`` that says why the archive was refused.
-    /// - Complexity: O(n + h log h + u log u) for n bytes, h histories and the largest number u of
-    ///   user-info entries in a step, plus the commands' own decoding.
     /// The histories, when the archive belongs to the document whose fingerprint is `fingerprint`:
     /// the check to make before restoring any of them, so that a history never meets a document it
     /// was not saved with. Fingerprints are compared byte for byte (UTF-8), not as Swift strings,
@@ -295,6 +273,28 @@ public struct HistoryArchive: Sendable {
         return histories
     }
 
+    /// Reads an archive, refusing the whole file unless it is well-formed: a history archive of a
+    /// format version this library reads, within `limits`, every history one a stack can take
+    /// (``SavedHistory/validate()``).
+    ///
+    /// A command is read with the type `registry` has for its name, and a command that cannot be
+    /// read (an unknown type, a version newer than the registered one, a payload that does not
+    /// decode) does not make the file fail: its ``SavedAction`` has no command and says why in its
+    /// ``SavedAction/problem``, and a restore truncates the history there.
+    ///
+    /// Reading never crashes, whatever the input, and takes memory in proportion to it (see
+    /// ``Limits/maximumBytes``): its size is checked first, then one pass over the bytes, without
+    /// recursion, checks that it is JSON, nested no deeper than the limit, with no object that
+    /// repeats a key, before `JSONDecoder` reads it; counts are checked as they are read, and
+    /// every history is validated before it is returned.
+    ///
+    /// - Parameters:
+    ///   - data: The archive.
+    ///   - registry: The command types to read commands with.
+    ///   - limits: The bounds the archive must hold to.
+    /// - Throws: A ``HistoryArchiveError`` that says why the archive was refused.
+    /// - Complexity: O(n + h log h + u log u) for n bytes, h histories and the largest number u of
+    ///   user-info entries in a step, plus the commands' own decoding.
     public init(
         decoding data: Data, registry: CommandRegistry, limits: Limits = .default
     ) throws(HistoryArchiveError) {
