@@ -820,7 +820,9 @@ private func hrMemory() -> (peak: Int, current: Int) {
         #expect(badPayload?.histories["h"]?.steps[0].actions[0].problem != nil)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads /proc"))
+    @Test(
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads /proc"),
+        .disabled(if: runsUnderASanitizer, "a sanitizer's shadow memory and redzones are not the reader's"))
     func memoryForAFileOfEmptyStepsStaysWithinTheDocumentedBound() async {
         // Limits.maximumBytes: "about 300 bytes per step ... a file of empty steps (2 bytes each:
         // about 150 times the input ...)". A child process, so that the peak is this reading's.

@@ -39,3 +39,13 @@ enum Workload {
     /// workloads yield after each sequence or seed, a few milliseconds of work.
     static func yield() async { await Task.yield() }
 }
+
+/// Whether the tests run under AddressSanitizer or ThreadSanitizer (their runtime is loaded): a
+/// test that measures memory is skipped there, visibly.
+let runsUnderASanitizer: Bool = {
+    #if canImport(Glibc)
+        return dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
+    #else
+        return false
+    #endif
+}()
