@@ -231,3 +231,38 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
         }
     }
 }
+
+/// A history saved from a stack is known to be valid, so restoring and encoding it do not check
+/// it again, except when a command type gives a version below 1: then both refuse it, as they
+/// refuse such a history made by hand.
+@Suite struct SavedVersionBelowOneTests {
+    struct Unversioned: UndoCommand {
+        static let commandType = "test.unversioned"
+        static let version = 0
+        var value: Int
+
+        func perform(on box: HSBox, in stack: ActionStack) {
+            stack.registerUndo(Unversioned(value: box.value), on: box, key: box.id)
+            box.value = value
+        }
+    }
+
+    @Test func aSavedVersionBelowOneIsRefusedByRestoreAndEncoding() throws {
+        let box = HSBox()
+        let stack = makeStack()
+        stack.beginUndoGrouping()
+        Unversioned(value: 1).perform(on: box, in: stack)
+        stack.endUndoGrouping()
+        let saved = try stack.savedHistory()
+        #expect(saved.steps.count == 1)
+        #expect(
+            throws: HistoryArchiveError.invalidHistory(
+                "h", .invalidCommandVersion(type: "test.unversioned", version: 0))
+        ) {
+            try HistoryArchive(fingerprint: "f", histories: ["h": saved]).encoded()
+        }
+        let fresh = makeStack()
+        #expect(throws: ActionStack.HistoryPersistenceError.self) { try fresh.restoreHistory(saved) { _ in box } }
+        #expect(fresh.undoCount == 0 && fresh.redoCount == 0)
+    }
+}

@@ -506,8 +506,9 @@ extension ActionStack {
                         parent: undoCount + kept, place: .redo, isRedoChoice: true, savable: true), capture: capture))
         }
         var history = SavedHistory(shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved)
-        // Made by this walk, which keeps each side's steps in a line from the root: a valid history.
-        history.isKnownValid = true
+        // Made by this walk, which keeps each side's steps in a line from the root, with costs of
+        // 0 or more: a valid history, unless a command type gave a version below 1.
+        history.isKnownValid = !capture.sawVersionBelowOne
         return history
     }
 
@@ -562,6 +563,7 @@ extension ActionStack {
             // Moved out of the capture (which is left empty), not copied.
             guard let command = capture.command.take(), let key = action.box.commandKey else { continue }
             let commandType = type(of: command)
+            if commandType.version < 1 { capture.sawVersionBelowOne = true }
             actions.append(
                 SavedAction(
                     command: command, commandType: commandType.commandType, version: commandType.version, key: key,
@@ -643,6 +645,7 @@ extension ActionStack {
             // The current path: kept if every step on it resolves; cut at the first that does not,
             // counted from the current node.
             var resolved: [String: AnyObject?] = [:]
+            var kinds = RestoreCache()
             func check(_ step: SavedStep) -> (targets: [AnyObject], reason: RestoreReport.Reason?) {
                 var targets: [AnyObject] = []
                 for action in step.actions {
@@ -657,7 +660,7 @@ extension ActionStack {
                         resolved[action.key] = object
                     }
                     guard let object else { return ([], .unresolvedKey(action.key)) }
-                    guard Self.fits(command, object) else {
+                    guard let kind = kinds.kind(of: command), kind.fits(object) else {
                         return ([], .wrongTargetType(key: action.key, commandType: action.commandType))
                     }
                     targets.append(object)
@@ -733,19 +736,6 @@ extension ActionStack {
         /// The nodes of the redo chain below the current node.
         var redoChain: Set<Int> = []
 
-        static func fits(_ command: any SavableCommand, _ object: AnyObject) -> Bool {
-            if let command = command as? any UndoCommand { return fitsSync(command, object) }
-            if let command = command as? any AsyncUndoCommand { return fitsAsync(command, object) }
-            return false
-        }
-
-        private static func fitsSync<Command: UndoCommand>(_ command: Command, _ object: AnyObject) -> Bool {
-            object is Command.Target
-        }
-
-        private static func fitsAsync<Command: AsyncUndoCommand>(_ command: Command, _ object: AnyObject) -> Bool {
-            object is Command.Target
-        }
     }
 
     /// Builds the stacks from a plan (the stack is empty).

@@ -210,7 +210,14 @@ public struct CommandRegistry: Sendable {
 
     /// A coding path as "a.b[2]: ", or nothing for an empty path.
     private static func path(_ codingPath: [any CodingKey]) -> String {
-        guard !codingPath.isEmpty else { return "" }
+        codingPath.isEmpty ? "" : text(of: codingPath) + ": "
+    }
+
+    /// A coding path as text, for an error message: `histories.board.steps[3]` (keys cut to 40
+    /// characters).
+    ///
+    /// - Complexity: O(p) for p keys.
+    static func text(of codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
             if let index = key.intValue {
@@ -219,7 +226,7 @@ public struct CommandRegistry: Sendable {
                 text += (text.isEmpty ? "" : ".") + HistoryArchiveError.shortened(key.stringValue, to: 40)
             }
         }
-        return text + ": "
+        return text
     }
 }
 

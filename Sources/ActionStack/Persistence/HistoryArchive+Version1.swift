@@ -136,18 +136,10 @@ private struct Version1Reader: Decodable {
         self.archive = archive
     }
 
-    /// A coding path as text, for an error message: `histories.board.steps[3]`. (Only made for an
-    /// error: a container's coding path is built on demand, at a cost.)
+    /// A coding path as text, for an error message. (Only made for an error: a container's coding
+    /// path is built on demand, at a cost.)
     private static func place(_ codingPath: [any CodingKey]) -> String {
-        var path = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                path += "[\(index)]"
-            } else {
-                path += (path.isEmpty ? "" : ".") + HistoryArchiveError.shortened(key.stringValue, to: 40)
-            }
-        }
-        return path
+        CommandRegistry.text(of: codingPath)
     }
 
     /// Runs `body`, naming `place` in the error of a number that does not fit its type: JSONDecoder

@@ -152,6 +152,9 @@ final class CommandCapture {
     /// Unchecked: only the saving walk that made the capture reads and writes it, one handler at
     /// a time.
     @exclusivity(unchecked) var command: (any SavableCommand)?
+    /// Whether a command handed over had a type whose version is below 1 (the history saved is
+    /// then not known to be valid: restoring and encoding validate it, and refuse it).
+    @exclusivity(unchecked) var sawVersionBelowOne = false
 
     init() {}
 }
