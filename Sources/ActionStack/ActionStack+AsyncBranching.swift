@@ -40,11 +40,11 @@ extension ActionStack {
     > {
         enterCall()
         sweepFreedTargets()
-        guard tree != nil else {
+        guard history.tree != nil else {
             leaveCall()
             return .failure(.historyTree(.linearHistory))
         }
-        guard let target = NodeNumber(exactly: id.sequence), tree?.table.contains(target) == true else {
+        guard let target = NodeNumber(exactly: id.sequence), history.tree?.table.contains(target) == true else {
             leaveCall()
             return .failure(.historyTree(.noSuchNode(id)))
         }
@@ -61,21 +61,21 @@ extension ActionStack {
             closeInnermostFrame(of: undoSide, notify: true)
             activities.pop()
         }
-        coalescer.clear()
+        history.coalescer.clear()
         // Pruning waits until the move ends, so that it never takes a branch on the way.
-        let holdingTree = tree
+        let holdingTree = history.tree
         holdingTree?.pruningHolds += 1
         leaveCall()
         defer {
             enterCall()
             holdingTree?.pruningHolds -= 1
-            if holdingTree != nil && holdingTree === tree { needsTrim = true }
+            if holdingTree != nil && holdingTree === history.tree { history.needsTrim = true }
             leaveCall()
         }
         return await performSteps(
             isolation: isolation,
             next: {
-                guard currentNodeNumber != target, tree?.table.contains(target) == true,
+                guard currentNodeNumber != target, history.tree?.table.contains(target) == true,
                     let way = way(from: currentNodeNumber, to: target)
                 else { return nil }
                 if way.up > 0 { return (.undo, false) }

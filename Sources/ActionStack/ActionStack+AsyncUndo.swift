@@ -251,8 +251,8 @@ extension ActionStack {
         defer { leaveCall() }
         operations.broken = nil
         removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
-        if tree != nil { resyncTree() }
-        states.move(to: states.fresh())
+        if history.tree != nil { resyncTree() }
+        history.states.move(to: history.states.fresh())
     }
 
     /// Tries the broken step's operation again (an undo when it was being undone, a redo when it
@@ -298,7 +298,7 @@ extension ActionStack {
                 // broken.
                 enterCall()
                 operations.broken = BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure)
-                states.move(to: states.fresh())
+                history.states.move(to: history.states.fresh())
                 leaveCall()
             }
         )
@@ -409,7 +409,9 @@ extension ActionStack {
     /// group, listed first when `undo()` decided, may be gone once closed (empty, or holding only
     /// actions whose targets were freed), leaving the step below it next.
     func routesAfterClosingTheOpenGroup() -> Bool {
-        guard nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true else { return false }
+        guard nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true else {
+            return false
+        }
         startFromSynchronousCall(.undo, .undo)
         return true
     }
@@ -615,7 +617,7 @@ extension ActionStack {
                 activities.pop()
             }
         }
-        coalescer.clear()
+        history.coalescer.clear()
         let source = undoing ? undoSide : redoSide
         dropDeadSteps(atTopOf: source)
         guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
@@ -628,10 +630,10 @@ extension ActionStack {
             pending.append(PendingAction(action: action, box: action.box))
         }
         let run = RunningOperation(
-            direction: direction, step: step, stateBefore: states.current, serialMark: nextStepSerial,
+            direction: direction, step: step, stateBefore: history.states.current, serialMark: history.nextStepSerial,
             pending: pending)
-        run.built.frames.append(Frame(start: run.built.end, low: states.current, id: nextFrameID))
-        nextFrameID &+= 1
+        run.built.frames.append(Frame(start: run.built.end, low: history.states.current, id: history.nextFrameID))
+        history.nextFrameID &+= 1
         if let metadata = step.metadata {
             let copy = metadata.copy()
             copy.holdsAsyncActions = false
@@ -731,8 +733,8 @@ extension ActionStack {
         if !built.frames.isEmpty { built.frames.removeLast() }
         built.nested.removeAll()
         built.frameMetadata = nil
-        run.bin.frames.append(Frame(start: run.bin.end, low: states.current, id: nextFrameID))
-        nextFrameID &+= 1
+        run.bin.frames.append(Frame(start: run.bin.end, low: history.states.current, id: history.nextFrameID))
+        history.nextFrameID &+= 1
         leaveCall()
 
         var unrestored = Set<Int>()
@@ -758,7 +760,7 @@ extension ActionStack {
                     failure = (owner, error)
                 }
                 // `removeAllActions()` meanwhile forgot every target and let go of this action.
-                if run.rollbackAction != nil { registry.release(action.unmanagedBox) }
+                if run.rollbackAction != nil { history.registry.release(action.unmanagedBox) }
                 run.rollbackAction = nil
                 withExtendedLifetime(box) {}
                 if failure != nil { break }
@@ -789,18 +791,18 @@ extension ActionStack {
             // Measured from the state the operation started in: a new change from another task has
             // moved the document on since, and goes on top of where the operation arrives.
             let (from, to) = undoing ? (run.high, run.low) : (run.low, run.high)
-            let stateAfter = run.stateBefore == from && everyActionRan ? to : states.fresh()
+            let stateAfter = run.stateBefore == from && everyActionRan ? to : history.states.fresh()
             if run.sawNewChange {
                 relinkNewChanges(after: run.serialMark, to: stateAfter)
             } else {
-                states.move(to: stateAfter)
+                history.states.move(to: stateAfter)
             }
             let low = undoing ? stateAfter : run.stateBefore
             let high = undoing ? run.stateBefore : stateAfter
             if undoing {
                 // A branching history keeps the step as the start of a branch, even when other
                 // tasks' changes came in.
-                if (!run.sawNewChange || tree != nil) && builtCount > 0 {
+                if (!run.sawNewChange || history.tree != nil) && builtCount > 0 {
                     redoSide.appendActions(movedFrom: built)
                     redoSide.steps.append(
                         makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
@@ -815,11 +817,11 @@ extension ActionStack {
                         makeStep(
                             count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node))
                 }
-                needsTrim = true
+                history.needsTrim = true
             }
             endRedoFutureAfterNewChanges(run)
             // A step that built nothing leaves its node behind.
-            if tree != nil && builtCount == 0 && !run.sawNewChange { resyncTree() }
+            if history.tree != nil && builtCount == 0 && !run.sawNewChange { resyncTree() }
         }
         emptySide(built)
 
@@ -833,10 +835,11 @@ extension ActionStack {
         operations?.run = nil
         operations?.sawNewChangeInLastRun = run.sawNewChange
         // (A branching history's limit and a shape change set meanwhile wait for the end of the call.)
-        if needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false && (tree?.maximumBranchSteps ?? 0) == 0
-            && treeSettings.pendingShape == nil
+        if history.needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false
+            && (history.tree?.maximumBranchSteps ?? 0) == 0
+            && history.treeSettings.pendingShape == nil
         {
-            needsTrim = false
+            history.needsTrim = false
         }
     }
 
@@ -875,8 +878,8 @@ extension ActionStack {
             // The document is in a state the history does not know: a new one, not clean. The step
             // stays, leading from that state.
             if !run.removedAll {
-                let fresh = states.fresh()
-                if !run.sawNewChange { states.move(to: fresh) }
+                let fresh = history.states.fresh()
+                if !run.sawNewChange { history.states.move(to: fresh) }
                 if let found = source.locateStep(serial: run.serial) {
                     if undoing {
                         source.steps[found.position].high = fresh
@@ -917,7 +920,7 @@ extension ActionStack {
     /// emptied (a linear history) or becomes a branch (a branching history).
     private func endRedoFutureAfterNewChanges(_ run: RunningOperation) {
         guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        if tree != nil {
+        if history.tree != nil {
             detachRedoSide()
             resyncTree()
         } else {
@@ -940,9 +943,9 @@ extension ActionStack {
             undoSide.steps[position].low = state
         } else if !undoSide.frames.isEmpty {
             undoSide.frames[0].low = state
-            if undoSide.end == undoSide.openStart { states.move(to: state) }
+            if undoSide.end == undoSide.openStart { history.states.move(to: state) }
         } else {
-            states.move(to: state)
+            history.states.move(to: state)
         }
     }
 
@@ -1028,8 +1031,8 @@ extension ActionStack {
             let wasOpen = !side.frames.isEmpty
             emptySide(side)
             if wasOpen {
-                side.frames.append(Frame(start: side.end, low: states.current, id: nextFrameID))
-                nextFrameID &+= 1
+                side.frames.append(Frame(start: side.end, low: history.states.current, id: history.nextFrameID))
+                history.nextFrameID &+= 1
             }
         }
     }

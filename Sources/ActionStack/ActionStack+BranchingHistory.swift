@@ -158,17 +158,17 @@ extension ActionStack {
     /// - Complexity: O(s) for the s steps held (switching to `.tree`) or the actions in branches
     ///   (switching to `.linear`); O(1) when it does not change.
     public var historyShape: HistoryShape {
-        get { tree == nil ? .linear : .tree }
+        get { history.tree == nil ? .linear : .tree }
         set {
             enterCall()
             defer { leaveCall() }
-            guard newValue != historyShape || treeSettings.pendingShape != nil else { return }
+            guard newValue != historyShape || history.treeSettings.pendingShape != nil else { return }
             if isIdle && operations?.run == nil && scopeDepth == 0 {
-                treeSettings.pendingShape = nil
+                history.treeSettings.pendingShape = nil
                 applyHistoryShape(newValue)
             } else {
-                treeSettings.pendingShape = newValue
-                needsTrim = true
+                history.treeSettings.pendingShape = newValue
+                history.needsTrim = true
             }
         }
     }
@@ -183,12 +183,12 @@ extension ActionStack {
     ///
     /// - Complexity: O(k) for the k actions dropped.
     public var maximumBranchSteps: Int {
-        get { tree?.maximumBranchSteps ?? treeSettings.maximumBranchSteps }
+        get { history.tree?.maximumBranchSteps ?? history.treeSettings.maximumBranchSteps }
         set {
             enterCall()
             defer { leaveCall() }
-            treeSettings.maximumBranchSteps = Swift.max(newValue, 0)
-            tree?.maximumBranchSteps = treeSettings.maximumBranchSteps
+            history.treeSettings.maximumBranchSteps = Swift.max(newValue, 0)
+            history.tree?.maximumBranchSteps = history.treeSettings.maximumBranchSteps
             limitsChanged()
         }
     }
@@ -197,7 +197,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public var currentNode: HistoryNode.ID? {
-        asCall { tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)) }
+        asCall { history.tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)) }
     }
 
     /// The children of the current node, in the order they were made (empty in a linear history):
@@ -207,7 +207,7 @@ extension ActionStack {
     /// - Complexity: O(b log n) for the b branches that leave from the current node.
     public var redoBranches: [HistoryNode.ID] {
         asCall {
-            guard let tree else { return [] }
+            guard let tree = history.tree else { return [] }
             var children = tree.branches(at: currentNodeNumber).map(\.firstNode)
             if let next = redoSide.steps.last?.node { children.append(next) }
             return children.sorted().map { HistoryNode.ID(sequence: Int($0)) }
@@ -226,7 +226,7 @@ extension ActionStack {
     public var historyTree: HistoryTree? {
         enterCall()
         defer { leaveCall() }
-        guard tree != nil else { return nil }
+        guard history.tree != nil else { return nil }
         if isIdle && operations?.run == nil { sweepFreedTargets() }
         return makeTreeSnapshot()
     }
@@ -234,8 +234,8 @@ extension ActionStack {
     /// The clock that dates the nodes of a branching history (``earlier(by:)`` and ``later(by:)``
     /// move by these dates). Replace it in tests so they need not sleep.
     public var historyClock: @Sendable () -> Date {
-        get { treeSettings.clock ?? { Date() } }
-        set { treeSettings.clock = newValue }
+        get { history.treeSettings.clock ?? { Date() } }
+        set { history.treeSettings.clock = newValue }
     }
 
     /// Moves the document to the state of node `id`: undoes up to the nearest common ancestor of
@@ -267,7 +267,7 @@ extension ActionStack {
         try moveInTree(
             .jumpToNode,
             validate: { () throws(HistoryTreeError) -> NodeNumber? in
-                guard let number = NodeNumber(exactly: id.sequence), tree?.table.contains(number) == true else {
+                guard let number = NodeNumber(exactly: id.sequence), history.tree?.table.contains(number) == true else {
                     throw .noSuchNode(id)
                 }
                 return number
@@ -290,7 +290,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.selectRedoBranch) { return }
-        guard let tree else { throw .linearHistory }
+        guard let tree = history.tree else { throw .linearHistory }
         guard let number = NodeNumber(exactly: id.sequence), tree.table.contains(number) else {
             throw .noSuchNode(id)
         }
@@ -303,7 +303,7 @@ extension ActionStack {
         guard tree.table.parent(of: number) == currentNodeNumber else {
             throw .notAChildOfCurrentNode(id)
         }
-        coalescer.clear()
+        history.coalescer.clear()
         _ = enterBranch(leadingTo: number)
     }
 

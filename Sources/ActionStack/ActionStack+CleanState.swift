@@ -42,12 +42,12 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.markClean) { return }
-        states.markClean()
-        coalescer.clear()
+        history.states.markClean()
+        history.coalescer.clear()
     }
 
     /// Whether the document is in the state last marked with ``markClean()`` (the saved state).
     ///
     /// - Complexity: O(1).
-    public var isClean: Bool { asCall { states.isClean } }
+    public var isClean: Bool { asCall { history.states.isClean } }
 }

@@ -158,11 +158,11 @@ extension ActionStack {
     /// in the innermost open one.
     @discardableResult
     func openFrame(on side: Side) -> Frame {
-        let frame = Frame(start: side.end, low: states.current, id: nextFrameID)
-        nextFrameID &+= 1
+        let frame = Frame(start: side.end, low: history.states.current, id: history.nextFrameID)
+        history.nextFrameID &+= 1
         if side.frames.isEmpty && side === undoSide && performing == nil {
             // A new step on top: nothing older can be continued.
-            coalescer.clear()
+            history.coalescer.clear()
         }
         side.frames.append(frame)
         return frame
@@ -221,7 +221,7 @@ extension ActionStack {
     /// ``groupsByEvent`` is on.
     private func eventEnded(token: UInt64) {
         guard eventClose.fire(token) else { return }
-        coalescer.eventEnded()
+        history.coalescer.eventEnded()
         guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         postCheckpoint()
         // The checkpoint's observers run before the decision: they may have closed the group or
@@ -264,8 +264,8 @@ extension ActionStack {
                 start: frame.start,
                 end: side.end,
                 parent: parent,
-                low: isEmpty ? states.current : frame.low,
-                high: states.current,
+                low: isEmpty ? history.states.current : frame.low,
+                high: history.states.current,
                 id: frame.id
             )
         )
@@ -276,8 +276,9 @@ extension ActionStack {
     func makeStep(
         count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID, node: NodeNumber = 0
     ) -> Step {
-        nextStepSerial &+= 1
-        return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high, node: node)
+        history.nextStepSerial &+= 1
+        return Step(
+            count: Int32(count), serial: history.nextStepSerial, metadata: metadata, low: low, high: high, node: node)
     }
 
     /// Closes frame 0 of the undo stack (the only frame open) into a step, by the program's or the
@@ -295,20 +296,23 @@ extension ActionStack {
         let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
         if count > 0 {
-            let node = tree == nil || side !== undoSide ? 0 : makeChangeNode()
+            let node = history.tree == nil || side !== undoSide ? 0 : makeChangeNode()
             appendStep(
-                makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current, node: node),
+                makeStep(
+                    count: count, metadata: consume metadata, low: frame.low, high: history.states.current, node: node),
                 closing: frame.id,
                 to: side
             )
             // What the redo stack holds here came from undoing groups nested in this one: it is
             // redone on top of the step.
-            if node != 0, let top = redoSide.steps.last { tree?.table.setParent(of: top.node, to: node) }
+            if node != 0, let top = redoSide.steps.last {
+                history.tree?.table.setParent(of: top.node, to: node)
+            }
         } else if !dropsEmptyGroups && !dropsIfEmpty {
             if side === undoSide && performing == nil { clearRedoSide() }
             let step = makeStep(
-                count: 0, metadata: consume metadata, low: states.current, high: states.current,
-                node: tree == nil || side !== undoSide ? 0 : makeChangeNode()
+                count: 0, metadata: consume metadata, low: history.states.current, high: history.states.current,
+                node: history.tree == nil || side !== undoSide ? 0 : makeChangeNode()
             )
             appendStep(step, closing: frame.id, to: side)
         }

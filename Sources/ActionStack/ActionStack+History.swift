@@ -53,15 +53,17 @@ extension ActionStack {
         var result: [HistoryEntry] = []
         // The document state right after each step, walking down from the current one; nil once
         // it is no longer a known state.
-        var state: StateID? = states.current
+        var state: StateID? = history.states.current
         if openStepIsListed {
             let open = sweptOpenRegion()
             result.append(
-                entry(undoSide.frameMetadata, count: open.kept, undoSide: true, state: state, isOpen: true, node: nil))
+                entry(
+                    undoSide.frameMetadata, count: open.kept, isUndoSide: true, state: state, isOpen: true,
+                    node: nil))
             state = open.lostSome ? nil : undoSide.frames[0].low
         }
         forEachSweptStep(of: undoSide) { step, kept, lostSome, start in
-            var made = entry(step.metadata, count: kept, undoSide: true, state: state, isOpen: false, node: step.node)
+            var made = entry(step.metadata, count: kept, isUndoSide: true, state: state, isOpen: false, node: step.node)
             made.canBeSaved = stepHoldsOnlyCommands(undoSide, start: start, count: step.actionCount)
             result.append(made)
             state = !lostSome && state == step.high ? step.low : nil
@@ -78,10 +80,11 @@ extension ActionStack {
         defer { leaveCall() }
         if isIdle { sweepFreedTargets() }
         var result: [HistoryEntry] = []
-        var state: StateID? = states.current
+        var state: StateID? = history.states.current
         forEachSweptStep(of: redoSide) { step, kept, lostSome, start in
             state = !lostSome && state == step.low ? step.high : nil
-            var made = entry(step.metadata, count: kept, undoSide: false, state: state, isOpen: false, node: step.node)
+            var made = entry(
+                step.metadata, count: kept, isUndoSide: false, state: state, isOpen: false, node: step.node)
             made.canBeSaved = stepHoldsOnlyCommands(redoSide, start: start, count: step.actionCount)
             result.append(made)
         }
@@ -108,12 +111,12 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if isIdle { sweepFreedTargets() }
-        var state: StateID? = states.current
+        var state: StateID? = history.states.current
         if openStepIsListed { state = sweptOpenRegion().lostSome ? nil : undoSide.frames[0].low }
         forEachSweptStep(of: undoSide) { step, _, lostSome, _ in
             state = !lostSome && state == step.high ? step.low : nil
         }
-        return state == states.clean
+        return state == history.states.clean
     }
 
     /// Undoes or redoes as many steps as it takes to reach `position` (see ``historyPosition``),
@@ -154,7 +157,7 @@ extension ActionStack {
         }
         activities.push(.jumping)
         defer { activities.pop() }
-        coalescer.clear()
+        history.coalescer.clear()
         if level == 1 {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
@@ -183,7 +186,8 @@ extension ActionStack {
     /// undo (as Foundation counts it, always; with ``dropsEmptyGroups`` on, when it holds an action).
     var openStepIsListed: Bool {
         !undoSide.frames.isEmpty
-            && (!dropsEmptyGroups || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
+            && (!dropsEmptyGroups
+                || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
     }
 
     /// Walks the closed steps of `side`, newest first, as a sweep of freed targets leaves them
@@ -245,18 +249,18 @@ extension ActionStack {
     }
 
     private func entry(
-        _ metadata: StepMetadata?, count: Int, undoSide: Bool, state: StateID?, isOpen: Bool, node: NodeNumber?
+        _ metadata: StepMetadata?, count: Int, isUndoSide: Bool, state: StateID?, isOpen: Bool, node: NodeNumber?
     ) -> HistoryEntry {
         let name = metadata?.name ?? ""
         return HistoryEntry(
             actionName: name,
-            title: undoSide ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name),
+            title: isUndoSide ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name),
             actionCount: count,
             isDiscardable: metadata?.isDiscardable ?? false,
             userInfo: metadata?.userInfo ?? [:],
-            isClean: state == states.clean,
+            isClean: state == history.states.clean,
             isOpen: isOpen,
-            node: tree == nil ? nil : node.map { HistoryNode.ID(sequence: Int($0)) }
+            node: history.tree == nil ? nil : node.map { HistoryNode.ID(sequence: Int($0)) }
         )
     }
 }

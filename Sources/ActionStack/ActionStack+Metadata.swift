@@ -143,7 +143,7 @@ extension ActionStack {
         guard disableCount == 0 else { return }
         if refusesReentrantCall(operation) { return }
         let side = currentSide
-        if performing == nil && coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
+        if performing == nil && history.coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
             apply(change, to: &side.steps[side.steps.count - 1].metadata)
             return
         }

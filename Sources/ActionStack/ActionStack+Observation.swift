@@ -169,8 +169,8 @@ extension ActionStack {
     func leaveCall() {
         callDepth &-= 1
         guard callDepth == 0 else { return }
-        if needsTrim || checksInvariants || publisher.mayHaveObservers || states.needsRenumbering
-            || (postsNotifications && states.isClean != publisher.lastClean)
+        if history.needsTrim || checksInvariants || publisher.mayHaveObservers || history.states.needsRenumbering
+            || (postsNotifications && history.states.isClean != publisher.lastClean)
         {
             outermostCallEnded()
         }
@@ -178,11 +178,11 @@ extension ActionStack {
 
     private func outermostCallEnded() {
         let operationInFlight = operations?.run != nil
-        if states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
+        if history.states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
             renumberStates()
         }
-        if needsTrim && scopeDepth == 0 && activities.isEmpty && !operationInFlight {
-            needsTrim = false
+        if history.needsTrim && scopeDepth == 0 && activities.isEmpty && !operationInFlight {
+            history.needsTrim = false
             applyPendingHistoryShape()
             trimToLimits()
         }
@@ -278,7 +278,7 @@ extension ActionStack {
                 state = snapshot()
             }
         }
-        let clean = states.isClean
+        let clean = history.states.isClean
         let stateChanged = state != nil && state != publisher.lastState
         guard stateChanged || clean != publisher.lastClean else { return }
         if stateChanged { publisher.lastState = state }
@@ -307,12 +307,13 @@ extension ActionStack {
             redoActionName: redoName,
             undoMenuItemTitle: undoMenuTitle(forUndoActionName: undoName),
             redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
-            isClean: states.isClean,
+            isClean: history.states.isClean,
             groupingLevel: currentSide.frames.count,
             isBusy: operations?.queue.isBusy ?? false,
             pendingRequestCount: operations?.queue.pendingCount ?? 0,
-            currentNode: tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)),
-            redoNode: tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) }
+            currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)),
+            redoNode: history.tree == nil
+                ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) }
         )
     }
 }
@@ -354,7 +355,7 @@ struct Publisher {
     /// further up, when an observer made the call), nothing is queued.
     func invariantViolations() -> [String] {
         guard !isPublishing else { return [] }
-        return queue.isEmpty ? [] : ["\(queue.count) states queued outside a delivery"]
+        return queue.isEmpty ? [] : ["\(queue.count) history.states queued outside a delivery"]
     }
 }
 

@@ -144,7 +144,7 @@ extension ActionStack {
             let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation, commandKey: commandKey)
-            if run.direction == nil && run.phase == .running { _ = states.change() }
+            if run.direction == nil && run.phase == .running { _ = history.states.change() }
             return opened
         }
         // One call per side, each reading its own `let`: a side chosen by a conditional would be
@@ -189,13 +189,13 @@ extension ActionStack {
         if opened { openAutomaticGroup() }
         let box =
             commandKey == nil
-            ? registry.retainBox(for: target) : registry.retainCommandBox(for: target, key: commandKey!)
+            ? history.registry.retainBox(for: target) : history.registry.retainCommandBox(for: target, key: commandKey!)
         let frameWasEmpty = side.end == side.frames[0].start
         side.append(Action(box: box, handler: handler), cost: cost)
         if outside {
             // Every change made outside undo and redo is a new document state.
-            _ = states.change()
-            if key != nil || coalescer.candidate != nil {
+            _ = history.states.change()
+            if key != nil || history.coalescer.candidate != nil {
                 coalescerSawRegistration(key: key, box: box, into: frameWasEmpty)
             }
         }
@@ -213,13 +213,13 @@ extension ActionStack {
     private func canJoinCoalescedStep(
         key: String, target: AnyObject, commandKey: String?, window: Duration?
     ) -> Bool {
-        coalescer.canJoin(key: key, target: target, window: window, now: coalescingClock)
+        history.coalescer.canJoin(key: key, target: target, window: window, now: coalescingClock)
     }
 
     /// Tells the coalescer of a registration outside undo and redo (`key` nil: a plain one).
     @inline(never)
     private func coalescerSawRegistration(key: String?, box: Unmanaged<TargetBox>, into frameWasEmpty: Bool) {
-        coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
+        history.coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
     }
 
     /// Continues the newest closed undo step with a coalescing registration.
@@ -229,12 +229,13 @@ extension ActionStack {
     ) {
         clearRedoSide()
         let box =
-            commandKey.map { registry.retainCommandBox(for: target, key: $0) } ?? registry.retainBox(for: target)
+            commandKey.map { history.registry.retainCommandBox(for: target, key: $0) }
+            ?? history.registry.retainBox(for: target)
         undoSide.append(Action(box: box, handler: handler), cost: cost)
         let last = undoSide.steps.count - 1
         undoSide.steps[last].count += 1
-        undoSide.steps[last].high = states.change()
-        coalescer.joined(at: coalescingClock())
+        undoSide.steps[last].high = history.states.change()
+        history.coalescer.joined(at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined
         // step until it ends.
         if groupsByEvent { scheduleEventClose() }
@@ -253,7 +254,7 @@ extension ActionStack {
             return
         }
         guard redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        if tree != nil {
+        if history.tree != nil {
             detachRedoSide()
         } else {
             emptySide(redoSide)
@@ -263,7 +264,7 @@ extension ActionStack {
     /// Releases everything `side` holds (its open frames included).
     func emptySide(_ side: Side) {
         while side.actions.count > side.inFlight {
-            registry.release(side.removeLastAction().unmanagedBox)
+            history.registry.release(side.removeLastAction().unmanagedBox)
         }
         side.removeAll()
     }

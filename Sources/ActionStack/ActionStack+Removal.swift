@@ -24,13 +24,13 @@ extension ActionStack {
         if operations != nil { removeAllForOperations() }
         emptySide(undoSide)
         emptySide(redoSide)
-        if tree != nil { resetTree() }
-        registry.removeAll()
-        coalescer.clear()
+        if history.tree != nil { resetTree() }
+        history.registry.removeAll()
+        history.coalescer.clear()
         eventClose.cancel()
         disableCount = 0
         protectedDisableCount = 0
-        states.markClean()
+        history.states.markClean()
     }
 
     func _removeAllActions(withTarget target: Any) {
@@ -44,13 +44,13 @@ extension ActionStack {
             return
         }
         // A value boxes into a new object here, which no action refers to.
-        coalescer.eventEnded()
+        history.coalescer.eventEnded()
         // A target has one box for its closure actions and one per key for its command actions.
-        for box in registry.allBoxes(for: target as AnyObject) {
-            coalescer.forget(box)
+        for box in history.registry.allBoxes(for: target as AnyObject) {
+            history.coalescer.forget(box)
             compact(undoSide) { $0.isOn(box) }
             compact(redoSide) { $0.isOn(box) }
-            if tree != nil { compactBranches { $0.isOn(box) } }
+            if history.tree != nil { compactBranches { $0.isOn(box) } }
             if let run = operations?.run {
                 // The step in flight skips the target's actions it has not run yet; the step it
                 // builds loses them, as every step does.
@@ -91,11 +91,11 @@ extension ActionStack {
     /// - Complexity: O(t) for t distinct targets; plus O(n) for the n stored actions when a target
     ///   died.
     func sweepFreedTargets() {
-        guard registry.markDeadBoxes() else { return }
-        if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }
+        guard history.registry.markDeadBoxes() else { return }
+        if let candidate = history.coalescer.candidate, candidate.box.isMarkedDead { history.coalescer.clear() }
         compact(undoSide) { $0.isMarkedDead }
         compact(redoSide) { $0.isMarkedDead }
-        if tree != nil { compactBranches { $0.isMarkedDead } }
+        if history.tree != nil { compactBranches { $0.isMarkedDead } }
     }
 
     /// Removes the freed actions at the end of the newest closed step of `side`, as
@@ -114,12 +114,16 @@ extension ActionStack {
             let last = side.steps.count - 1
             if step.count == 1 {
                 _ = side.steps.removeLast()
-                if tree != nil { nodeVanished(step.node) }
+                if history.tree != nil { nodeVanished(step.node) }
             } else {
                 side.steps[last].count -= 1
-                if isUndoSide { side.steps[last].low = states.fresh() } else { side.steps[last].high = states.fresh() }
+                if isUndoSide {
+                    side.steps[last].low = history.states.fresh()
+                } else {
+                    side.steps[last].high = history.states.fresh()
+                }
             }
-            if isUndoSide { coalescer.clear() }
+            if isUndoSide { history.coalescer.clear() }
         }
     }
 
@@ -146,15 +150,15 @@ extension ActionStack {
         if removedAny {
             // The open groups lost actions: undoing them no longer leads back to where they began,
             // and the step being recorded is no longer what coalescing would continue.
-            for index in side.frames.indices { side.frames[index].low = states.fresh() }
-            if side === undoSide { coalescer.clear() }
+            for index in side.frames.indices { side.frames[index].low = history.states.fresh() }
+            if side === undoSide { history.coalescer.clear() }
         }
     }
 
     /// Accounts for an action that leaves the history without running.
     @inline(__always)
     func releaseAction(_ action: Action) {
-        registry.release(action.unmanagedBox)
+        history.registry.release(action.unmanagedBox)
     }
 
     /// Removes the actions that `shouldRemove` matches from `side`, in one pass, with the groups
@@ -201,7 +205,7 @@ extension ActionStack {
             if kept == 0 && step.count > 0 { continue }
             if kept < step.actionCount {
                 step.count = Int32(kept)
-                if isUndoSide { step.low = states.fresh() } else { step.high = states.fresh() }
+                if isUndoSide { step.low = history.states.fresh() } else { step.high = history.states.fresh() }
             }
             side.steps[stepWrite] = step
             stepWrite += 1
@@ -228,7 +232,7 @@ extension ActionStack {
             }
             for index in side.frames.indices {
                 let old = side.frames[index].start - openStart
-                if removedFrom[old] { side.frames[index].low = states.fresh() }
+                if removedFrom[old] { side.frames[index].low = history.states.fresh() }
                 side.frames[index].start = newPosition[old]
             }
             var kept: [NestedGroup] = []
@@ -239,7 +243,7 @@ extension ActionStack {
                 let newEnd = newPosition[oldEnd]
                 let lostSome = newEnd - newStart < oldEnd - oldStart
                 if lostSome && newEnd == newStart { continue }
-                if lostSome { group.low = states.fresh() }
+                if lostSome { group.low = history.states.fresh() }
                 group.start = newStart
                 group.end = newEnd
                 kept.append(group)
@@ -257,7 +261,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if scopeDepth > 0 || !isIdle || operations?.run != nil {
-            needsTrim = true
+            history.needsTrim = true
         } else {
             trimToLimits()
         }
@@ -271,7 +275,7 @@ extension ActionStack {
         // (Branch pruning is asked for where branches grow: see `pruneBranchesOrDefer()`.)
         if scopeDepth > 0 || (operations != nil && operations?.run != nil) {
             // Never a step in flight: the limits are applied when the operation settles.
-            needsTrim = true
+            history.needsTrim = true
         } else {
             trimToLimits()
         }
@@ -285,11 +289,11 @@ extension ActionStack {
         if levelsOfUndo > 0 {
             while undoSide.closedCount > levelsOfUndo { dropOldestUndoStep() }
         }
-        if let tree {
+        if let tree = history.tree {
             pruneBranchesToLimit()
             if maximumCost > 0 && tree.pruningHolds > 0 {
                 // A move through the tree is in progress: its way must stay; trimmed when it ends.
-                needsTrim = true
+                history.needsTrim = true
             } else if maximumCost > 0 {
                 // A branching history counts the branches too, and gives up their leaves first.
                 while (undoSide.totalCost + tree.branchCost).exceeds(maximumCost) {
@@ -301,14 +305,16 @@ extension ActionStack {
             return
         }
         if maximumCost > 0 {
-            while undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 { dropOldestUndoStep() }
+            while undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 {
+                dropOldestUndoStep()
+            }
         }
     }
 
     private func dropOldestUndoStep() {
         let step = undoSide.steps.removeFirst()
         for _ in 0..<step.actionCount { releaseAction(undoSide.removeFirstAction()) }
-        if tree != nil { rootTrimmed(to: step.node) }
-        if undoSide.steps.isEmpty && undoSide.frames.isEmpty { coalescer.clear() }
+        if history.tree != nil { rootTrimmed(to: step.node) }
+        if undoSide.steps.isEmpty && undoSide.frames.isEmpty { history.coalescer.clear() }
     }
 }

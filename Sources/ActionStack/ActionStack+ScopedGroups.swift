@@ -66,7 +66,7 @@ extension ActionStack {
             side === undoSide && side.frames.count == 2 && side.frames[1].id == scope.id
                 && side.frames[0].id != frame0Before ? side.frames[0].id : nil
         // A branching history gets back the redo choice the body's registrations left as a branch.
-        let redoChoice = tree == nil ? nil : redoSide.steps.last?.node
+        let redoChoice = history.tree == nil ? nil : redoSide.steps.last?.node
         scopeDepth += 1
         defer { scopeSteps[scope.id] = nil }
         do {
@@ -74,8 +74,8 @@ extension ActionStack {
             scopeDepth -= 1
             closeScope(scope, on: side, name: name)
             if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && needsTrim && isIdle && operations?.run == nil {
-                needsTrim = false
+            if scopeDepth == 0 && history.needsTrim && isIdle && operations?.run == nil {
+                history.needsTrim = false
                 applyPendingHistoryShape()
                 trimToLimits()
             }
@@ -85,8 +85,8 @@ extension ActionStack {
             rollBack(scope, on: side, automaticGroup: automaticGroup, redoChoice: redoChoice)
             restoreRedoChoice(redoChoice)
             if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && needsTrim && isIdle && operations?.run == nil {
-                needsTrim = false
+            if scopeDepth == 0 && history.needsTrim && isIdle && operations?.run == nil {
+                history.needsTrim = false
                 applyPendingHistoryShape()
                 trimToLimits()
             }
@@ -135,7 +135,7 @@ extension ActionStack {
         // The scope's depth is already back down: pruning waits for the scope's end all the same,
         // since what an observer of the closes below registers (the redo stack it turns into a
         // branch included) is rolled back with the scope.
-        let store = tree
+        let store = history.tree
         store?.pruningHolds += 1
         defer { store?.pruningHolds -= 1 }
         let count: Int
@@ -173,11 +173,12 @@ extension ActionStack {
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
             _ = side.steps.removeLast()
-            if tree != nil && side === undoSide { nodeVanished(step.node) }
+            if history.tree != nil && side === undoSide { nodeVanished(step.node) }
             count = step.actionCount
             // A redo step that lost actions has a new high, not a new low: then it no longer ends
             // where the document is.
-            farEnd = side === undoSide || step.high == states.current ? step.low : states.fresh()
+            farEnd =
+                side === undoSide || step.high == history.states.current ? step.low : history.states.fresh()
         } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
             last.end == side.end
         {
@@ -190,7 +191,7 @@ extension ActionStack {
         }
         // Taking actions out of the undo stack changes the step being recorded: coalescing may no
         // longer continue it.
-        if side === undoSide && count > 0 { coalescer.clear() }
+        if side === undoSide && count > 0 { history.coalescer.clear() }
         // Run the scope's actions, which are the last `count` the side holds, with registration
         // disabled; a handler cannot take that away.
         disableCount += 1
@@ -205,12 +206,12 @@ extension ActionStack {
             // An asynchronous action cannot be awaited here: its inverse did not run (use
             // `asyncGroup(named:_:)` for bodies that register them).
             if operations?.slot.take() != nil { everyActionRan = false }
-            registry.release(action.unmanagedBox)
+            history.registry.release(action.unmanagedBox)
         }
         activities.pop()
         protectedDisableCount -= 1
         disableCount -= 1
-        states.move(to: everyActionRan ? farEnd : states.fresh())
+        history.states.move(to: everyActionRan ? farEnd : history.states.fresh())
         // Before the close below trims: the branch the body's registrations left is the redo stack
         // again, not a branch to prune.
         restoreRedoChoice(redoChoice)
@@ -228,7 +229,7 @@ extension ActionStack {
     /// Makes the redo stack again the branch that leads to `choice`, the redo choice before the
     /// scope, when the scope's registrations left it as a branch of the current node.
     private func restoreRedoChoice(_ choice: NodeNumber?) {
-        if let choice, redoSide.steps.count == 0, tree?.table.parent(of: choice) == currentNodeNumber {
+        if let choice, redoSide.steps.count == 0, history.tree?.table.parent(of: choice) == currentNodeNumber {
             enterBranch(leadingTo: choice)
         }
     }

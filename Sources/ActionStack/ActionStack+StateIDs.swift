@@ -22,9 +22,9 @@ extension ActionStack {
             return new
         }
         // current and clean first, so that they keep the smallest numbers.
-        _ = rename(states.current)
-        _ = rename(states.clean)
-        for side in [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? []) {
+        _ = rename(history.states.current)
+        _ = rename(history.states.clean)
+        for side in [undoSide, redoSide] + (history.tree?.allBranches.map(\.side) ?? []) {
             for position in 0..<side.steps.count {
                 side.steps[position].low = rename(side.steps[position].low)
                 side.steps[position].high = rename(side.steps[position].high)
@@ -35,16 +35,16 @@ extension ActionStack {
                 side.nested[index].high = rename(side.nested[index].high)
             }
         }
-        states.renumber(rename, nextFresh: StateID(names.count))
+        history.states.renumber(rename, nextFresh: StateID(names.count))
     }
 
     /// The counter value at which state ids are renumbered (default 2^31); tests lower it so that
     /// renumbering happens after every few calls.
     /// How many times the state ids were renumbered.
-    package var _stateRenumberings: Int { states.renumberings }
+    package var _stateRenumberings: Int { history.states.renumberings }
 
     package var _stateRenumberingThreshold: UInt32 {
-        get { states.baseThreshold }
-        set { states.baseThreshold = newValue }
+        get { history.states.baseThreshold }
+        set { history.states.baseThreshold = newValue }
     }
 }

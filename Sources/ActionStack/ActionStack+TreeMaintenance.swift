@@ -25,7 +25,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     var currentNodeNumber: NodeNumber {
-        guard let tree else { return 0 }
+        guard let tree = history.tree else { return 0 }
         return undoSide.steps.last?.node ?? tree.root
     }
 
@@ -33,13 +33,13 @@ extension ActionStack {
     ///
     /// - Complexity: O(1) amortized.
     func makeChangeNode() -> NodeNumber {
-        guard tree != nil else { return 0 }
+        guard history.tree != nil else { return 0 }
         // The clock and the growth of the node table are calls: made before the tree is read for the
         // node, they leave no call between that read and its last use, so the tree is not retained
         // and released on every change.
-        let date = treeSettings.now()
-        if let tree, tree.table.isFull { tree.makeRoom() }
-        guard let tree else { return 0 }
+        let date = history.treeSettings.now()
+        if let tree = history.tree, tree.table.isFull { tree.makeRoom() }
+        guard let tree = history.tree else { return 0 }
         return tree.makeNodeInRoom(parent: undoSide.steps.last?.node ?? tree.root, date: date)
     }
 
@@ -49,10 +49,10 @@ extension ActionStack {
     func applyHistoryShape(_ shape: HistoryShape) {
         switch shape {
         case .tree:
-            guard tree == nil else { return }
-            let date = treeSettings.now()
+            guard history.tree == nil else { return }
+            let date = history.treeSettings.now()
             let store = TreeStore(root: 0, date: date)
-            store.maximumBranchSteps = treeSettings.maximumBranchSteps
+            store.maximumBranchSteps = history.treeSettings.maximumBranchSteps
             var parent = store.root
             for position in 0..<undoSide.steps.count {
                 parent = store.makeNode(parent: parent, date: date)
@@ -62,21 +62,21 @@ extension ActionStack {
                 parent = store.makeNode(parent: parent, date: date)
                 redoSide.steps[position].node = parent
             }
-            tree = store
+            history.tree = store
         case .linear:
-            guard let store = tree else { return }
+            guard let store = history.tree else { return }
             for branch in store.allBranches { emptySide(branch.side) }
             for side in [undoSide, redoSide] {
                 for position in 0..<side.steps.count { side.steps[position].node = 0 }
             }
-            tree = nil
+            history.tree = nil
         }
     }
 
     /// Applies a change of shape asked for in the middle of a call (at the end of the outermost).
     func applyPendingHistoryShape() {
-        guard let shape = treeSettings.pendingShape else { return }
-        treeSettings.pendingShape = nil
+        guard let shape = history.treeSettings.pendingShape else { return }
+        history.treeSettings.pendingShape = nil
         applyHistoryShape(shape)
     }
 
@@ -88,7 +88,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(log n) (plus pruning, when over ``maximumBranchSteps``).
     func detachRedoSide() {
-        guard let tree, let top = redoSide.steps.last else { return }
+        guard let tree = history.tree, let top = redoSide.steps.last else { return }
         let side = Side()
         side.swapContents(with: redoSide)
         tree.add(Branch(side: side, anchor: tree.table.parent(of: top.node) ?? currentNodeNumber, tick: 0))
@@ -101,7 +101,7 @@ extension ActionStack {
     /// - Complexity: O(b) for the b branches that leave from the current node.
     @discardableResult
     func enterBranch(leadingTo child: NodeNumber) -> Bool {
-        guard let tree else { return false }
+        guard let tree = history.tree else { return false }
         if redoSide.steps.last?.node == child { return true }
         let anchor = currentNodeNumber
         guard let branch = tree.branches(at: anchor).first(where: { $0.firstNode == child }) else { return false }
@@ -124,12 +124,12 @@ extension ActionStack {
     /// than ``maximumCost`` (the redo stack that became a branch counts from now on), now or at the
     /// end of the scope or operation in progress.
     func pruneBranchesOrDefer() {
-        guard let tree else { return }
+        guard let tree = history.tree else { return }
         let overSteps = tree.maximumBranchSteps > 0 && tree.branchStepCount > tree.maximumBranchSteps
         let overCost = maximumCost > 0 && (undoSide.totalCost + tree.branchCost).exceeds(maximumCost)
         guard overSteps || overCost else { return }
         if scopeDepth > 0 || operations?.run != nil || tree.pruningHolds > 0 {
-            needsTrim = true
+            history.needsTrim = true
         } else {
             pruneBranchesToLimit()
             // Branch leaves only: the undo stack is trimmed where it grows, as in a linear history.
@@ -141,9 +141,9 @@ extension ActionStack {
 
     /// Drops branch leaves until the branches hold at most ``maximumBranchSteps`` steps.
     func pruneBranchesToLimit() {
-        guard let tree, tree.maximumBranchSteps > 0 else { return }
+        guard let tree = history.tree, tree.maximumBranchSteps > 0 else { return }
         if tree.pruningHolds > 0 {
-            needsTrim = true
+            history.needsTrim = true
             return
         }
         while tree.branchStepCount > tree.maximumBranchSteps {
@@ -158,7 +158,7 @@ extension ActionStack {
     /// - Complexity: O(a) for the a actions of the step, plus O(b) per branch descended.
     @discardableResult
     func pruneOneBranchStep() -> Bool {
-        guard let tree, var branch = tree.leastRecentlyLeft() else { return false }
+        guard let tree = history.tree, var branch = tree.leastRecentlyLeft() else { return false }
         while let deeper = tree.branches[branch.side.steps[0].node]?.min(by: { $0.tick < $1.tick }) {
             branch = deeper
         }
@@ -180,7 +180,7 @@ extension ActionStack {
     /// The oldest undo step was trimmed away: the node it led to is the new root, and the branches
     /// that left from the old root go with it.
     func rootTrimmed(to newRoot: NodeNumber) {
-        guard let tree else { return }
+        guard let tree = history.tree else { return }
         let oldRoot = tree.root
         tree.root = newRoot
         tree.table.setParent(of: newRoot, to: NodeTable.noParent)
@@ -193,7 +193,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(a + s) for the a actions and s steps dropped.
     func dropBranches(at anchor: NodeNumber) {
-        guard let tree else { return }
+        guard let tree = history.tree else { return }
         var anchors = [anchor]
         while let next = anchors.popLast() {
             for branch in tree.branches(at: next) {
@@ -216,7 +216,9 @@ extension ActionStack {
     ///
     /// - Complexity: O(b log n) for the b branches that left from it.
     func nodeVanished(_ node: NodeNumber) {
-        guard let tree, let record = tree.table.record(node), record.parent != NodeTable.noParent else { return }
+        guard let tree = history.tree, let record = tree.table.record(node), record.parent != NodeTable.noParent else {
+            return
+        }
         let parent = record.parent
         tree.table.remove(node)
         if let moved = tree.branches.removeValue(forKey: node) {
@@ -237,7 +239,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(n + s log s) for the n actions and s steps held.
     func compactBranches(removing shouldRemove: (Action) -> Bool) {
-        guard let tree else { return }
+        guard let tree = history.tree else { return }
         for branch in tree.allBranches { compact(branch.side, removing: shouldRemove) }
         resyncTree()
     }
@@ -248,7 +250,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(s log s) for the s steps held.
     func resyncTree() {
-        guard let tree else { return }
+        guard let tree = history.tree else { return }
         var present: Set<NodeNumber> = [tree.root]
         for side in [undoSide, redoSide] + tree.allBranches.map(\.side) {
             for position in 0..<side.steps.count { present.insert(side.steps[position].node) }
@@ -293,11 +295,11 @@ extension ActionStack {
 
     /// Empties the tree (``removeAllActions()``): a new root, numbered after every node so far.
     func resetTree() {
-        guard let tree else { return }
+        guard let tree = history.tree else { return }
         for branch in tree.allBranches { emptySide(branch.side) }
-        let store = TreeStore(root: tree.nextNumber, date: treeSettings.now())
+        let store = TreeStore(root: tree.nextNumber, date: history.treeSettings.now())
         store.maximumBranchSteps = tree.maximumBranchSteps
-        self.tree = store
+        history.tree = store
     }
 
     // MARK: Moving through the tree
@@ -308,7 +310,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(p log n) for the p nodes on the way: both ends climb in turn.
     func way(from: NodeNumber, to: NodeNumber) -> (up: Int, down: [NodeNumber])? {
-        guard let tree else { return nil }
+        guard let tree = history.tree else { return nil }
         var climbA = [from]
         var climbB = [to]
         var seenA = [from: 0]
@@ -339,7 +341,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(p + b) for the p steps on the way and the b branches at its fork nodes.
     func stepsOnTheWay(to target: NodeNumber) -> [Step]? {
-        guard let tree, let way = way(from: currentNodeNumber, to: target) else { return nil }
+        guard let tree = history.tree, let way = way(from: currentNodeNumber, to: target) else { return nil }
         guard way.up <= undoSide.steps.count else { return nil }
         var steps: [Step] = []
         for offset in 0..<way.up { steps.append(undoSide.steps[undoSide.steps.count - 1 - offset]) }
@@ -372,9 +374,9 @@ extension ActionStack {
         resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current }
     ) throws(HistoryTreeError) -> NodeNumber? {
         if refusesReentrantCall(operation) { return nil }
-        guard tree != nil else { throw .linearHistory }
+        guard history.tree != nil else { throw .linearHistory }
         let validated = try validate()
-        if operations != nil, let tree {
+        if operations != nil, let tree = history.tree {
             // With asynchronous steps on the way, or an operation in progress, the move is one
             // queued request (started on the main actor, as an Edit menu's undo() is).
             let target = validated ?? resolve(tree, currentNodeNumber)
@@ -382,7 +384,9 @@ extension ActionStack {
         }
         // A move that would not move does nothing, open group or not (as jump(to:) to the current
         // position): a jump to the current node, a time move by 0 or past an end.
-        if let tree, (validated ?? resolve(tree, currentNodeNumber)) == currentNodeNumber { return currentNodeNumber }
+        if let tree = history.tree, (validated ?? resolve(tree, currentNodeNumber)) == currentNodeNumber {
+            return currentNodeNumber
+        }
         let level = undoSide.frames.count
         guard level < 2 else {
             report(.nestedGroupsOpen(operation, groupingLevel: level))
@@ -395,12 +399,12 @@ extension ActionStack {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
         }
-        guard let tree else { return nil }
+        guard let tree = history.tree else { return nil }
         let target = validated ?? resolve(tree, currentNodeNumber)
         guard tree.table.contains(target), target != currentNodeNumber else { return currentNodeNumber }
         // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
         // does nothing (as `jump(to:)` to the current position).
-        coalescer.clear()
+        history.coalescer.clear()
         walk(to: target)
         return currentNodeNumber
     }
@@ -409,11 +413,13 @@ extension ActionStack {
     /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
     /// (a freed target); stops where a step performs nothing, or when `target` goes.
     func walk(to target: NodeNumber) {
-        tree?.pruningHolds += 1
-        defer { tree?.pruningHolds -= 1 }
+        history.tree?.pruningHolds += 1
+        defer { history.tree?.pruningHolds -= 1 }
         plan: while currentNodeNumber != target {
             sweepFreedTargets()
-            guard let tree, tree.table.contains(target), let way = way(from: currentNodeNumber, to: target) else {
+            guard let tree = history.tree, tree.table.contains(target),
+                let way = way(from: currentNodeNumber, to: target)
+            else {
                 return
             }
             for _ in 0..<way.up {
@@ -448,7 +454,7 @@ extension ActionStack {
 
     /// The tree as a history panel shows it.
     func makeTreeSnapshot() -> HistoryTree? {
-        guard let tree else { return nil }
+        guard let tree = history.tree else { return nil }
         struct Place {
             var step: Step?
             var onUndoPath: Bool
@@ -461,7 +467,7 @@ extension ActionStack {
         var places: [NodeNumber: Place] = [:]
         let current = currentNodeNumber
         // The undo stack, from the current node up: each step's state before it.
-        var state: StateID? = undoSide.frames.isEmpty ? states.current : undoSide.frames[0].low
+        var state: StateID? = undoSide.frames.isEmpty ? history.states.current : undoSide.frames[0].low
         var below: NodeNumber? = redoSide.steps.last?.node
         for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
             let step = undoSide.steps[position]
@@ -517,7 +523,7 @@ extension ActionStack {
                 actionName: name,
                 title: title,
                 actionCount: place.step?.actionCount ?? 0,
-                isClean: place.state != nil && place.state == states.clean,
+                isClean: place.state != nil && place.state == history.states.clean,
                 isCurrent: record.number == current,
                 isOnCurrentPath: place.onPath
             )
@@ -529,7 +535,7 @@ extension ActionStack {
 
     /// What does not hold of the tree (empty in a linear history).
     func treeInvariantViolations() -> [String] {
-        guard let tree else {
+        guard let tree = history.tree else {
             var problems: [String] = []
             for side in [undoSide, redoSide] {
                 for position in 0..<side.steps.count where side.steps[position].node != 0 {

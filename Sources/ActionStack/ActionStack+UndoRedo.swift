@@ -86,11 +86,11 @@ extension ActionStack {
                 report(.undoNestedGroupWithOpenGroup)
                 return false
             }
-            coalescer.clear()
+            history.coalescer.clear()
             _ = perform(.undo, from: undoSide, to: redoSide, group: .newestNested)
             return true
         }
-        coalescer.clear()
+        history.coalescer.clear()
         return performNewestStep(of: undoSide, .undo, to: redoSide)
     }
 
@@ -98,7 +98,7 @@ extension ActionStack {
     /// Returns whether it redid something.
     @discardableResult
     func redoNewest() -> Bool {
-        coalescer.clear()
+        history.coalescer.clear()
         return performNewestStep(of: redoSide, .redo, to: undoSide)
     }
 
@@ -115,7 +115,7 @@ extension ActionStack {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
             if perform(direction, from: side, to: destination, group: .newestStep) { return true }
-            if direction == .undo { coalescer.clear() }
+            if direction == .undo { history.coalescer.clear() }
         }
         return false
     }
@@ -140,7 +140,7 @@ extension ActionStack {
     func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
         let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
-        let stateBefore = states.current
+        let stateBefore = history.states.current
         performing = direction
 
         if postsNotifications {
@@ -167,7 +167,7 @@ extension ActionStack {
             let nested = source.nested.removeLast()
             (count, low, high) = (nested.count, nested.low, nested.high)
             metadata = nil
-            if let tree {
+            if let tree = history.tree {
                 // The redo step goes on top of the redo stack, as in a linear history: a node
                 // between the current node and what the redo stack held.
                 node = makeChangeNode()
@@ -178,8 +178,8 @@ extension ActionStack {
 
         // Build the opposite step on the other side; it carries the group's metadata.
         let builtStart = destination.end
-        destination.frames.append(Frame(start: builtStart, low: stateBefore, id: nextFrameID))
-        nextFrameID &+= 1
+        destination.frames.append(Frame(start: builtStart, low: stateBefore, id: history.nextFrameID))
+        history.nextFrameID &+= 1
         let discardable = metadata?.isDiscardable ?? false
         if metadata != nil { destination.frameMetadata = metadata }
 
@@ -189,7 +189,7 @@ extension ActionStack {
             let action = source.removeLastAction()
             source.inFlight &-= 1
             if action.perform() { ran &+= 1 }
-            registry.release(action.unmanagedBox)
+            history.registry.release(action.unmanagedBox)
         }
         postCheckpoint()
         activities.pop()
@@ -205,15 +205,15 @@ extension ActionStack {
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
             performing = nil
-            if tree != nil { nodeVanished(node) }
+            if history.tree != nil { nodeVanished(node) }
             return false
         }
         let everyActionRan = ran == count
         let stateAfter =
             undoing
-            ? states.destination(from: high, to: low, everyActionRan: everyActionRan)
-            : states.destination(from: low, to: high, everyActionRan: everyActionRan)
-        states.move(to: stateAfter)
+            ? history.states.destination(from: high, to: low, everyActionRan: everyActionRan)
+            : history.states.destination(from: low, to: high, everyActionRan: everyActionRan)
+        history.states.move(to: stateAfter)
 
         if builtCount > 0 {
             destination.steps.append(
@@ -233,7 +233,7 @@ extension ActionStack {
             // one run by a handler of this redo has ended before the handler returns.)
             destination.steps.append(
                 makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: node))
-        } else if tree != nil {
+        } else if history.tree != nil {
             // Nothing was built: the node the step led to is gone from the history.
             nodeVanished(node)
         }

@@ -118,16 +118,15 @@ open class ActionStack {
     // properties costs about 140 instructions per access, and a stack is confined to one isolation
     // domain, with no client code running inside an access to its own storage.
 
-    /// The undo stack.
-    let undoSide = Side()
-    /// The redo stack.
-    let redoSide = Side()
-    /// The distinct targets of the stored actions.
-    @exclusivity(unchecked) var registry = TargetRegistry()
-    /// Document states and the clean point.
-    @exclusivity(unchecked) var states = DocumentStates()
-    /// Which step a coalescing registration may continue.
-    @exclusivity(unchecked) var coalescer = Coalescer()
+    /// The history: the undo and redo sides, the targets, the document states and the clean point,
+    /// the coalescing candidate, the branches, the serials.
+    let history: History
+    /// The history's undo stack (the object `history.undoSide` is). The stack reads its sides
+    /// through these references, one load from `self`: a side read through `history` is retained
+    /// around every call it is passed to (measured: 13% more instructions per step).
+    let undoSide: Side
+    /// The history's redo stack (the object `history.redoSide` is).
+    let redoSide: Side
     /// Whether the current event's automatic close is pending.
     @exclusivity(unchecked) var eventClose = EventClose()
     /// What the stack is doing while client code runs in the middle of a call.
@@ -141,11 +140,6 @@ open class ActionStack {
     /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
     /// until the first asynchronous registration or operation.
     @exclusivity(unchecked) var operations: AsyncOperations?
-    /// The branching history: the node table and the branches off the current path. Nil while the
-    /// history is linear (``historyShape``), so that a linear stack pays one `nil` check.
-    @exclusivity(unchecked) var tree: TreeStore?
-    /// The settings of the branching history, kept while it is linear too.
-    @exclusivity(unchecked) var treeSettings = TreeSettings()
     /// The disable counter: registration is enabled while it is zero.
     @exclusivity(unchecked) var disableCount = 0
     /// The part of the disable counter that belongs to rollbacks in progress (a handler's
@@ -166,12 +160,6 @@ open class ActionStack {
     /// The frames of the scoped groups in progress, with the serial of the step each became if its
     /// body closed it itself.
     @exclusivity(unchecked) var scopeSteps: [UInt64: UInt32?] = [:]
-    /// The serial of the last step made.
-    @exclusivity(unchecked) var nextStepSerial: UInt32 = 0
-    /// Trimming was put off (by a scope, or by a limit set during an activity).
-    @exclusivity(unchecked) var needsTrim = false
-    /// The id of the next frame opened.
-    @exclusivity(unchecked) var nextFrameID: UInt64 = 1
     /// True while observers of a checkpoint run: no checkpoint is posted then.
     @exclusivity(unchecked) var isPostingCheckpoint = false
     /// True while `onMisuse` runs, so that a misuse inside it is not reported to it again.
@@ -221,8 +209,8 @@ open class ActionStack {
     @exclusivity(unchecked) public var postsNotifications = true {
         didSet {
             guard postsNotifications && !oldValue else { return }
-            publisher.lastClean = states.isClean
-            publisher.lastPostedClean = states.isClean
+            publisher.lastClean = history.states.isClean
+            publisher.lastPostedClean = history.states.isClean
         }
     }
 
@@ -304,7 +292,12 @@ open class ActionStack {
     /// Creates an empty stack: ``levelsOfUndo`` 0, ``groupsByEvent`` on, registration enabled.
     ///
     /// - Complexity: O(1).
-    public init() {}
+    public init() {
+        let history = History()
+        self.history = history
+        undoSide = history.undoSide
+        redoSide = history.redoSide
+    }
 
     /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
     /// ``didUndoChangeNotification``, handlers included.
@@ -686,7 +679,7 @@ extension ActionStack: CustomReflectable {
                 "groupingLevel": currentSide.frames.count,
                 "isUndoing": performingAsSeen == .undo,
                 "isRedoing": performingAsSeen == .redo,
-                "isClean": states.isClean,
+                "isClean": history.states.isClean,
                 "isUndoRegistrationEnabled": disableCount == 0,
             ],
             displayStyle: .class

@@ -123,9 +123,10 @@ extension ActionStack {
         // its step holds no action (a do-nothing step).
         var stateOf: [StateID] = []
         stateOf.reserveCapacity(plan.high - plan.low + 1)
-        stateOf.append(states.fresh())
+        stateOf.append(history.states.fresh())
         for position in plan.low..<plan.high {
-            stateOf.append(saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : states.fresh())
+            stateOf.append(
+                saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : history.states.fresh())
         }
         // The state of node `root + position + 1` is stateOf[position + 1 - low].
         let newRoot = saved.root + plan.low
@@ -151,8 +152,8 @@ extension ActionStack {
         }
         let lastKept = newRoot + (plan.high - plan.low)
         let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
-        states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
-        coalescer.clear()
+        history.states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        history.coalescer.clear()
         let before = undoSide.closedCount + redoSide.closedCount
         trimToLimits()
         let after = undoSide.closedCount + redoSide.closedCount
