@@ -39,7 +39,7 @@ extension ActionStack {
         Bool, OperationError
     > {
         enterCall()
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         guard history.tree != nil else {
             leaveCall()
             return .failure(.historyTree(.linearHistory))
@@ -75,8 +75,8 @@ extension ActionStack {
         return await performSteps(
             isolation: isolation,
             next: {
-                guard currentNodeNumber != target, history.tree?.table.contains(target) == true,
-                    let way = way(from: currentNodeNumber, to: target)
+                guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
+                    let way = history.way(from: history.currentNodeNumber, to: target)
                 else { return nil }
                 if way.up > 0 { return (.undo, false) }
                 guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }

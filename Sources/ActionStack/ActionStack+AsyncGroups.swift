@@ -134,17 +134,16 @@ extension ActionStack {
             let high = history.states.current
             let low = count == 0 ? high : run.sawNewChange ? history.states.fresh() : run.stateBefore
             discardable = metadata?.isDiscardable ?? false
-            let node = makeChangeNode()
+            let node = history.makeChangeNode()
             undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
                 undoSide.appendActions(movedFrom: built)
-                undoSide.steps.append(
-                    makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
+                undoSide.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
             }
             if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
             history.coalescer.clear()
             trimOrDefer()
         }
-        emptySide(built)
+        history.emptySide(built)
         post(ActionStack.didCloseUndoGroupNotification, discardable: discardable)
     }
 

@@ -251,7 +251,7 @@ extension ActionStack {
         defer { leaveCall() }
         operations.broken = nil
         removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
-        if history.tree != nil { resyncTree() }
+        if history.tree != nil { history.resyncTree() }
         history.states.move(to: history.states.fresh())
     }
 
@@ -312,7 +312,7 @@ extension ActionStack {
         defer { leaveCall() }
         let side = mark.isUndo ? undoSide : redoSide
         guard side.frames.isEmpty else { return false }
-        if isIdle { dropDeadSteps(atTopOf: side) }
+        if isIdle { history.dropDeadSteps(atTopOf: side) }
         return side.steps.last?.serial == mark.serial
     }
 
@@ -409,9 +409,7 @@ extension ActionStack {
     /// group, listed first when `undo()` decided, may be gone once closed (empty, or holding only
     /// actions whose targets were freed), leaving the step below it next.
     func routesAfterClosingTheOpenGroup() -> Bool {
-        guard nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true else {
-            return false
-        }
+        guard nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true else { return false }
         startFromSynchronousCall(.undo, .undo)
         return true
     }
@@ -430,7 +428,7 @@ extension ActionStack {
         case .jump(let position):
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
             // The jump sweeps freed targets first, which moves the positions: count after it.
-            sweepFreedTargets()
+            history.sweepFreedTargets()
             let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
             let side = position < current ? undoSide : redoSide
             let count = Swift.min(abs(position - current), side.steps.count)
@@ -442,7 +440,7 @@ extension ActionStack {
         case .jumpToNode(let id):
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
             guard let target = NodeNumber(exactly: id.sequence) else { return false }
-            return stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
+            return history.stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
         }
     }
 
@@ -619,7 +617,7 @@ extension ActionStack {
         }
         history.coalescer.clear()
         let source = undoing ? undoSide : redoSide
-        dropDeadSteps(atTopOf: source)
+        history.dropDeadSteps(atTopOf: source)
         guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
 
         let end = source.openStart
@@ -767,8 +765,8 @@ extension ActionStack {
             }
         }
         enterCall()
-        emptySide(built)
-        emptySide(run.bin)
+        history.emptySide(built)
+        history.emptySide(run.bin)
         leaveCall()
         if let failure { return .failed(actionIndex: failure.index, error: failure.error) }
         return unrestored.isEmpty && !lostUnowned ? .restored : .incomplete(unrestoredActions: unrestored.sorted())
@@ -821,9 +819,9 @@ extension ActionStack {
             }
             endRedoFutureAfterNewChanges(run)
             // A step that built nothing leaves its node behind.
-            if history.tree != nil && builtCount == 0 && !run.sawNewChange { resyncTree() }
+            if history.tree != nil && builtCount == 0 && !run.sawNewChange { history.resyncTree() }
         }
-        emptySide(built)
+        history.emptySide(built)
 
         if postsNotifications {
             activities.push(undoing ? .notifyingUndo : .notifyingRedo)
@@ -856,7 +854,7 @@ extension ActionStack {
             metadata = built.frameMetadata.take()
         }
         built.nested.removeAll()
-        emptySide(run.bin)
+        history.emptySide(run.bin)
         return (count, metadata)
     }
 
@@ -911,7 +909,7 @@ extension ActionStack {
         guard let found = side.locateStep(serial: serial) else { return }
         let count = side.steps[found.position].actionCount
         side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
-            for _ in 0..<count { releaseAction(side.removeLastAction()) }
+            for _ in 0..<count { history.releaseAction(side.removeLastAction()) }
             _ = side.steps.removeLast()
         }
     }
@@ -922,9 +920,9 @@ extension ActionStack {
         guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
         if history.tree != nil {
             detachRedoSide()
-            resyncTree()
+            history.resyncTree()
         } else {
-            emptySide(redoSide)
+            history.emptySide(redoSide)
         }
     }
 
@@ -956,7 +954,7 @@ extension ActionStack {
         Bool, OperationError
     > {
         enterCall()
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount
         let target = Swift.max(0, Swift.min(position, total))
@@ -991,7 +989,7 @@ extension ActionStack {
         var moved = false
         while true {
             enterCall()
-            sweepFreedTargets()
+            history.sweepFreedTargets()
             let step = next()
             leaveCall()
             guard let step else { break }
@@ -1029,7 +1027,7 @@ extension ActionStack {
         run.forgetBuiltActions { _ in true }
         for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
             let wasOpen = !side.frames.isEmpty
-            emptySide(side)
+            history.emptySide(side)
             if wasOpen {
                 side.frames.append(Frame(start: side.end, low: history.states.current, id: history.nextFrameID))
                 history.nextFrameID &+= 1

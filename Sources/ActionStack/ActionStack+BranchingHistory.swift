@@ -165,7 +165,7 @@ extension ActionStack {
             guard newValue != historyShape || history.treeSettings.pendingShape != nil else { return }
             if isIdle && operations?.run == nil && scopeDepth == 0 {
                 history.treeSettings.pendingShape = nil
-                applyHistoryShape(newValue)
+                history.applyHistoryShape(newValue)
             } else {
                 history.treeSettings.pendingShape = newValue
                 history.needsTrim = true
@@ -197,7 +197,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public var currentNode: HistoryNode.ID? {
-        asCall { history.tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)) }
+        asCall { history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)) }
     }
 
     /// The children of the current node, in the order they were made (empty in a linear history):
@@ -208,7 +208,7 @@ extension ActionStack {
     public var redoBranches: [HistoryNode.ID] {
         asCall {
             guard let tree = history.tree else { return [] }
-            var children = tree.branches(at: currentNodeNumber).map(\.firstNode)
+            var children = tree.branches(at: history.currentNodeNumber).map(\.firstNode)
             if let next = redoSide.steps.last?.node { children.append(next) }
             return children.sorted().map { HistoryNode.ID(sequence: Int($0)) }
         }
@@ -227,7 +227,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard history.tree != nil else { return nil }
-        if isIdle && operations?.run == nil { sweepFreedTargets() }
+        if isIdle && operations?.run == nil { history.sweepFreedTargets() }
         return makeTreeSnapshot()
     }
 
@@ -300,7 +300,7 @@ extension ActionStack {
             return
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
-        guard tree.table.parent(of: number) == currentNodeNumber else {
+        guard tree.table.parent(of: number) == history.currentNodeNumber else {
             throw .notAChildOfCurrentNode(id)
         }
         history.coalescer.clear()

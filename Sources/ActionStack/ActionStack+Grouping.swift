@@ -296,7 +296,7 @@ extension ActionStack {
         let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
         if count > 0 {
-            let node = history.tree == nil || side !== undoSide ? 0 : makeChangeNode()
+            let node = history.tree == nil || side !== undoSide ? 0 : history.makeChangeNode()
             appendStep(
                 makeStep(
                     count: count, metadata: consume metadata, low: frame.low, high: history.states.current, node: node),
@@ -305,14 +305,12 @@ extension ActionStack {
             )
             // What the redo stack holds here came from undoing groups nested in this one: it is
             // redone on top of the step.
-            if node != 0, let top = redoSide.steps.last {
-                history.tree?.table.setParent(of: top.node, to: node)
-            }
+            if node != 0, let top = redoSide.steps.last { history.tree?.table.setParent(of: top.node, to: node) }
         } else if !dropsEmptyGroups && !dropsIfEmpty {
             if side === undoSide && performing == nil { clearRedoSide() }
             let step = makeStep(
                 count: 0, metadata: consume metadata, low: history.states.current, high: history.states.current,
-                node: history.tree == nil || side !== undoSide ? 0 : makeChangeNode()
+                node: history.tree == nil || side !== undoSide ? 0 : history.makeChangeNode()
             )
             appendStep(step, closing: frame.id, to: side)
         }

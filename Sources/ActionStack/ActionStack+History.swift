@@ -49,7 +49,7 @@ extension ActionStack {
     public var undoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
         // The document state right after each step, walking down from the current one; nil once
         // it is no longer a known state.
@@ -57,9 +57,8 @@ extension ActionStack {
         if openStepIsListed {
             let open = sweptOpenRegion()
             result.append(
-                entry(
-                    undoSide.frameMetadata, count: open.kept, isUndoSide: true, state: state, isOpen: true,
-                    node: nil))
+                entry(undoSide.frameMetadata, count: open.kept, isUndoSide: true, state: state, isOpen: true, node: nil)
+            )
             state = open.lostSome ? nil : undoSide.frames[0].low
         }
         forEachSweptStep(of: undoSide) { step, kept, lostSome, start in
@@ -78,7 +77,7 @@ extension ActionStack {
     public var redoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
         var state: StateID? = history.states.current
         forEachSweptStep(of: redoSide) { step, kept, lostSome, start in
@@ -110,7 +109,7 @@ extension ActionStack {
     public var isCleanAtStart: Bool {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         var state: StateID? = history.states.current
         if openStepIsListed { state = sweptOpenRegion().lostSome ? nil : undoSide.frames[0].low }
         forEachSweptStep(of: undoSide) { step, _, lostSome, _ in
@@ -145,7 +144,7 @@ extension ActionStack {
         defer { leaveCall() }
         if refusesReentrantCall(.jump) { return }
         if operations != nil, routesToAsyncOperation(.jump(to: position), .jump) { return }
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount
         let target = Swift.max(0, Swift.min(position, total))
@@ -165,14 +164,14 @@ extension ActionStack {
         if target < current {
             // Undo until `target` steps are left to undo.
             while true {
-                sweepFreedTargets()
+                history.sweepFreedTargets()
                 guard undoSide.closedCount > target, undoNewest(checkpoint: true) else { break }
             }
         } else {
             // Redo until the redo stack is down to what lies beyond `target`.
             let remaining = total - target
             while true {
-                sweepFreedTargets()
+                history.sweepFreedTargets()
                 guard redoSide.closedCount > remaining else { break }
                 postCheckpoint()
                 guard redoNewest() else { break }
@@ -186,8 +185,7 @@ extension ActionStack {
     /// undo (as Foundation counts it, always; with ``dropsEmptyGroups`` on, when it holds an action).
     var openStepIsListed: Bool {
         !undoSide.frames.isEmpty
-            && (!dropsEmptyGroups
-                || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
+            && (!dropsEmptyGroups || undoSide.hasLiveAction(from: undoSide.openStart, to: undoSide.end))
     }
 
     /// Walks the closed steps of `side`, newest first, as a sweep of freed targets leaves them
@@ -220,7 +218,7 @@ extension ActionStack {
     /// `forEachSweptStep(of:_:)`); sweeps first at idle.
     func sweptStepCount(of side: Side) -> Int {
         if isIdle {
-            sweepFreedTargets()
+            history.sweepFreedTargets()
             return side.closedCount
         }
         var count = 0

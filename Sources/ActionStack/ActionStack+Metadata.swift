@@ -114,7 +114,7 @@ extension ActionStack {
             return newestLiveStep(of: side)
         }
         if noticing {
-            dropDeadSteps(atTopOf: side)
+            history.dropDeadSteps(atTopOf: side)
             return side.steps.last.map { NextStep(metadata: $0.metadata) }
         }
         return newestLiveStep(of: side)

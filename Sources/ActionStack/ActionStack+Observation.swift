@@ -179,12 +179,10 @@ extension ActionStack {
     private func outermostCallEnded() {
         let operationInFlight = operations?.run != nil
         if history.states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
-            renumberStates()
+            history.renumberStates()
         }
         if history.needsTrim && scopeDepth == 0 && activities.isEmpty && !operationInFlight {
-            history.needsTrim = false
-            applyPendingHistoryShape()
-            trimToLimits()
+            history.finishPutOffWork(limits)
         }
         if checksInvariants { _checkInvariants() }
         publish()
@@ -311,9 +309,8 @@ extension ActionStack {
             groupingLevel: currentSide.frames.count,
             isBusy: operations?.queue.isBusy ?? false,
             pendingRequestCount: operations?.queue.pendingCount ?? 0,
-            currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)),
-            redoNode: history.tree == nil
-                ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) }
+            currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)),
+            redoNode: history.tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) }
         )
     }
 }

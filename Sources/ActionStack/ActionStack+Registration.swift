@@ -257,7 +257,7 @@ extension ActionStack {
         if history.tree != nil {
             detachRedoSide()
         } else {
-            emptySide(redoSide)
+            history.emptySide(redoSide)
         }
     }
 

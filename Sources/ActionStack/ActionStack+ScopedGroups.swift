@@ -75,9 +75,7 @@ extension ActionStack {
             closeScope(scope, on: side, name: name)
             if scopeDepth == 0 { endEventPutOffByScopes() }
             if scopeDepth == 0 && history.needsTrim && isIdle && operations?.run == nil {
-                history.needsTrim = false
-                applyPendingHistoryShape()
-                trimToLimits()
+                history.finishPutOffWork(limits)
             }
             return result
         } catch {
@@ -86,9 +84,7 @@ extension ActionStack {
             restoreRedoChoice(redoChoice)
             if scopeDepth == 0 { endEventPutOffByScopes() }
             if scopeDepth == 0 && history.needsTrim && isIdle && operations?.run == nil {
-                history.needsTrim = false
-                applyPendingHistoryShape()
-                trimToLimits()
+                history.finishPutOffWork(limits)
             }
             throw error
         }
@@ -173,12 +169,11 @@ extension ActionStack {
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
             _ = side.steps.removeLast()
-            if history.tree != nil && side === undoSide { nodeVanished(step.node) }
+            if history.tree != nil && side === undoSide { history.nodeVanished(step.node) }
             count = step.actionCount
             // A redo step that lost actions has a new high, not a new low: then it no longer ends
             // where the document is.
-            farEnd =
-                side === undoSide || step.high == history.states.current ? step.low : history.states.fresh()
+            farEnd = side === undoSide || step.high == history.states.current ? step.low : history.states.fresh()
         } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
             last.end == side.end
         {
@@ -229,7 +224,7 @@ extension ActionStack {
     /// Makes the redo stack again the branch that leads to `choice`, the redo choice before the
     /// scope, when the scope's registrations left it as a branch of the current node.
     private func restoreRedoChoice(_ choice: NodeNumber?) {
-        if let choice, redoSide.steps.count == 0, history.tree?.table.parent(of: choice) == currentNodeNumber {
+        if let choice, redoSide.steps.count == 0, history.tree?.table.parent(of: choice) == history.currentNodeNumber {
             enterBranch(leadingTo: choice)
         }
     }

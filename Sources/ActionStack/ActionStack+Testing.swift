@@ -100,8 +100,7 @@ extension ActionStack {
             problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
         }
         // Cost is trimmed when a group closes: with a group open, its cost may exceed the limit.
-        if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1
-            && !history.needsTrim
+        if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 && !history.needsTrim
             && scopeDepth == 0 && undoSide.frames.isEmpty
         {
             problems.append("undo stack costs \(undoSide.totalCost.description), limit \(maximumCost)")
@@ -112,7 +111,7 @@ extension ActionStack {
         problems += eventClose.invariantViolations()
         problems += activities.invariantViolations()
         problems += publisher.invariantViolations()
-        problems += treeInvariantViolations()
+        problems += history.treeInvariantViolations()
         let newestActions: [Action]?
         if !undoSide.frames.isEmpty {
             newestActions = (undoSide.openStart..<undoSide.end).map { undoSide.action(at: $0) }
@@ -235,4 +234,14 @@ extension ActionStack {
 
     /// The blocks queued on run loops for the automatic close so far.
     package var _runLoopClosesQueued: Int { runLoopClosesQueued }
+
+    /// How many times the state ids were renumbered.
+    package var _stateRenumberings: Int { history.states.renumberings }
+
+    /// The counter value at which state ids are renumbered (default 2^31); tests lower it so that
+    /// renumbering happens after every few calls.
+    package var _stateRenumberingThreshold: UInt32 {
+        get { history.states.baseThreshold }
+        set { history.states.baseThreshold = newValue }
+    }
 }

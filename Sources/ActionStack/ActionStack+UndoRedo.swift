@@ -79,7 +79,7 @@ extension ActionStack {
     func undoNewest(checkpoint: Bool) -> Bool {
         if checkpoint { postCheckpoint() }
         if !undoSide.frames.isEmpty {
-            dropDeadTrailingItems(ofInnermostFrameOf: undoSide)
+            history.dropDeadTrailingItems(ofInnermostFrameOf: undoSide)
             guard let nested = undoSide.nested.last, nested.parent == undoSide.frames.count - 1,
                 nested.end == undoSide.end
             else {
@@ -112,7 +112,7 @@ extension ActionStack {
     /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
     /// way the only weak load per action is the one that runs its handler.
     private func performNewestStep(of side: Side, _ direction: Direction, to destination: Side) -> Bool {
-        if postsNotifications { dropDeadSteps(atTopOf: side) }
+        if postsNotifications { history.dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
             if perform(direction, from: side, to: destination, group: .newestStep) { return true }
             if direction == .undo { history.coalescer.clear() }
@@ -170,7 +170,7 @@ extension ActionStack {
             if let tree = history.tree {
                 // The redo step goes on top of the redo stack, as in a linear history: a node
                 // between the current node and what the redo stack held.
-                node = makeChangeNode()
+                node = history.makeChangeNode()
                 if let below = destination.steps.last?.node { tree.table.setParent(of: below, to: node) }
             }
         }
@@ -205,7 +205,7 @@ extension ActionStack {
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
             performing = nil
-            if history.tree != nil { nodeVanished(node) }
+            if history.tree != nil { history.nodeVanished(node) }
             return false
         }
         let everyActionRan = ran == count
@@ -235,7 +235,7 @@ extension ActionStack {
                 makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: node))
         } else if history.tree != nil {
             // Nothing was built: the node the step led to is gone from the history.
-            nodeVanished(node)
+            history.nodeVanished(node)
         }
         if !undoing { trimOrDefer() }
 

@@ -155,7 +155,7 @@ extension ActionStack {
         history.states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
         history.coalescer.clear()
         let before = undoSide.closedCount + redoSide.closedCount
-        trimToLimits()
+        history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount
         return RestoreReport(
             restoredSteps: plan.high - plan.low, droppedSteps: plan.dropped, cuts: plan.cuts,

@@ -120,7 +120,7 @@ extension ActionStack {
     public var savableDepth: SavableDepth {
         enterCall()
         defer { leaveCall() }
-        if isIdle && operations?.run == nil { sweepFreedTargets() }
+        if isIdle && operations?.run == nil { history.sweepFreedTargets() }
         let layout = historyLayout()
         var depth = SavableDepth(undoSteps: 0, redoSteps: 0, branchSteps: 0)
         for item in layout.savableOrder(limit: .max) {
@@ -165,7 +165,7 @@ extension ActionStack {
             throw .busy
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         if history.tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
@@ -263,11 +263,10 @@ extension ActionStack {
     /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is empty (see
     /// ``restoreHistory(_:resolvingTargets:)``).
     func refuseUnlessEmpty() throws(HistoryPersistenceError) {
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         let busy = operations.map { $0.queue.isBusy || $0.run != nil || $0.queue.pendingCount > 0 } ?? false
         let hasBranches = history.tree.map { !$0.branches.isEmpty } ?? false
-        guard undoSide.closedCount == 0, redoSide.closedCount == 0, undoSide.frames.isEmpty,
-            !hasBranches, !busy
+        guard undoSide.closedCount == 0, redoSide.closedCount == 0, undoSide.frames.isEmpty, !hasBranches, !busy
         else {
             let misuse = Misuse.historyNotEmpty(.restoreHistory)
             report(misuse)
@@ -402,9 +401,7 @@ extension ActionStack {
         var parent = numbered ? Int(history.tree!.root) : 0
         for position in 0..<undoSide.steps.count {
             let node = numbered ? Int(undoSide.steps[position].node) : position + 1
-            add(
-                undoSide, position, undoStarts[position], node: node, parent: parent, place: .undo, choice: true
-            )
+            add(undoSide, position, undoStarts[position], node: node, parent: parent, place: .undo, choice: true)
             parent = node
         }
         layout.current = parent
@@ -840,7 +837,7 @@ extension ActionStack {
         history.states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
         history.coalescer.clear()
         let before = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
-        trimToLimits()
+        history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
         return RestoreReport(
             restoredSteps: plan.kept.count, droppedSteps: plan.dropped, cuts: plan.cuts,

@@ -1,0 +1,228 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// The history's removals: emptying the history or a side, removing a target's actions (and freed
+// targets' actions) from every side and branch with the groups this empties, and dropping freed
+// steps from the top of a side. Each keeps the document states, the coalescer and the tree right:
+// a step that loses some of its actions no longer leads back to where it began, and a step or node
+// that goes takes coalescing and its node with it.
+
+extension History {
+    // MARK: Emptying
+
+    /// Empties the history (``ActionStack/removeAllActions()``): both sides, open groups included,
+    /// the branches (a tree starts again from a new root), the targets; ends coalescing and marks
+    /// the document clean, like a freshly opened one.
+    ///
+    /// - Complexity: O(n) for the n stored actions (they are released).
+    func removeAll() {
+        emptySide(undoSide)
+        emptySide(redoSide)
+        if tree != nil { resetTree() }
+        registry.removeAll()
+        coalescer.clear()
+        states.markClean()
+    }
+
+    /// Releases everything `side` holds (its open frames included), except actions in flight.
+    ///
+    /// - Complexity: O(n) for the n actions released.
+    func emptySide(_ side: Side) {
+        while side.actions.count > side.inFlight {
+            registry.release(side.removeLastAction().unmanagedBox)
+        }
+        side.removeAll()
+    }
+
+    // MARK: A target's actions
+
+    /// Removes every action on `box` (one of a target's boxes) from both sides and the branches, with
+    /// the groups this empties (see ``compact(_:removing:)``); removing the target of the step being
+    /// coalesced ends coalescing.
+    ///
+    /// - Complexity: O(n) for the n stored actions.
+    func removeActions(on box: TargetBox) {
+        coalescer.forget(box)
+        compact(undoSide) { $0.isOn(box) }
+        compact(redoSide) { $0.isOn(box) }
+        if tree != nil { compactBranches { $0.isOn(box) } }
+    }
+
+    /// The continuation of a coalesced step ends with the event (the metadata setters no longer
+    /// act on the joined step); the step may still be continued by a registration.
+    func coalescingEventEnded() { coalescer.eventEnded() }
+
+    // MARK: Freed targets
+
+    /// Removes the actions of every freed target from both stacks, with the groups this empties,
+    /// as `removeAllActions(withTarget:)` would.
+    ///
+    /// - Complexity: O(t) for t distinct targets; plus O(n) for the n stored actions when a target
+    ///   died.
+    func sweepFreedTargets() {
+        guard registry.markDeadBoxes() else { return }
+        if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }
+        compact(undoSide) { $0.isMarkedDead }
+        compact(redoSide) { $0.isMarkedDead }
+        if tree != nil { compactBranches { $0.isMarkedDead } }
+    }
+
+    /// Removes the freed actions at the end of the newest closed step of `side`, as
+    /// `removeAllActions(withTarget:)` would remove them: a step that loses every action goes (and
+    /// the next one is looked at), one that loses some no longer leads back to where it began (its
+    /// far end becomes a new state). Afterwards the top step is a do-nothing step or ends with a
+    /// live action, so asking whether it is live is O(1). Only when no frame is open on top.
+    ///
+    /// - Complexity: O(1) amortized: each removed action is released once.
+    func dropDeadSteps(atTopOf side: Side) {
+        guard side.frames.isEmpty, side.inFlight == 0 else { return }
+        let isUndoSide = side === undoSide
+        while let step = side.steps.last, step.count > 0 {
+            if side.action(at: side.end - 1).isTargetAlive { return }
+            releaseAction(side.removeLastAction())
+            let last = side.steps.count - 1
+            if step.count == 1 {
+                _ = side.steps.removeLast()
+                if tree != nil { nodeVanished(step.node) }
+            } else {
+                side.steps[last].count -= 1
+                if isUndoSide { side.steps[last].low = states.fresh() } else { side.steps[last].high = states.fresh() }
+            }
+            if isUndoSide { coalescer.clear() }
+        }
+    }
+
+    /// Before `undoNestedGroup()` decides what the newest item of the innermost open frame is:
+    /// removes the freed actions at its end and the closed nested groups at its end whose actions
+    /// all have freed targets (an empty nested group stays).
+    func dropDeadTrailingItems(ofInnermostFrameOf side: Side) {
+        let innermost = side.frames.count - 1
+        let frameStart = side.frames[innermost].start
+        var removedAny = false
+        while true {
+            if let last = side.nested.last, last.parent == innermost, last.end == side.end {
+                guard last.count > 0, !side.hasLiveAction(from: last.start, to: last.end) else { break }
+                side.nested.removeLast()
+                for _ in 0..<last.count { releaseAction(side.removeLastAction()) }
+                removedAny = true
+            } else if side.end > frameStart, !side.action(at: side.end - 1).isTargetAlive {
+                releaseAction(side.removeLastAction())
+                removedAny = true
+            } else {
+                break
+            }
+        }
+        if removedAny {
+            // The open groups lost actions: undoing them no longer leads back to where they began,
+            // and the step being recorded is no longer what coalescing would continue.
+            for index in side.frames.indices { side.frames[index].low = states.fresh() }
+            if side === undoSide { coalescer.clear() }
+        }
+    }
+
+    /// Accounts for an action that leaves the history without running.
+    @inline(__always)
+    func releaseAction(_ action: Action) {
+        registry.release(action.unmanagedBox)
+    }
+
+    /// Removes the actions that `shouldRemove` matches from `side`, in one pass, with the groups
+    /// this empties: a closed step or closed nested group that loses every action goes (one that
+    /// held none stays), open frames stay. A step that loses some of its actions no longer leads back
+    /// to where it began: its far end (on the undo side the state before it, on the redo side the
+    /// state after it) becomes a new state; so does the start of an open frame or nested group that
+    /// loses some.
+    ///
+    /// - Complexity: O(n) for the n actions of `side`; moves each kept action at most once and
+    ///   allocates only for the open frames' positions.
+    func compact(_ side: Side, removing shouldRemove: (Action) -> Bool) {
+        precondition(side.inFlight == 0, "compaction while a step is in flight")
+        let isUndoSide = side === undoSide
+        var read = 0
+        var write = 0
+
+        /// Processes `count` actions from `read`; returns how many were kept.
+        func pass(_ count: Int) -> Int {
+            var kept = 0
+            for _ in 0..<count {
+                if shouldRemove(side.actions[read]) {
+                    releaseAction(side.actions.take(read))
+                    if side.hasCosts { side.totalCost.subtract(side.costs[read]) }
+                } else {
+                    if write != read {
+                        side.actions.moveElement(from: read, to: write)
+                        if side.hasCosts { side.costs[write] = side.costs[read] }
+                    }
+                    write += 1
+                    kept += 1
+                }
+                read += 1
+            }
+            return kept
+        }
+
+        // Closed steps, oldest first; rewritten in place.
+        var stepWrite = 0
+        let stepCount = side.steps.count
+        for position in 0..<stepCount {
+            var step = side.steps[position]
+            let kept = pass(step.actionCount)
+            if kept == 0 && step.count > 0 { continue }
+            if kept < step.actionCount {
+                step.count = Int32(kept)
+                if isUndoSide { step.low = states.fresh() } else { step.high = states.fresh() }
+            }
+            side.steps[stepWrite] = step
+            stepWrite += 1
+        }
+        for _ in stepWrite..<stepCount { _ = side.steps.removeLast() }
+
+        // The open frames' region: remember where each kept action lands, to move the frames and
+        // the nested groups' boundaries.
+        let openStart = side.base + read
+        let openCount = side.actions.count - read
+        if openCount > 0 || !side.frames.isEmpty {
+            var newPosition = [Int](repeating: 0, count: openCount + 1)
+            // removedFrom[o]: an action at offset o or later was removed.
+            var removedFrom = [Bool](repeating: false, count: openCount + 1)
+            for offset in 0..<openCount {
+                newPosition[offset] = side.base + write
+                removedFrom[offset] = pass(1) == 0
+            }
+            newPosition[openCount] = side.base + write
+            if openCount > 0 {
+                for offset in stride(from: openCount - 1, through: 0, by: -1) where removedFrom[offset + 1] {
+                    removedFrom[offset] = true
+                }
+            }
+            for index in side.frames.indices {
+                let old = side.frames[index].start - openStart
+                if removedFrom[old] { side.frames[index].low = states.fresh() }
+                side.frames[index].start = newPosition[old]
+            }
+            var kept: [NestedGroup] = []
+            for var group in side.nested {
+                let oldStart = group.start - openStart
+                let oldEnd = group.end - openStart
+                let newStart = newPosition[oldStart]
+                let newEnd = newPosition[oldEnd]
+                let lostSome = newEnd - newStart < oldEnd - oldStart
+                if lostSome && newEnd == newStart { continue }
+                if lostSome { group.low = states.fresh() }
+                group.start = newStart
+                group.end = newEnd
+                kept.append(group)
+            }
+            side.nested = kept
+        }
+        side.actions.forgetTail(from: write)
+        if side.hasCosts { for _ in write..<side.costs.count { _ = side.costs.removeLast() } }
+    }
+
+}
