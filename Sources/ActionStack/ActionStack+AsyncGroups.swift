@@ -99,8 +99,7 @@ extension ActionStack {
         defer { leaveCall() }
         history.coalescer.clear()
         let run = RunningOperation(recordingFrom: history.states.current, serialMark: history.nextStepSerial)
-        run.built.frames.append(Frame(start: run.built.end, low: history.states.current, id: history.nextFrameID))
-        history.nextFrameID &+= 1
+        history.openFrame(on: run.built)
         asyncOperations.run = run
         post(ActionStack.didOpenUndoGroupNotification)
         return run
@@ -137,9 +136,10 @@ extension ActionStack {
             let node = history.makeChangeNode()
             undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
                 undoSide.appendActions(movedFrom: built)
-                undoSide.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
+                undoSide.appendStep(
+                    history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
             }
-            if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
+            if !undoSide.frames.isEmpty { undoSide.relinkOutermostFrame(low: high) }
             history.coalescer.clear()
             trimOrDefer()
         }

@@ -373,10 +373,7 @@ extension ActionStack {
             target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo, commandKey: commandKey)
         let side = currentSide
         if !side.frames.isEmpty {
-            if !isKnownUniquelyReferenced(&side.frameMetadata) {
-                side.frameMetadata = side.frameMetadata?.copy() ?? StepMetadata()
-            }
-            side.frameMetadata!.holdsAsyncActions = true
+            side.updateFrameMetadata { $0.holdsAsyncActions = true }
         }
         if opened { post(ActionStack.didOpenUndoGroupNotification) }
     }
@@ -630,12 +627,11 @@ extension ActionStack {
         let run = RunningOperation(
             direction: direction, step: step, stateBefore: history.states.current, serialMark: history.nextStepSerial,
             pending: pending)
-        run.built.frames.append(Frame(start: run.built.end, low: history.states.current, id: history.nextFrameID))
-        history.nextFrameID &+= 1
+        history.openFrame(on: run.built)
         if let metadata = step.metadata {
             let copy = metadata.copy()
             copy.holdsAsyncActions = false
-            if !copy.isEmpty { run.built.frameMetadata = copy }
+            if !copy.isEmpty { run.built.setFrameMetadata(copy) }
         }
         operations.run = run
         if postsNotifications {
@@ -727,12 +723,9 @@ extension ActionStack {
         enterCall()
         run.phase = .rollingBack
         let built = run.built
-        while built.frames.count > 1 { closeNestedFrame(of: built) }
-        if !built.frames.isEmpty { built.frames.removeLast() }
-        built.nested.removeAll()
-        built.frameMetadata = nil
-        run.bin.frames.append(Frame(start: run.bin.end, low: history.states.current, id: history.nextFrameID))
-        history.nextFrameID &+= 1
+        while built.frames.count > 1 { history.closeNestedFrame(of: built) }
+        built.abandonOpenFrames()
+        history.openFrame(on: run.bin)
         leaveCall()
 
         var unrestored = Set<Int>()
@@ -802,8 +795,8 @@ extension ActionStack {
                 // tasks' changes came in.
                 if (!run.sawNewChange || history.tree != nil) && builtCount > 0 {
                     redoSide.appendActions(movedFrom: built)
-                    redoSide.steps.append(
-                        makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
+                    redoSide.appendStep(
+                        history.makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
                 }
             } else if builtCount > 0 || (!dropsEmptyGroups && disableCount == 0) {
                 // A step the redo's handlers left empty does nothing: it leads from where it ends.
@@ -811,8 +804,8 @@ extension ActionStack {
                 let above = undoSide.firstStep(madeAfter: run.serialMark)
                 undoSide.lifting(stepsFrom: above.position, actionsFrom: above.start) {
                     undoSide.appendActions(movedFrom: built)
-                    undoSide.steps.append(
-                        makeStep(
+                    undoSide.appendStep(
+                        history.makeStep(
                             count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node))
                 }
                 history.needsTrim = true
@@ -845,15 +838,14 @@ extension ActionStack {
     /// step itself; returns how many actions it holds and its metadata. Empties the rollback's bin.
     func closeBuiltStep(of run: RunningOperation) -> (count: Int, metadata: StepMetadata?) {
         let built = run.built
-        while built.frames.count > 1 { closeNestedFrame(of: built) }
+        while built.frames.count > 1 { history.closeNestedFrame(of: built) }
         var count = 0
         var metadata: StepMetadata?
         if !built.frames.isEmpty {
-            let frame = built.frames.removeLast()
-            count = built.end - frame.start
-            metadata = built.frameMetadata.take()
+            let closed = built.closeOutermostFrame()
+            count = built.end - closed.frame.start
+            metadata = closed.metadata
         }
-        built.nested.removeAll()
         history.emptySide(run.bin)
         return (count, metadata)
     }
@@ -880,9 +872,9 @@ extension ActionStack {
                 if !run.sawNewChange { history.states.move(to: fresh) }
                 if let found = source.locateStep(serial: run.serial) {
                     if undoing {
-                        source.steps[found.position].high = fresh
+                        source.relinkStep(at: found.position, high: fresh)
                     } else {
-                        source.steps[found.position].low = fresh
+                        source.relinkStep(at: found.position, low: fresh)
                     }
                 }
                 if case .failed = rollback {
@@ -910,7 +902,7 @@ extension ActionStack {
         let count = side.steps[found.position].actionCount
         side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
             for _ in 0..<count { history.releaseAction(side.removeLastAction()) }
-            _ = side.steps.removeLast()
+            side.removeLastStep()
         }
     }
 
@@ -933,14 +925,13 @@ extension ActionStack {
     func relinkNewChanges(after mark: UInt32, to state: StateID) {
         var position = undoSide.firstStep(madeAfter: mark).position
         while position < undoSide.steps.count && undoSide.steps[position].count == 0 {
-            undoSide.steps[position].low = state
-            undoSide.steps[position].high = state
+            undoSide.relinkStep(at: position, low: state, high: state)
             position += 1
         }
         if position < undoSide.steps.count {
-            undoSide.steps[position].low = state
+            undoSide.relinkStep(at: position, low: state)
         } else if !undoSide.frames.isEmpty {
-            undoSide.frames[0].low = state
+            undoSide.relinkOutermostFrame(low: state)
             if undoSide.end == undoSide.openStart { history.states.move(to: state) }
         } else {
             history.states.move(to: state)
@@ -1028,10 +1019,7 @@ extension ActionStack {
         for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
             let wasOpen = !side.frames.isEmpty
             history.emptySide(side)
-            if wasOpen {
-                side.frames.append(Frame(start: side.end, low: history.states.current, id: history.nextFrameID))
-                history.nextFrameID &+= 1
-            }
+            if wasOpen { history.openFrame(on: side) }
         }
     }
 }

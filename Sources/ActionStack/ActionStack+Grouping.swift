@@ -119,7 +119,7 @@ extension ActionStack {
                 activities.pop()
             }
         }
-        let frame = openFrame(on: side)
+        let frame = history.openFrame(on: side)
         if forScope { scopeSteps[frame.id] = .some(nil) }
         if notifies { post(ActionStack.didOpenUndoGroupNotification) }
         return frame
@@ -154,24 +154,10 @@ extension ActionStack {
         closeInnermostFrame(of: side, notify: notifies)
     }
 
-    /// Opens a frame on `side`: frame 0 (a new step) when nothing is open, otherwise a frame nested
-    /// in the innermost open one.
-    @discardableResult
-    func openFrame(on side: Side) -> Frame {
-        let frame = Frame(start: side.end, low: history.states.current, id: history.nextFrameID)
-        history.nextFrameID &+= 1
-        if side.frames.isEmpty && side === undoSide && performing == nil {
-            // A new step on top: nothing older can be continued.
-            history.coalescer.clear()
-        }
-        side.frames.append(frame)
-        return frame
-    }
-
     /// Opens the event's automatic group on the undo stack and schedules the event's close. Posts
     /// nothing.
     func openAutomaticGroup() {
-        openFrame(on: undoSide)
+        history.openFrame(on: undoSide)
         scheduleEventClose()
     }
 
@@ -244,41 +230,11 @@ extension ActionStack {
         }
         var discardable = false
         if side.frames.count > 1 {
-            closeNestedFrame(of: side)
+            history.closeNestedFrame(of: side)
         } else {
             discardable = closeTopLevelFrame(of: side, dropsIfEmpty: dropsIfEmpty)
         }
         if notify { post(ActionStack.didCloseUndoGroupNotification, discardable: discardable) }
-    }
-
-    /// Closes the innermost frame of `side`, which is nested: it becomes the last item of its
-    /// parent.
-    func closeNestedFrame(of side: Side) {
-        let frame = side.frames.removeLast()
-        let parent = side.frames.count - 1
-        // What was nested inside the closing frame is now just part of it.
-        while let last = side.nested.last, last.parent > parent { side.nested.removeLast() }
-        let isEmpty = side.end == frame.start
-        side.nested.append(
-            NestedGroup(
-                start: frame.start,
-                end: side.end,
-                parent: parent,
-                low: isEmpty ? history.states.current : frame.low,
-                high: history.states.current,
-                id: frame.id
-            )
-        )
-    }
-
-    /// A new step, with a serial of its own.
-    @inline(__always)
-    func makeStep(
-        count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID, node: NodeNumber = 0
-    ) -> Step {
-        history.nextStepSerial &+= 1
-        return Step(
-            count: Int32(count), serial: history.nextStepSerial, metadata: metadata, low: low, high: high, node: node)
     }
 
     /// Closes frame 0 of the undo stack (the only frame open) into a step, by the program's or the
@@ -289,41 +245,22 @@ extension ActionStack {
     /// Cancels the event's pending close and trims to the limits.
     @discardableResult
     func closeTopLevelFrame(of side: Side, dropsIfEmpty: Bool = false) -> Bool {
-        let frame = side.frames.removeLast()
-        if !side.nested.isEmpty { side.nested.removeAll() }
-        let metadata = side.frameMetadata.take()
+        let (frame, metadata) = side.closeOutermostFrame()
         let discardable = metadata?.isDiscardable ?? false
-        let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
-        if count > 0 {
-            let node = history.tree == nil || side !== undoSide ? 0 : history.makeChangeNode()
-            appendStep(
-                makeStep(
-                    count: count, metadata: consume metadata, low: frame.low, high: history.states.current, node: node),
-                closing: frame.id,
-                to: side
-            )
-            // What the redo stack holds here came from undoing groups nested in this one: it is
-            // redone on top of the step.
-            if node != 0, let top = redoSide.steps.last { history.tree?.table.setParent(of: top.node, to: node) }
-        } else if !dropsEmptyGroups && !dropsIfEmpty {
-            if side === undoSide && performing == nil { clearRedoSide() }
-            let step = makeStep(
-                count: 0, metadata: consume metadata, low: history.states.current, high: history.states.current,
-                node: history.tree == nil || side !== undoSide ? 0 : history.makeChangeNode()
-            )
-            appendStep(step, closing: frame.id, to: side)
+        let keepsEmpty = !dropsEmptyGroups && !dropsIfEmpty
+        // An empty group kept as a step is a new change: it ends the redo future, as a
+        // registration would have.
+        if keepsEmpty && side.end == frame.start && side === undoSide && performing == nil { clearRedoSide() }
+        if let serial = history.appendClosedStep(
+            from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty),
+            !scopeSteps.isEmpty, scopeSteps.keys.contains(frame.id)
+        {
+            // A scoped group whose body closes the scope's own group finds the step by this.
+            scopeSteps[frame.id] = serial
         }
         if side === undoSide { trimOrDefer() }
         return discardable
-    }
-
-    /// Appends `step`, which the frame with id `frameID` became, to `side`'s closed steps.
-    @inline(__always)
-    private func appendStep(_ step: consuming Step, closing frameID: UInt64, to side: Side) {
-        // A scoped group whose body closes the scope's own group finds the step by this.
-        if !scopeSteps.isEmpty, scopeSteps.keys.contains(frameID) { scopeSteps[frameID] = step.serial }
-        side.steps.append(step)
     }
 }
 

@@ -232,9 +232,7 @@ extension ActionStack {
             commandKey.map { history.registry.retainCommandBox(for: target, key: $0) }
             ?? history.registry.retainBox(for: target)
         undoSide.append(Action(box: box, handler: handler), cost: cost)
-        let last = undoSide.steps.count - 1
-        undoSide.steps[last].count += 1
-        undoSide.steps[last].high = history.states.change()
+        undoSide.extendNewestStep(to: history.states.change())
         history.coalescer.joined(at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined
         // step until it ends.

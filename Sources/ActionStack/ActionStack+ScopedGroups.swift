@@ -111,11 +111,7 @@ extension ActionStack {
 
     /// Sets the name of frame 0 of `side` (for a scope; regardless of the disable counter).
     private func nameTopLevelGroup(of side: Side, _ name: String) {
-        if !isKnownUniquelyReferenced(&side.frameMetadata) {
-            side.frameMetadata = side.frameMetadata?.copy() ?? StepMetadata()
-        }
-        side.frameMetadata!.name = name
-        if side.frameMetadata!.isEmpty { side.frameMetadata = nil }
+        side.updateFrameMetadata { $0.name = name }
     }
 
     /// Takes `scope` out of the history and runs its actions, newest first, without recording.
@@ -151,15 +147,10 @@ extension ActionStack {
                 post(ActionStack.willCloseUndoGroupNotification)
                 activities.pop()
             }
-            let frame = side.frames.removeLast()
-            while let last = side.nested.last, last.parent >= side.frames.count { side.nested.removeLast() }
+            let (frame, metadata) = side.abandonInnermostFrame()
             count = side.end - frame.start
             farEnd = frame.low
-            var metadata: StepMetadata?
-            if side.frames.isEmpty {
-                metadata = side.frameMetadata.take()
-                if side === undoSide { eventClose.cancel() }
-            }
+            if side.frames.isEmpty && side === undoSide { eventClose.cancel() }
             if notify {
                 post(ActionStack.didCloseUndoGroupNotification, discardable: metadata?.isDiscardable ?? false)
             }
@@ -168,7 +159,7 @@ extension ActionStack {
             step.serial == serial
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
-            _ = side.steps.removeLast()
+            side.removeLastStep()
             if history.tree != nil && side === undoSide { history.nodeVanished(step.node) }
             count = step.actionCount
             // A redo step that lost actions has a new high, not a new low: then it no longer ends
@@ -178,7 +169,7 @@ extension ActionStack {
             last.end == side.end
         {
             // The body closed the scope's group itself (nested), and it is still the newest item.
-            side.nested.removeLast()
+            side.removeLastNestedGroup()
             count = last.count
             farEnd = last.low
         } else {
@@ -192,16 +183,15 @@ extension ActionStack {
         disableCount += 1
         protectedDisableCount += 1
         activities.push(.rollingBack)
-        side.inFlight = count
+        side.beginFlight(of: count)
         var everyActionRan = true
         while side.inFlight > 0 {
-            let action = side.removeLastAction()
-            side.inFlight -= 1
+            let action = side.takeActionInFlight()
             if !action.perform() { everyActionRan = false }
             // An asynchronous action cannot be awaited here: its inverse did not run (use
             // `asyncGroup(named:_:)` for bodies that register them).
             if operations?.slot.take() != nil { everyActionRan = false }
-            history.registry.release(action.unmanagedBox)
+            history.releaseAction(action)
         }
         activities.pop()
         protectedDisableCount -= 1

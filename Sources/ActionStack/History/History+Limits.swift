@@ -59,7 +59,7 @@ extension History {
     /// Drops the oldest closed undo step; in a tree, the node it led to becomes the root. Trimming
     /// the last step away ends coalescing.
     private func dropOldestUndoStep() {
-        let step = undoSide.steps.removeFirst()
+        let step = undoSide.removeFirstStep()
         for _ in 0..<step.actionCount { releaseAction(undoSide.removeFirstAction()) }
         if tree != nil { rootTrimmed(to: step.node) }
         if undoSide.steps.isEmpty && undoSide.frames.isEmpty { coalescer.clear() }
@@ -132,7 +132,7 @@ extension History {
         }
         let side = branch.side
         let costBefore = side.totalCost
-        let step = side.steps.removeFirst()
+        let step = side.removeFirstStep()
         for _ in 0..<step.actionCount { releaseAction(side.removeFirstAction()) }
         tree.table.remove(step.node)
         tree.branchStepCount -= 1

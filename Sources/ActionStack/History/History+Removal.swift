@@ -85,15 +85,9 @@ extension History {
         let isUndoSide = side === undoSide
         while let step = side.steps.last, step.count > 0 {
             if side.action(at: side.end - 1).isTargetAlive { return }
-            releaseAction(side.removeLastAction())
-            let last = side.steps.count - 1
-            if step.count == 1 {
-                _ = side.steps.removeLast()
-                if tree != nil { nodeVanished(step.node) }
-            } else {
-                side.steps[last].count -= 1
-                if isUndoSide { side.steps[last].low = states.fresh() } else { side.steps[last].high = states.fresh() }
-            }
+            let removed = side.removeNewestActionOfNewestStep(isUndoSide: isUndoSide) { states.fresh() }
+            releaseAction(removed.action)
+            if let emptied = removed.emptied, tree != nil { nodeVanished(emptied.node) }
             if isUndoSide { coalescer.clear() }
         }
     }
@@ -108,7 +102,7 @@ extension History {
         while true {
             if let last = side.nested.last, last.parent == innermost, last.end == side.end {
                 guard last.count > 0, !side.hasLiveAction(from: last.start, to: last.end) else { break }
-                side.nested.removeLast()
+                side.removeLastNestedGroup()
                 for _ in 0..<last.count { releaseAction(side.removeLastAction()) }
                 removedAny = true
             } else if side.end > frameStart, !side.action(at: side.end - 1).isTargetAlive {
@@ -121,7 +115,7 @@ extension History {
         if removedAny {
             // The open groups lost actions: undoing them no longer leads back to where they began,
             // and the step being recorded is no longer what coalescing would continue.
-            for index in side.frames.indices { side.frames[index].low = states.fresh() }
+            side.freshenOpenFrames { states.fresh() }
             if side === undoSide { coalescer.clear() }
         }
     }
@@ -142,87 +136,11 @@ extension History {
     /// - Complexity: O(n) for the n actions of `side`; moves each kept action at most once and
     ///   allocates only for the open frames' positions.
     func compact(_ side: Side, removing shouldRemove: (Action) -> Bool) {
-        precondition(side.inFlight == 0, "compaction while a step is in flight")
-        let isUndoSide = side === undoSide
-        var read = 0
-        var write = 0
-
-        /// Processes `count` actions from `read`; returns how many were kept.
-        func pass(_ count: Int) -> Int {
-            var kept = 0
-            for _ in 0..<count {
-                if shouldRemove(side.actions[read]) {
-                    releaseAction(side.actions.take(read))
-                    if side.hasCosts { side.totalCost.subtract(side.costs[read]) }
-                } else {
-                    if write != read {
-                        side.actions.moveElement(from: read, to: write)
-                        if side.hasCosts { side.costs[write] = side.costs[read] }
-                    }
-                    write += 1
-                    kept += 1
-                }
-                read += 1
-            }
-            return kept
-        }
-
-        // Closed steps, oldest first; rewritten in place.
-        var stepWrite = 0
-        let stepCount = side.steps.count
-        for position in 0..<stepCount {
-            var step = side.steps[position]
-            let kept = pass(step.actionCount)
-            if kept == 0 && step.count > 0 { continue }
-            if kept < step.actionCount {
-                step.count = Int32(kept)
-                if isUndoSide { step.low = states.fresh() } else { step.high = states.fresh() }
-            }
-            side.steps[stepWrite] = step
-            stepWrite += 1
-        }
-        for _ in stepWrite..<stepCount { _ = side.steps.removeLast() }
-
-        // The open frames' region: remember where each kept action lands, to move the frames and
-        // the nested groups' boundaries.
-        let openStart = side.base + read
-        let openCount = side.actions.count - read
-        if openCount > 0 || !side.frames.isEmpty {
-            var newPosition = [Int](repeating: 0, count: openCount + 1)
-            // removedFrom[o]: an action at offset o or later was removed.
-            var removedFrom = [Bool](repeating: false, count: openCount + 1)
-            for offset in 0..<openCount {
-                newPosition[offset] = side.base + write
-                removedFrom[offset] = pass(1) == 0
-            }
-            newPosition[openCount] = side.base + write
-            if openCount > 0 {
-                for offset in stride(from: openCount - 1, through: 0, by: -1) where removedFrom[offset + 1] {
-                    removedFrom[offset] = true
-                }
-            }
-            for index in side.frames.indices {
-                let old = side.frames[index].start - openStart
-                if removedFrom[old] { side.frames[index].low = states.fresh() }
-                side.frames[index].start = newPosition[old]
-            }
-            var kept: [NestedGroup] = []
-            for var group in side.nested {
-                let oldStart = group.start - openStart
-                let oldEnd = group.end - openStart
-                let newStart = newPosition[oldStart]
-                let newEnd = newPosition[oldEnd]
-                let lostSome = newEnd - newStart < oldEnd - oldStart
-                if lostSome && newEnd == newStart { continue }
-                if lostSome { group.low = states.fresh() }
-                group.start = newStart
-                group.end = newEnd
-                kept.append(group)
-            }
-            side.nested = kept
-        }
-        side.actions.forgetTail(from: write)
-        if side.hasCosts { for _ in write..<side.costs.count { _ = side.costs.removeLast() } }
+        side.compact(
+            removing: shouldRemove,
+            isUndoSide: side === undoSide,
+            release: { releaseAction($0) },
+            fresh: { states.fresh() }
+        )
     }
-
 }

@@ -27,17 +27,7 @@ extension History {
         // current and clean first, so that they keep the smallest numbers.
         _ = rename(states.current)
         _ = rename(states.clean)
-        for side in [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? []) {
-            for position in 0..<side.steps.count {
-                side.steps[position].low = rename(side.steps[position].low)
-                side.steps[position].high = rename(side.steps[position].high)
-            }
-            for index in side.frames.indices { side.frames[index].low = rename(side.frames[index].low) }
-            for index in side.nested.indices {
-                side.nested[index].low = rename(side.nested[index].low)
-                side.nested[index].high = rename(side.nested[index].high)
-            }
-        }
+        for side in [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? []) { side.renameStates(rename) }
         states.renumber(rename, nextFresh: StateID(names.count))
     }
 }

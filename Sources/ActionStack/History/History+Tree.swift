@@ -59,18 +59,18 @@ extension History {
             var parent = store.root
             for position in 0..<undoSide.steps.count {
                 parent = store.makeNode(parent: parent, date: date)
-                undoSide.steps[position].node = parent
+                undoSide.assignNode(parent, toStepAt: position)
             }
             for position in stride(from: redoSide.steps.count - 1, through: 0, by: -1) {
                 parent = store.makeNode(parent: parent, date: date)
-                redoSide.steps[position].node = parent
+                redoSide.assignNode(parent, toStepAt: position)
             }
             tree = store
         case .linear:
             guard let store = tree else { return }
             for branch in store.allBranches { emptySide(branch.side) }
             for side in [undoSide, redoSide] {
-                for position in 0..<side.steps.count { side.steps[position].node = 0 }
+                for position in 0..<side.steps.count { side.assignNode(0, toStepAt: position) }
             }
             tree = nil
         }

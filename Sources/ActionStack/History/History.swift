@@ -41,4 +41,192 @@ final class History {
     init() {}
 }
 
+extension History {
+    // MARK: Steps and frames
+
+    /// A new step, with a serial of its own.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func makeStep(
+        count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID, node: NodeNumber = 0
+    ) -> Step {
+        nextStepSerial &+= 1
+        return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high, node: node)
+    }
+
+    /// Opens a frame on `side`, from the document's state now: frame 0 (a new step) when nothing is
+    /// open, otherwise a frame nested in the innermost open one. A new step on top of the undo side
+    /// ends coalescing: nothing older can be continued.
+    ///
+    /// - Complexity: O(1) amortized.
+    @discardableResult
+    func openFrame(on side: Side) -> Frame {
+        let frame = Frame(start: side.end, low: states.current, id: nextFrameID)
+        nextFrameID &+= 1
+        if side.frames.isEmpty && side === undoSide {
+            // A new step on top: nothing older can be continued.
+            coalescer.clear()
+        }
+        side.openFrame(frame)
+        return frame
+    }
+
+    /// Closes the innermost frame of `side`, which is nested: it becomes the last item of its
+    /// parent, a closed group that leads to the document's state now.
+    ///
+    /// - Complexity: O(1) amortized.
+    func closeNestedFrame(of side: Side) {
+        side.closeNestedFrame(at: states.current)
+    }
+
+    /// Makes the step that frame 0 of `side` became when it closed (`frame`, whose actions are the
+    /// newest `side.end - frame.start`, with its `metadata`), and returns its serial. It leads from
+    /// where the frame began to the document's state now; on the undo side of a tree it leads to a
+    /// new node, and what the redo stack holds then (groups nested in it and undone) is redone from
+    /// that node. A group that holds nothing becomes a do-nothing step when `keepsEmpty`, and
+    /// nothing otherwise (nil).
+    ///
+    /// - Complexity: O(1) amortized.
+    @inline(__always)
+    func appendClosedStep(
+        from frame: Frame, metadata: consuming StepMetadata?, on side: Side, keepsEmpty: Bool
+    ) -> UInt32? {
+        let count = side.end - frame.start
+        if count > 0 {
+            let node = tree == nil || side !== undoSide ? 0 : makeChangeNode()
+            side.appendStep(
+                makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current, node: node))
+            // What the redo stack holds here came from undoing groups nested in this one: it is
+            // redone on top of the step.
+            if node != 0, let top = redoSide.steps.last { tree?.table.setParent(of: top.node, to: node) }
+            return nextStepSerial
+        }
+        guard keepsEmpty else { return nil }
+        side.appendStep(
+            makeStep(
+                count: 0, metadata: consume metadata, low: states.current, high: states.current,
+                node: tree == nil || side !== undoSide ? 0 : makeChangeNode()
+            )
+        )
+        return nextStepSerial
+    }
+
+    // MARK: Undo and redo
+
+    /// Detaches the newest `group` of `source` for an undo or redo (see ``DetachedStep``): its
+    /// actions stay at the end of `source`, in flight, until they run; the step the handlers build
+    /// opens on `destination`, from `stateBefore`, carrying the group's metadata (moved, not
+    /// copied). A closed nested group undone alone leads to a new node of a tree, between the
+    /// current node and what the redo stack holds.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func detachNewest(
+        _ group: ActionStack.NewestGroup, of source: Side, building destination: Side, from stateBefore: StateID
+    ) -> DetachedStep {
+        let count: Int
+        let metadata: StepMetadata?
+        let low: StateID
+        let high: StateID
+        // The node the step leads to travels with it (a branching history).
+        var node: NodeNumber = 0
+        switch group {
+        case .newestStep:
+            let step = source.removeLastStep()
+            (count, low, high, node) = (step.actionCount, step.low, step.high, step.node)
+            metadata = (consume step).metadata
+        case .newestNested:
+            let nested = source.removeLastNestedGroup()
+            (count, low, high) = (nested.count, nested.low, nested.high)
+            metadata = nil
+            if let tree {
+                // The redo step goes on top of the redo stack, as in a linear history: a node
+                // between the current node and what the redo stack held.
+                node = makeChangeNode()
+                if let below = destination.steps.last?.node { tree.table.setParent(of: below, to: node) }
+            }
+        }
+        source.beginFlight(of: count)
+        let builtStart = destination.end
+        let discardable = metadata?.isDiscardable ?? false
+        destination.openFrame(Frame(start: builtStart, low: stateBefore, id: nextFrameID), carrying: metadata)
+        nextFrameID &+= 1
+        return DetachedStep(
+            count: count, low: low, high: high, node: node, builtStart: builtStart, isDiscardable: discardable)
+    }
+
+    /// Closes what the handlers left open inside the step built on `destination`, then the built
+    /// step's own frame, silently; returns how many actions it holds and its metadata.
+    ///
+    /// - Complexity: O(f) for the f frames the handlers left open.
+    @inline(__always)
+    func closeBuiltFrame(
+        on destination: Side, of detached: DetachedStep
+    ) -> (count: Int, metadata: StepMetadata?) {
+        while destination.frames.count > 1 { closeNestedFrame(of: destination) }
+        let metadata = destination.closeOutermostFrame().metadata
+        return (destination.end - detached.builtStart, metadata)
+    }
+
+    /// An undo (`undoing`) or a redo of `detached` ran: the document moves to where the step leads
+    /// (a new state when not `everyActionRan`, or when it was not where the step begins), and the
+    /// step the handlers built (`builtCount` actions, with `builtMetadata`) takes its place on `destination`, leading back to
+    /// `stateBefore`, with its node. A redo whose handlers built nothing leaves a do-nothing step
+    /// when `keepsEmptyRedoStep`; otherwise a step that built nothing is gone, and so is its node.
+    ///
+    /// - Complexity: O(1) (O(b log n) in a tree whose node vanishes with b branches).
+    @inline(__always)
+    func finishPerformed(
+        _ detached: DetachedStep,
+        undoing: Bool,
+        everyActionRan: Bool,
+        builtCount: Int,
+        builtMetadata: consuming StepMetadata?,
+        on destination: Side,
+        stateBefore: StateID,
+        keepsEmptyRedoStep: Bool
+    ) {
+        let stateAfter =
+            undoing
+            ? states.destination(from: detached.high, to: detached.low, everyActionRan: everyActionRan)
+            : states.destination(from: detached.low, to: detached.high, everyActionRan: everyActionRan)
+        states.move(to: stateAfter)
+        if builtCount > 0 {
+            destination.appendStep(
+                makeStep(
+                    count: builtCount,
+                    metadata: consume builtMetadata,
+                    low: undoing ? stateAfter : stateBefore,
+                    high: undoing ? stateBefore : stateAfter,
+                    node: detached.node
+                )
+            )
+        } else if !undoing && keepsEmptyRedoStep {
+            destination.appendStep(
+                makeStep(
+                    count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: detached.node))
+        } else if tree != nil {
+            // Nothing was built: the node the step led to is gone from the history.
+            nodeVanished(detached.node)
+        }
+    }
+}
+
+/// A step (or a closed nested group) detached from its side for an undo or redo (see
+/// ``History/detachNewest(_:of:building:from:)``).
+struct DetachedStep {
+    /// The number of its actions, in flight at the end of its side.
+    let count: Int
+    /// The document states it leads between.
+    let low: StateID
+    let high: StateID
+    /// The node it leads to (0 in a linear history).
+    let node: NodeNumber
+    /// Where the step the handlers build begins on the other side.
+    let builtStart: Int
+    /// Whether it is discardable.
+    let isDiscardable: Bool
+}
+
 @available(*, unavailable) extension History: Sendable {}

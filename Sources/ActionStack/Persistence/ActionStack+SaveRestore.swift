@@ -888,7 +888,7 @@ extension ActionStack {
                 cache.lastMetadata = made
             }
         }
-        side.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
+        side.appendStep(history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
     }
 
     /// The stored handler of a command action.
