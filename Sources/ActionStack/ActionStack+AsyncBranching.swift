@@ -61,7 +61,7 @@ extension ActionStack {
             closeInnermostFrame(of: undoSide, notify: true)
             activities.pop()
         }
-        history.coalescer.clear()
+        history.endCoalescing()
         // Pruning waits until the move ends, so that it never takes a branch on the way.
         let holdingTree = history.tree
         holdingTree?.pruningHolds += 1

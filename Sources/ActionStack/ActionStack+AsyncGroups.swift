@@ -97,7 +97,7 @@ extension ActionStack {
     private func startRecording() -> RunningOperation {
         enterCall()
         defer { leaveCall() }
-        history.coalescer.clear()
+        history.endCoalescing()
         let run = RunningOperation(recordingFrom: history.states.current, serialMark: history.nextStepSerial)
         history.openFrame(on: run.built)
         asyncOperations.run = run
@@ -134,13 +134,10 @@ extension ActionStack {
             let low = count == 0 ? high : run.sawNewChange ? history.states.fresh() : run.stateBefore
             discardable = metadata?.isDiscardable ?? false
             let node = history.makeChangeNode()
-            undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
-                undoSide.appendActions(movedFrom: built)
-                undoSide.appendStep(
-                    history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
-            }
+            history.placeStep(
+                history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node), movedFrom: built,
+                onto: undoSide, at: (undoSide.steps.count, undoSide.openStart))
             if !undoSide.frames.isEmpty { undoSide.relinkOutermostFrame(low: high) }
-            history.coalescer.clear()
             trimOrDefer()
         }
         history.emptySide(built)

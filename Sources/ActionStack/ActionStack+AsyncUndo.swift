@@ -612,7 +612,7 @@ extension ActionStack {
                 activities.pop()
             }
         }
-        history.coalescer.clear()
+        history.endCoalescing()
         let source = undoing ? undoSide : redoSide
         history.dropDeadSteps(atTopOf: source)
         guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
@@ -802,12 +802,10 @@ extension ActionStack {
                 // A step the redo's handlers left empty does nothing: it leads from where it ends.
                 let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
                 let above = undoSide.firstStep(madeAfter: run.serialMark)
-                undoSide.lifting(stepsFrom: above.position, actionsFrom: above.start) {
-                    undoSide.appendActions(movedFrom: built)
-                    undoSide.appendStep(
-                        history.makeStep(
-                            count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node))
-                }
+                history.placeStep(
+                    history.makeStep(
+                        count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node),
+                    movedFrom: built, onto: undoSide, at: above)
                 history.needsTrim = true
             }
             endRedoFutureAfterNewChanges(run)

@@ -303,7 +303,7 @@ extension ActionStack {
         guard tree.table.parent(of: number) == history.currentNodeNumber else {
             throw .notAChildOfCurrentNode(id)
         }
-        history.coalescer.clear()
+        history.endCoalescing()
         _ = enterBranch(leadingTo: number)
     }
 

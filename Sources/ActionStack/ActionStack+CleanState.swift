@@ -42,8 +42,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.markClean) { return }
-        history.states.markClean()
-        history.coalescer.clear()
+        history.markClean()
     }
 
     /// Whether the document is in the state last marked with ``markClean()`` (the saved state).

@@ -207,7 +207,7 @@ extension ActionStack {
     /// ``groupsByEvent`` is on.
     private func eventEnded(token: UInt64) {
         guard eventClose.fire(token) else { return }
-        history.coalescer.eventEnded()
+        history.coalescingEventEnded()
         guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         postCheckpoint()
         // The checkpoint's observers run before the decision: they may have closed the group or

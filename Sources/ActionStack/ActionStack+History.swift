@@ -156,7 +156,7 @@ extension ActionStack {
         }
         activities.push(.jumping)
         defer { activities.pop() }
-        history.coalescer.clear()
+        history.endCoalescing()
         if level == 1 {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)

@@ -352,7 +352,7 @@ struct Publisher {
     /// further up, when an observer made the call), nothing is queued.
     func invariantViolations() -> [String] {
         guard !isPublishing else { return [] }
-        return queue.isEmpty ? [] : ["\(queue.count) history.states queued outside a delivery"]
+        return queue.isEmpty ? [] : ["\(queue.count) states queued outside a delivery"]
     }
 }
 

@@ -187,17 +187,10 @@ extension ActionStack {
         if outside { clearRedoSide() }
         let opened = side.frames.isEmpty
         if opened { openAutomaticGroup() }
-        let box =
-            commandKey == nil
-            ? history.registry.retainBox(for: target) : history.registry.retainCommandBox(for: target, key: commandKey!)
-        let frameWasEmpty = side.end == side.frames[0].start
-        side.append(Action(box: box, handler: handler), cost: cost)
-        if outside {
-            // Every change made outside undo and redo is a new document state.
-            _ = history.states.change()
-            if key != nil || history.coalescer.candidate != nil {
-                coalescerSawRegistration(key: key, box: box, into: frameWasEmpty)
-            }
+        let recorded = history.record(
+            target, handler, cost: cost, commandKey: commandKey, on: side, changesDocument: outside)
+        if outside && (key != nil || history.coalescer.candidate != nil) {
+            coalescerSawRegistration(key: key, box: recorded.box, into: recorded.frameWasEmpty)
         }
         return opened
     }
@@ -219,7 +212,7 @@ extension ActionStack {
     /// Tells the coalescer of a registration outside undo and redo (`key` nil: a plain one).
     @inline(never)
     private func coalescerSawRegistration(key: String?, box: Unmanaged<TargetBox>, into frameWasEmpty: Bool) {
-        history.coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
+        history.coalescerSawRegistration(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
     }
 
     /// Continues the newest closed undo step with a coalescing registration.
@@ -228,12 +221,7 @@ extension ActionStack {
         _ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int, commandKey: String?
     ) {
         clearRedoSide()
-        let box =
-            commandKey.map { history.registry.retainCommandBox(for: target, key: $0) }
-            ?? history.registry.retainBox(for: target)
-        undoSide.append(Action(box: box, handler: handler), cost: cost)
-        undoSide.extendNewestStep(to: history.states.change())
-        history.coalescer.joined(at: coalescingClock())
+        history.joinNewestStep(target, handler, cost: cost, commandKey: commandKey, at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined
         // step until it ends.
         if groupsByEvent { scheduleEventClose() }
@@ -257,13 +245,5 @@ extension ActionStack {
         } else {
             history.emptySide(redoSide)
         }
-    }
-
-    /// Releases everything `side` holds (its open frames included).
-    func emptySide(_ side: Side) {
-        while side.actions.count > side.inFlight {
-            history.registry.release(side.removeLastAction().unmanagedBox)
-        }
-        side.removeAll()
     }
 }

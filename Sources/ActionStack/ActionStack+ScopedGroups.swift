@@ -159,8 +159,7 @@ extension ActionStack {
             step.serial == serial
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
-            side.removeLastStep()
-            if history.tree != nil && side === undoSide { history.nodeVanished(step.node) }
+            history.takeNewestStep(of: side)
             count = step.actionCount
             // A redo step that lost actions has a new high, not a new low: then it no longer ends
             // where the document is.
@@ -175,15 +174,13 @@ extension ActionStack {
         } else {
             return  // the scope is no longer the newest item: leave the history alone
         }
-        // Taking actions out of the undo stack changes the step being recorded: coalescing may no
-        // longer continue it.
-        if side === undoSide && count > 0 { history.coalescer.clear() }
         // Run the scope's actions, which are the last `count` the side holds, with registration
         // disabled; a handler cannot take that away.
         disableCount += 1
         protectedDisableCount += 1
         activities.push(.rollingBack)
-        side.beginFlight(of: count)
+        // Taking actions out of the undo stack ends coalescing (the step being recorded changed).
+        history.beginRollback(of: count, on: side)
         var everyActionRan = true
         while side.inFlight > 0 {
             let action = side.takeActionInFlight()

@@ -131,7 +131,7 @@ extension ActionStack {
         }
         if history.registry.list.count != boxCounts.count {
             problems.append(
-                "history.registry lists \(history.registry.list.count) boxes, actions use \(boxCounts.count)")
+                "registry lists \(history.registry.list.count) boxes, actions use \(boxCounts.count)")
         }
         return problems
     }

@@ -51,7 +51,7 @@ extension ActionStack {
         guard tree.table.contains(target), target != history.currentNodeNumber else { return history.currentNodeNumber }
         // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
         // does nothing (as `jump(to:)` to the current position).
-        history.coalescer.clear()
+        history.endCoalescing()
         walk(to: target)
         return history.currentNodeNumber
     }

@@ -86,11 +86,9 @@ extension ActionStack {
                 report(.undoNestedGroupWithOpenGroup)
                 return false
             }
-            history.coalescer.clear()
             _ = perform(.undo, from: undoSide, to: redoSide, group: .newestNested)
             return true
         }
-        history.coalescer.clear()
         return performNewestStep(of: undoSide, .undo, to: redoSide)
     }
 
@@ -98,7 +96,8 @@ extension ActionStack {
     /// Returns whether it redid something.
     @discardableResult
     func redoNewest() -> Bool {
-        history.coalescer.clear()
+        // A redo ends coalescing even when there is nothing to redo.
+        history.endCoalescing()
         return performNewestStep(of: redoSide, .redo, to: undoSide)
     }
 
@@ -115,7 +114,6 @@ extension ActionStack {
         if postsNotifications { history.dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
             if perform(direction, from: side, to: destination, group: .newestStep) { return true }
-            if direction == .undo { history.coalescer.clear() }
         }
         return false
     }

@@ -42,6 +42,95 @@ final class History {
 }
 
 extension History {
+    // MARK: Recording
+
+    /// Records an action on `target` into the innermost open frame of `side` (one is open): the
+    /// target's box is retained and the action appended with its cost. A change made outside undo
+    /// and redo (`changesDocument`) puts the document in a new state. Returns the action's box and
+    /// whether frame 0 held no action before it, for the coalescer (see
+    /// ``coalescerSawRegistration(key:box:into:at:)``).
+    ///
+    /// - Complexity: O(1) amortized.
+    @inline(__always)
+    func record(
+        _ target: AnyObject,
+        _ handler: consuming @escaping (AnyObject) -> Void,
+        cost: Int,
+        commandKey: String?,
+        on side: Side,
+        changesDocument: Bool
+    ) -> (box: Unmanaged<TargetBox>, frameWasEmpty: Bool) {
+        let box =
+            commandKey == nil
+            ? registry.retainBox(for: target) : registry.retainCommandBox(for: target, key: commandKey!)
+        let frameWasEmpty = side.end == side.frames[0].start
+        side.append(Action(box: box, handler: handler), cost: cost)
+        // Every change made outside undo and redo is a new document state.
+        if changesDocument { _ = states.change() }
+        return (box, frameWasEmpty)
+    }
+
+    /// A registration outside undo and redo landed in frame 0 of the undo side (`frameWasEmpty`:
+    /// it held no action before): one with a coalescing `key` into an empty frame makes its step the
+    /// candidate, one with the candidate's key and target keeps it, any other ends coalescing.
+    /// `time` is read only when the candidate needs it.
+    @inline(__always)
+    func coalescerSawRegistration(
+        key: String?, box: Unmanaged<TargetBox>, into frameWasEmpty: Bool,
+        at time: @autoclosure () -> ContinuousClock.Instant
+    ) {
+        coalescer.registered(key: key, box: box, into: frameWasEmpty, at: time())
+    }
+
+    /// A coalescing registration continues the newest closed undo step (the coalescer allowed it):
+    /// the action joins the step, which now leads to a new document state, and the candidate's
+    /// time becomes `time` (read once the step has grown).
+    ///
+    /// - Complexity: O(1) amortized.
+    @inline(__always)
+    func joinNewestStep(
+        _ target: AnyObject,
+        _ handler: consuming @escaping (AnyObject) -> Void,
+        cost: Int,
+        commandKey: String?,
+        at time: @autoclosure () -> ContinuousClock.Instant
+    ) {
+        let box = commandKey.map { registry.retainCommandBox(for: target, key: $0) } ?? registry.retainBox(for: target)
+        undoSide.append(Action(box: box, handler: handler), cost: cost)
+        undoSide.extendNewestStep(to: states.change())
+        coalescer.joined(at: time())
+    }
+
+    // MARK: Coalescing and the clean point
+
+    /// Ends coalescing where an operation's contract says so though the history's shape may not
+    /// change (``ActionStack/redo()`` with nothing to redo, the start of a jump or of a move through
+    /// the tree, ``ActionStack/selectRedoBranch(_:)``, ``ActionStack/breakCoalescing()``, the start
+    /// of an asynchronous operation or group). Every operation of the history that changes the top
+    /// of the undo side ends it by itself.
+    ///
+    /// - Complexity: O(1).
+    func endCoalescing() { coalescer.clear() }
+
+    /// Marks the document's state now clean. A step continued after it would leave the clean state
+    /// behind, so coalescing ends: the next change is a step of its own.
+    ///
+    /// - Complexity: O(1).
+    func markClean() {
+        states.markClean()
+        coalescer.clear()
+    }
+
+    /// A restored history is in place (see ``ActionStack/restoreHistory(_:resolvingTargets:)``): the
+    /// document is in `current`, and the clean state is `clean` (none: a state the document never
+    /// reaches). Nothing restored can be continued by coalescing.
+    func finishRestore(current: StateID, clean: StateID?) {
+        states.restore(current: current, clean: clean)
+        coalescer.clear()
+    }
+}
+
+extension History {
     // MARK: Steps and frames
 
     /// A new step, with a serial of its own.
@@ -112,13 +201,51 @@ extension History {
         return nextStepSerial
     }
 
+    /// Places `step`, whose actions `built` holds (moved, oldest first), on `side` as its closed step
+    /// at `place` (a position among the steps and the first action there): the steps and open frames
+    /// above move up. An asynchronous operation or group settles so, below the changes other tasks
+    /// recorded meanwhile. A step placed as the newest closed step of the undo side ends
+    /// coalescing.
+    ///
+    /// - Complexity: O(n + a) for the n actions moved and the a actions and steps above `place`.
+    func placeStep(_ step: Step, movedFrom built: Side, onto side: Side, at place: (position: Int, start: Int)) {
+        if side === undoSide && place.position == side.steps.count { coalescer.clear() }
+        side.lifting(stepsFrom: place.position, actionsFrom: place.start) {
+            side.appendActions(movedFrom: built)
+            side.appendStep(step)
+        }
+    }
+
+    /// Takes the newest closed step of `side` out, leaving its actions at the end (a scoped group
+    /// whose body closed the scope's own group, rolled back): on the undo side of a tree its node
+    /// vanishes.
+    ///
+    /// - Complexity: O(1) (O(b log n) in a tree, for the b branches that left from its node).
+    @discardableResult
+    func takeNewestStep(of side: Side) -> Step {
+        let step = side.removeLastStep()
+        if tree != nil && side === undoSide { nodeVanished(step.node) }
+        return step
+    }
+
+    /// Detaches the newest `count` actions of `side` for a rollback that runs them: they are in
+    /// flight until they run. Taking actions out of the undo side changes the step being recorded:
+    /// coalescing ends.
+    ///
+    /// - Complexity: O(1).
+    func beginRollback(of count: Int, on side: Side) {
+        if side === undoSide && count > 0 { coalescer.clear() }
+        side.beginFlight(of: count)
+    }
+
     // MARK: Undo and redo
 
     /// Detaches the newest `group` of `source` for an undo or redo (see ``DetachedStep``): its
     /// actions stay at the end of `source`, in flight, until they run; the step the handlers build
     /// opens on `destination`, from `stateBefore`, carrying the group's metadata (moved, not
     /// copied). A closed nested group undone alone leads to a new node of a tree, between the
-    /// current node and what the redo stack holds.
+    /// current node and what the redo stack holds. Coalescing ends: an undo takes the newest undo
+    /// step away, a redo builds a new one on top.
     ///
     /// - Complexity: O(1).
     @inline(__always)
@@ -148,9 +275,12 @@ extension History {
             }
         }
         source.beginFlight(of: count)
+        // The undo side's top changes (its newest step leaves, or a step is built on it): nothing
+        // older can be continued.
+        coalescer.clear()
         let builtStart = destination.end
         let discardable = metadata?.isDiscardable ?? false
-        destination.openFrame(Frame(start: builtStart, low: stateBefore, id: nextFrameID), carrying: metadata)
+        destination.openFrame(Frame(start: builtStart, low: stateBefore, id: nextFrameID), carrying: consume metadata)
         nextFrameID &+= 1
         return DetachedStep(
             count: count, low: low, high: high, node: node, builtStart: builtStart, isDiscardable: discardable)
@@ -185,7 +315,7 @@ extension History {
         builtMetadata: consuming StepMetadata?,
         on destination: Side,
         stateBefore: StateID,
-        keepsEmptyRedoStep: Bool
+        keepsEmptyRedoStep: @autoclosure () -> Bool
     ) {
         let stateAfter =
             undoing
@@ -202,7 +332,7 @@ extension History {
                     node: detached.node
                 )
             )
-        } else if !undoing && keepsEmptyRedoStep {
+        } else if !undoing && keepsEmptyRedoStep() {
             destination.appendStep(
                 makeStep(
                     count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: detached.node))

@@ -152,8 +152,7 @@ extension ActionStack {
         }
         let lastKept = newRoot + (plan.high - plan.low)
         let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
-        history.states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
-        history.coalescer.clear()
+        history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
         let before = undoSide.closedCount + redoSide.closedCount
         history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount

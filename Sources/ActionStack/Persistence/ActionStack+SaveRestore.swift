@@ -834,8 +834,7 @@ extension ActionStack {
             }
         }
         let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
-        history.states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
-        history.coalescer.clear()
+        history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
         let before = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
         history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
