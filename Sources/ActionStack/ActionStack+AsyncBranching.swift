@@ -69,7 +69,7 @@ extension ActionStack {
         defer {
             enterCall()
             holdingTree?.pruningHolds -= 1
-            if holdingTree != nil && holdingTree === history.tree { history.needsTrim = true }
+            if holdingTree != nil && holdingTree === history.tree { history.deferTrim() }
             leaveCall()
         }
         return await performSteps(

@@ -367,7 +367,7 @@ extension ActionStack {
     func registerAsync(_ target: AnyObject, commandKey: String? = nil, _ handler: @escaping (AnyObject) -> Void) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
         let opened = register(
             target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo, commandKey: commandKey)
@@ -798,7 +798,7 @@ extension ActionStack {
                     redoSide.appendStep(
                         history.makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
                 }
-            } else if builtCount > 0 || (!dropsEmptyGroups && disableCount == 0) {
+            } else if builtCount > 0 || (!dropsEmptyGroups && registration.isEnabled) {
                 // A step the redo's handlers left empty does nothing: it leads from where it ends.
                 let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
                 let above = undoSide.firstStep(madeAfter: run.serialMark)
@@ -806,7 +806,7 @@ extension ActionStack {
                     history.makeStep(
                         count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node),
                     movedFrom: built, onto: undoSide, at: above)
-                history.needsTrim = true
+                history.deferTrim()
             }
             endRedoFutureAfterNewChanges(run)
             // A step that built nothing leaves its node behind.
@@ -828,7 +828,7 @@ extension ActionStack {
             && (history.tree?.maximumBranchSteps ?? 0) == 0
             && history.treeSettings.pendingShape == nil
         {
-            history.needsTrim = false
+            history.cancelDeferredTrim()
         }
     }
 

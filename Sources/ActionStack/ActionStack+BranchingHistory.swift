@@ -163,12 +163,10 @@ extension ActionStack {
             enterCall()
             defer { leaveCall() }
             guard newValue != historyShape || history.treeSettings.pendingShape != nil else { return }
-            if isIdle && operations?.run == nil && scopeDepth == 0 {
-                history.treeSettings.pendingShape = nil
-                history.applyHistoryShape(newValue)
+            if isIdle && operations?.run == nil && !scopes.isRunning {
+                history.switchShape(to: newValue)
             } else {
-                history.treeSettings.pendingShape = newValue
-                history.needsTrim = true
+                history.switchShapeLater(to: newValue)
             }
         }
     }
@@ -183,12 +181,11 @@ extension ActionStack {
     ///
     /// - Complexity: O(k) for the k actions dropped.
     public var maximumBranchSteps: Int {
-        get { history.tree?.maximumBranchSteps ?? history.treeSettings.maximumBranchSteps }
+        get { history.maximumBranchSteps }
         set {
             enterCall()
             defer { leaveCall() }
-            history.treeSettings.maximumBranchSteps = Swift.max(newValue, 0)
-            history.tree?.maximumBranchSteps = history.treeSettings.maximumBranchSteps
+            history.maximumBranchSteps = newValue
             limitsChanged()
         }
     }
@@ -234,8 +231,8 @@ extension ActionStack {
     /// The clock that dates the nodes of a branching history (``earlier(by:)`` and ``later(by:)``
     /// move by these dates). Replace it in tests so they need not sleep.
     public var historyClock: @Sendable () -> Date {
-        get { history.treeSettings.clock ?? { Date() } }
-        set { history.treeSettings.clock = newValue }
+        get { history.clock ?? { Date() } }
+        set { history.clock = newValue }
     }
 
     /// Moves the document to the state of node `id`: undoes up to the nearest common ancestor of

@@ -42,8 +42,8 @@ extension ActionStack {
         defer { leaveCall() }
         if refusesReentrantCall(.endEvent) { return }
         guard let token = eventClose.pending else { return }
-        if scopeDepth > 0 {
-            eventEndAfterScopes = token
+        if scopes.isRunning {
+            scopes.putOffEventEnd(token)
             return
         }
         eventEnded(token: token)
@@ -52,8 +52,7 @@ extension ActionStack {
     /// The outermost scoped group ended: ends the event ``endEvent()`` asked to end meanwhile, if
     /// it is still pending (a rollback or a removal may have cancelled it).
     func endEventPutOffByScopes() {
-        guard let token = eventEndAfterScopes else { return }
-        eventEndAfterScopes = nil
+        guard let token = scopes.takeEventEnd() else { return }
         if eventClose.pending == token { eventEnded(token: token) }
     }
 
@@ -87,7 +86,7 @@ extension ActionStack {
     func beginGroup(forScope: Bool = false) -> Frame? {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return nil }
+        guard registration.isEnabled else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
             // An asynchronous group's body opens groups as any code does; an operation's handlers
@@ -105,7 +104,7 @@ extension ActionStack {
         if !(side.frames.isEmpty && groupsByEvent) {
             // Observers of the checkpoint run before the decision; read the state again after it.
             postCheckpoint()
-            guard disableCount == 0 else { return nil }
+            guard registration.isEnabled else { return nil }
         }
         if side.frames.isEmpty && groupsByEvent {
             // The automatic group opens without a checkpoint; the explicit group nested in it
@@ -120,7 +119,7 @@ extension ActionStack {
             }
         }
         let frame = history.openFrame(on: side)
-        if forScope { scopeSteps[frame.id] = .some(nil) }
+        if forScope { scopes.opened(frame: frame.id) }
         if notifies { post(ActionStack.didOpenUndoGroupNotification) }
         return frame
     }
@@ -128,10 +127,10 @@ extension ActionStack {
     func _endUndoGrouping() {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.endUndoGrouping) { return }
         postCheckpoint()
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
             endUndoGrouping(on: run.handlerSide, notifies: run.direction == nil)
         } else if performing == .undo {
@@ -172,13 +171,12 @@ extension ActionStack {
         guard let token = eventClose.schedule(), automaticGroupClosing == .runLoop else { return }
         let runLoop = RunLoop.current
         let modes = runLoopModes
-        if let queued = queuedClose, !queued.hasFired, queued.runLoop === runLoop, queued.modes == modes {
+        if let queued = eventClose.queued, !queued.hasFired, queued.runLoop === runLoop, queued.modes == modes {
             queued.token = token
             return
         }
         let queued = QueuedClose(token: token, runLoop: runLoop, modes: modes)
-        queuedClose = queued
-        runLoopClosesQueued &+= 1
+        eventClose.didQueue(queued)
         let reference = WeakStackReference(stack: self)
         runLoop.perform(inModes: modes) {
             queued.hasFired = true
@@ -253,33 +251,13 @@ extension ActionStack {
         // registration would have.
         if keepsEmpty && side.end == frame.start && side === undoSide && performing == nil { clearRedoSide() }
         if let serial = history.appendClosedStep(
-            from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty),
-            !scopeSteps.isEmpty, scopeSteps.keys.contains(frame.id)
+            from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty)
         {
             // A scoped group whose body closes the scope's own group finds the step by this.
-            scopeSteps[frame.id] = serial
+            scopes.frameClosed(frame.id, into: serial)
         }
         if side === undoSide { trimOrDefer() }
         return discardable
-    }
-}
-
-/// A close queued on a run loop that has not fired yet: later events reuse it (see
-/// `ActionStack.scheduleEventClose()`).
-///
-/// Read and written only on the thread whose run loop it is queued on, which is the thread the
-/// stack is used from (the same reasoning as ``WeakStackReference``).
-final class QueuedClose: @unchecked Sendable {
-    /// The token of the event the block closes when it fires.
-    var token: UInt64
-    weak var runLoop: RunLoop?
-    let modes: [RunLoop.Mode]
-    var hasFired = false
-
-    init(token: UInt64, runLoop: RunLoop, modes: [RunLoop.Mode]) {
-        self.token = token
-        self.runLoop = runLoop
-        self.modes = modes
     }
 }
 

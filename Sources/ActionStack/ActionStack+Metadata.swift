@@ -140,7 +140,7 @@ extension ActionStack {
     func updateMetadata(_ operation: Misuse.Operation, _ change: (StepMetadata) -> Void) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(operation) { return }
         let side = currentSide
         if performing == nil && history.coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {

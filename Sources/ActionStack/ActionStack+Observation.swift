@@ -181,7 +181,7 @@ extension ActionStack {
         if history.states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
             history.renumberStates()
         }
-        if history.needsTrim && scopeDepth == 0 && activities.isEmpty && !operationInFlight {
+        if history.needsTrim && !scopes.isRunning && activities.isEmpty && !operationInFlight {
             history.finishPutOffWork(limits)
         }
         if checksInvariants { _checkInvariants() }

@@ -67,22 +67,21 @@ extension ActionStack {
 
     /// Whether registration is enabled; the non-open spelling used inside the stack.
     @inline(__always)
-    var registrationEnabled: Bool { disableCount == 0 }
+    var registrationEnabled: Bool { registration.isEnabled }
 
     func _disableUndoRegistration() {
         enterCall()
         defer { leaveCall() }
-        disableCount += 1
+        registration.disable()
     }
 
     func _enableUndoRegistration() {
         enterCall()
         defer { leaveCall() }
-        guard disableCount > protectedDisableCount else {
+        guard registration.enable() else {
             report(.enableWithoutDisable)
             return
         }
-        disableCount -= 1
     }
 
     // MARK: Internals
@@ -98,7 +97,7 @@ extension ActionStack {
     ) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
         if register(target, handler, cost: cost, key: key, window: window, misuseOperation: .registerUndo) {
             post(ActionStack.didOpenUndoGroupNotification)
@@ -112,7 +111,7 @@ extension ActionStack {
     ) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
         if register(
             target, handler, cost: options.cost, key: options.coalescingKey, window: options.coalescingWindow,
@@ -144,7 +143,7 @@ extension ActionStack {
             let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation, commandKey: commandKey)
-            if run.direction == nil && run.phase == .running { _ = history.states.change() }
+            if run.direction == nil && run.phase == .running { history.documentChanged() }
             return opened
         }
         // One call per side, each reading its own `let`: a side chosen by a conditional would be

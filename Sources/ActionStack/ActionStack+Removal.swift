@@ -24,8 +24,7 @@ extension ActionStack {
         if operations != nil { removeAllForOperations() }
         history.removeAll()
         eventClose.cancel()
-        disableCount = 0
-        protectedDisableCount = 0
+        registration.reset()
     }
 
     func _removeAllActions(withTarget target: Any) {
@@ -85,7 +84,7 @@ extension ActionStack {
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if scopeDepth > 0 || !isIdle || operations?.run != nil {
+        if scopes.isRunning || !isIdle || operations?.run != nil {
             history.deferTrim()
         } else {
             history.trimToLimits(limits)
@@ -99,7 +98,7 @@ extension ActionStack {
         let levelsOfUndo = levelsOfUndo
         guard levelsOfUndo > 0 || maximumCost > 0 else { return }
         // (Branch pruning is asked for where branches grow: see `History.pruneBranchesOrDefer`.)
-        if scopeDepth > 0 || (operations != nil && operations?.run != nil) {
+        if scopes.isRunning || (operations != nil && operations?.run != nil) {
             // Never a step in flight: the limits are applied when the operation settles.
             history.deferTrim()
         } else {
@@ -109,7 +108,7 @@ extension ActionStack {
 
     /// Whether the history may be restructured now (branches pruned): no scoped group's body and
     /// no asynchronous operation is running.
-    var mayRestructure: Bool { scopeDepth == 0 && operations?.run == nil }
+    var mayRestructure: Bool { !scopes.isRunning && operations?.run == nil }
 
     /// A change is being made: the redo stack becomes a branch (see ``History/detachRedoSide(maximumCost:restructuringAllowed:)``).
     func detachRedoSide() {

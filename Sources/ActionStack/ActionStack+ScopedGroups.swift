@@ -67,30 +67,34 @@ extension ActionStack {
                 && side.frames[0].id != frame0Before ? side.frames[0].id : nil
         // A branching history gets back the redo choice the body's registrations left as a branch.
         let redoChoice = history.tree == nil ? nil : redoSide.steps.last?.node
-        scopeDepth += 1
-        defer { scopeSteps[scope.id] = nil }
+        scopes.enter()
+        defer { scopes.forget(frame: scope.id) }
         do {
             let result = try body()
-            scopeDepth -= 1
+            scopes.leave()
             closeScope(scope, on: side, name: name)
-            if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && history.needsTrim && isIdle && operations?.run == nil {
-                history.finishPutOffWork(limits)
-            }
+            scopeEnded()
             return result
         } catch {
-            scopeDepth -= 1
+            scopes.leave()
             rollBack(scope, on: side, automaticGroup: automaticGroup, redoChoice: redoChoice)
             restoreRedoChoice(redoChoice)
-            if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && history.needsTrim && isIdle && operations?.run == nil {
-                history.finishPutOffWork(limits)
-            }
+            scopeEnded()
             throw error
         }
     }
 
     // MARK: Internals
+
+    /// A scope's body is over and its group closed or rolled back: when it was the outermost, the
+    /// event's end and the trimming that waited for it happen now.
+    private func scopeEnded() {
+        guard !scopes.isRunning else { return }
+        endEventPutOffByScopes()
+        if !scopes.isRunning && history.needsTrim && isIdle && operations?.run == nil {
+            history.finishPutOffWork(limits)
+        }
+    }
 
     /// The index of the open frame `scope` on `side`, if it is still open.
     private func openIndex(of scope: Frame, on side: Side) -> Int? {
@@ -127,9 +131,8 @@ extension ActionStack {
         // The scope's depth is already back down: pruning waits for the scope's end all the same,
         // since what an observer of the closes below registers (the redo stack it turns into a
         // branch included) is rolled back with the scope.
-        let store = history.tree
-        store?.pruningHolds += 1
-        defer { store?.pruningHolds -= 1 }
+        let held = history.holdPruning()
+        defer { history.releasePruning(held) }
         let count: Int
         let farEnd: StateID
         if let index = openIndex(of: scope, on: side) {
@@ -155,15 +158,13 @@ extension ActionStack {
                 post(ActionStack.didCloseUndoGroupNotification, discardable: metadata?.isDiscardable ?? false)
             }
             activities.pop()
-        } else if side.frames.isEmpty, let serial = scopeSteps[scope.id] ?? nil, let step = side.steps.last,
+        } else if side.frames.isEmpty, let serial = scopes.serialOfStep(closing: scope.id), let step = side.steps.last,
             step.serial == serial
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
-            history.takeNewestStep(of: side)
-            count = step.actionCount
-            // A redo step that lost actions has a new high, not a new low: then it no longer ends
-            // where the document is.
-            farEnd = side === undoSide || step.high == history.states.current ? step.low : history.states.fresh()
+            // (A redo step that lost actions has a new high, not a new low: then it no longer ends
+            // where the document is, and undoing it leads to a new state.)
+            (count, farEnd) = history.takeNewestStepForRollback(of: side)
         } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
             last.end == side.end
         {
@@ -176,8 +177,7 @@ extension ActionStack {
         }
         // Run the scope's actions, which are the last `count` the side holds, with registration
         // disabled; a handler cannot take that away.
-        disableCount += 1
-        protectedDisableCount += 1
+        registration.disableForRollback()
         activities.push(.rollingBack)
         // Taking actions out of the undo stack ends coalescing (the step being recorded changed).
         history.beginRollback(of: count, on: side)
@@ -191,9 +191,8 @@ extension ActionStack {
             history.releaseAction(action)
         }
         activities.pop()
-        protectedDisableCount -= 1
-        disableCount -= 1
-        history.states.move(to: everyActionRan ? farEnd : history.states.fresh())
+        registration.enableAfterRollback()
+        history.finishRollback(everyActionRan: everyActionRan, farEnd: farEnd)
         // Before the close below trims: the branch the body's registrations left is the redo stack
         // again, not a branch to prune.
         restoreRedoChoice(redoChoice)

@@ -96,16 +96,16 @@ extension ActionStack {
             if let held = run.rollbackAction { boxCounts[ObjectIdentifier(held.box), default: 0] += 1 }
         }
         if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
-        if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !history.needsTrim && scopeDepth == 0 {
+        if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !history.needsTrim && !scopes.isRunning {
             problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
         }
         // Cost is trimmed when a group closes: with a group open, its cost may exceed the limit.
         if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 && !history.needsTrim
-            && scopeDepth == 0 && undoSide.frames.isEmpty
+            && !scopes.isRunning && undoSide.frames.isEmpty
         {
             problems.append("undo stack costs \(undoSide.totalCost.description), limit \(maximumCost)")
         }
-        if disableCount < protectedDisableCount { problems.append("disable count below its protected part") }
+        problems += registration.invariantViolations()
         // Each concern checks its own state.
         problems += history.states.invariantViolations()
         problems += eventClose.invariantViolations()
@@ -220,7 +220,7 @@ extension ActionStack {
     /// `groupingLevel`, `isUndoing`, `isRedoing`, `isUndoRegistrationEnabled`, read without making
     /// a call (a call ends with publishing, which may drop freed steps).
     package var _flags: (groupingLevel: Int, isUndoing: Bool, isRedoing: Bool, isUndoRegistrationEnabled: Bool) {
-        (currentSide.frames.count, performing == .undo, performing == .redo, disableCount == 0)
+        (currentSide.frames.count, performing == .undo, performing == .redo, registration.isEnabled)
     }
 
     /// The activities in progress, outermost first.
@@ -233,7 +233,7 @@ extension ActionStack {
     package var _trackedTargetCount: Int { history.registry.count }
 
     /// The blocks queued on run loops for the automatic close so far.
-    package var _runLoopClosesQueued: Int { runLoopClosesQueued }
+    package var _runLoopClosesQueued: Int { eventClose.runLoopClosesQueued }
 
     /// How many times the state ids were renumbered.
     package var _stateRenumberings: Int { history.states.renumberings }

@@ -60,8 +60,8 @@ extension ActionStack {
     /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
     /// (a freed target); stops where a step performs nothing, or when `target` goes.
     func walk(to target: NodeNumber) {
-        history.tree?.pruningHolds += 1
-        defer { history.tree?.pruningHolds -= 1 }
+        let held = history.holdPruning()
+        defer { history.releasePruning(held) }
         plan: while history.currentNodeNumber != target {
             history.sweepFreedTargets()
             guard let tree = history.tree, tree.table.contains(target),

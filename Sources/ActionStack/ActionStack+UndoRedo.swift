@@ -182,7 +182,7 @@ extension ActionStack {
         history.finishPerformed(
             detached, undoing: undoing, everyActionRan: ran == count, builtCount: builtCount,
             builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
-            keepsEmptyRedoStep: !dropsEmptyGroups && disableCount == 0)
+            keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
         if !undoing { trimOrDefer() }
 
         if postsNotifications {

@@ -140,26 +140,13 @@ open class ActionStack {
     /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
     /// until the first asynchronous registration or operation.
     @exclusivity(unchecked) var operations: AsyncOperations?
-    /// The disable counter: registration is enabled while it is zero.
-    @exclusivity(unchecked) var disableCount = 0
-    /// The part of the disable counter that belongs to rollbacks in progress (a handler's
-    /// `enableUndoRegistration()` may not take it away).
-    @exclusivity(unchecked) var protectedDisableCount = 0
+    /// The disable counter of registration, with the part that rollbacks hold.
+    @exclusivity(unchecked) var registration = RegistrationSwitch()
     /// Public calls in progress (nested ones included); the state is published when the outermost
     /// ends.
     @exclusivity(unchecked) var callDepth = 0
-    /// Scoped groups whose body is running; trimming waits until the outermost ends.
-    @exclusivity(unchecked) var scopeDepth = 0
-    /// The token of the event whose end ``endEvent()`` asked for while a scoped group's body was
-    /// running: it ends when the outermost scope ends, if it is still the pending event.
-    @exclusivity(unchecked) var eventEndAfterScopes: UInt64?
-    /// The event's close queued on a run loop and not fired yet, which later events may reuse.
-    @exclusivity(unchecked) var queuedClose: QueuedClose?
-    /// The blocks queued on run loops for the automatic close (for tests).
-    @exclusivity(unchecked) var runLoopClosesQueued = 0
-    /// The frames of the scoped groups in progress, with the serial of the step each became if its
-    /// body closed it itself.
-    @exclusivity(unchecked) var scopeSteps: [UInt64: UInt32?] = [:]
+    /// The scoped groups whose body is running, and what waits for the outermost to end.
+    @exclusivity(unchecked) var scopes = Scopes()
     /// True while observers of a checkpoint run: no checkpoint is posted then.
     @exclusivity(unchecked) var isPostingCheckpoint = false
     /// True while `onMisuse` runs, so that a misuse inside it is not reported to it again.
@@ -319,7 +306,7 @@ open class ActionStack {
     /// Whether registration is enabled (the disable counter is zero).
     ///
     /// - Complexity: O(1).
-    open var isUndoRegistrationEnabled: Bool { asCall { disableCount == 0 } }
+    open var isUndoRegistrationEnabled: Bool { asCall { registration.isEnabled } }
 
     /// Disables registration, grouping and the metadata setters until a matching
     /// ``enableUndoRegistration()``. Calls nest: each disable needs its own enable.
@@ -680,7 +667,7 @@ extension ActionStack: CustomReflectable {
                 "isUndoing": performingAsSeen == .undo,
                 "isRedoing": performingAsSeen == .redo,
                 "isClean": history.states.isClean,
-                "isUndoRegistrationEnabled": disableCount == 0,
+                "isUndoRegistrationEnabled": registration.isEnabled,
             ],
             displayStyle: .class
         )

@@ -76,6 +76,51 @@ extension History {
         }
     }
 
+    /// Switches the history to `shape` now (at idle), forgetting a change asked for earlier.
+    func switchShape(to shape: ActionStack.HistoryShape) {
+        treeSettings.pendingShape = nil
+        applyHistoryShape(shape)
+    }
+
+    /// Switches the history to `shape` at the end of the outermost call (asked for in the middle
+    /// of one): see ``finishPutOffWork(_:)``.
+    func switchShapeLater(to shape: ActionStack.HistoryShape) {
+        treeSettings.pendingShape = shape
+        needsTrim = true
+    }
+
+    /// The largest number of steps the branches hold (``ActionStack/maximumBranchSteps``); 0 for no
+    /// limit. Setting it does not prune (the stack trims after it).
+    var maximumBranchSteps: Int {
+        get { tree?.maximumBranchSteps ?? treeSettings.maximumBranchSteps }
+        set {
+            treeSettings.maximumBranchSteps = Swift.max(newValue, 0)
+            tree?.maximumBranchSteps = treeSettings.maximumBranchSteps
+        }
+    }
+
+    /// The clock that dates the nodes (``ActionStack/historyClock``); nil for the system clock.
+    var clock: (@Sendable () -> Date)? {
+        get { treeSettings.clock }
+        set { treeSettings.clock = newValue }
+    }
+
+    /// Replaces the tree with `store` (a restored history's; the stack holds no step).
+    func installTree(_ store: TreeStore) { tree = store }
+
+    /// A move through the tree (or a scope's rollback) begins: pruning waits until it ends, so that
+    /// it never takes a branch the move is about to enter. Returns the tree held, for
+    /// ``releasePruning(_:)``.
+    func holdPruning() -> TreeStore? {
+        tree?.pruningHolds += 1
+        return tree
+    }
+
+    /// The move that ``holdPruning()`` began on `store` ended.
+    func releasePruning(_ store: TreeStore?) {
+        store?.pruningHolds -= 1
+    }
+
     /// Applies a change of shape asked for in the middle of a call (at the end of the outermost).
     func applyPendingHistoryShape() {
         guard let shape = treeSettings.pendingShape else { return }

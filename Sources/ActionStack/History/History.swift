@@ -228,6 +228,19 @@ extension History {
         return step
     }
 
+    /// Takes the newest closed step of `side` out for a rollback (a scoped group whose body closed
+    /// the scope's own group): see ``takeNewestStep(of:)``. Returns how many actions it holds, at the
+    /// end of `side`, and the state the document returns to when they all run: the state before it,
+    /// except for a redo step that no longer ends where the document is (it lost actions), which
+    /// leads to a new state.
+    ///
+    /// - Complexity: O(1) (O(b log n) in a tree).
+    func takeNewestStepForRollback(of side: Side) -> (count: Int, farEnd: StateID) {
+        let step = takeNewestStep(of: side)
+        let farEnd = side === undoSide || step.high == states.current ? step.low : states.fresh()
+        return (step.actionCount, farEnd)
+    }
+
     /// Detaches the newest `count` actions of `side` for a rollback that runs them: they are in
     /// flight until they run. Taking actions out of the undo side changes the step being recorded:
     /// coalescing ends.
@@ -237,6 +250,25 @@ extension History {
         if side === undoSide && count > 0 { coalescer.clear() }
         side.beginFlight(of: count)
     }
+
+    /// A rollback ran the actions ``beginRollback(of:on:)`` detached: the document is back in
+    /// `farEnd` when every action ran, in a new state otherwise.
+    ///
+    /// - Complexity: O(1).
+    func finishRollback(everyActionRan: Bool, farEnd: StateID) {
+        states.move(to: everyActionRan ? farEnd : states.fresh())
+    }
+
+    /// The document changed outside the history's own operations (a registration in the body of an
+    /// asynchronous group, recorded on the group's own side): it is in a new state.
+    ///
+    /// - Complexity: O(1).
+    func documentChanged() { _ = states.change() }
+
+    /// A new document state, equal to no other (for a history being rebuilt).
+    ///
+    /// - Complexity: O(1).
+    func freshState() -> StateID { states.fresh() }
 
     // MARK: Undo and redo
 

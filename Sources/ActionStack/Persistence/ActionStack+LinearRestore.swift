@@ -123,10 +123,10 @@ extension ActionStack {
         // its step holds no action (a do-nothing step).
         var stateOf: [StateID] = []
         stateOf.reserveCapacity(plan.high - plan.low + 1)
-        stateOf.append(history.states.fresh())
+        stateOf.append(history.freshState())
         for position in plan.low..<plan.high {
             stateOf.append(
-                saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : history.states.fresh())
+                saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : history.freshState())
         }
         // The state of node `root + position + 1` is stateOf[position + 1 - low].
         let newRoot = saved.root + plan.low

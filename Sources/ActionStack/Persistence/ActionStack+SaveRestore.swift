@@ -755,12 +755,12 @@ extension ActionStack {
         }
         // Each node's document state, parents first: a new one, or its parent's when its step
         // holds no action (a do-nothing step).
-        var stateOf: [Int: StateID] = [plan.newRoot: history.states.fresh()]
+        var stateOf: [Int: StateID] = [plan.newRoot: history.freshState()]
         var pending = [plan.newRoot]
         while let parent = pending.popLast() {
             for child in childrenOf[parent] ?? [] {
                 stateOf[child] =
-                    plan.kept[child]!.step.actionList.count == 0 ? stateOf[parent]! : history.states.fresh()
+                    plan.kept[child]!.step.actionList.count == 0 ? stateOf[parent]! : history.freshState()
                 pending.append(child)
             }
         }
@@ -811,7 +811,7 @@ extension ActionStack {
                 store.lastDate = Swift.max(store.lastDate, when)
             }
             store.nextNumber = NodeNumber((all.max() ?? plan.newRoot) + 1)
-            history.tree = store
+            history.installTree(store)
             // Each child not placed yet starts a branch that follows the redo choices.
             var placed = Set(path).union(chain)
             var anchors = [plan.newRoot] + path + chain
