@@ -8,10 +8,26 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// What the history is: the undo and redo sides, the targets of their actions, the document states
-/// and the clean point, the coalescing candidate, the branches of a branching history, and the
-/// serials of steps and frames.
+/// and the clean point, the coalescing candidate, the branches of a branching history, the serials
+/// of steps and frames, and the work put off until the outermost call ends.
 ///
-/// One stack holds one history (``ActionStack/history``).
+/// One stack holds one history (``ActionStack/history``), and changes it only through the
+/// operations here and in the extensions beside this file (the tree's upkeep, the limits, the
+/// removals, the state renumbering). Each operation keeps the history's rules by itself: a step put
+/// on top of the undo side (or taken off it) ends coalescing, a step that goes takes its node, a
+/// step that loses some of its actions no longer leads back to where it began, and the redo future
+/// ends with a new change.
+///
+/// The history never posts a notification, never runs a handler and never reads the stack's
+/// overridable settings: the stack passes what an operation needs (``HistoryLimits``, read through
+/// `levelsOfUndo`'s getter; `maximumCost`; whether the history may be restructured now), or acts on
+/// what an operation returns. The client code it can reach is the clocks it is handed (which only
+/// read the time) and the deinitializers that releasing a stored action may run.
+///
+/// A final class, not a struct stored in the stack: releasing an action may free an object whose
+/// deinitializer calls back into the stack (`removeAllActions(withTarget:)` in `deinit`, as on
+/// Apple platforms); a struct's mutating operation would hold exclusive access to the history
+/// across that call, while a class reads its fields again after it, as the stack always did.
 final class History {
     // Stored properties are `@exclusivity(unchecked)`, as the stack's own are (see ActionStack): a
     // history is confined to its stack's isolation domain.
@@ -35,7 +51,9 @@ final class History {
     @exclusivity(unchecked) var nextStepSerial: UInt32 = 0
     /// The id of the next frame opened.
     @exclusivity(unchecked) var nextFrameID: UInt64 = 1
-    /// Trimming was put off (by a scope, or by a limit set during an activity).
+    /// Trimming (and a change of shape) was put off until the end of the outermost call: by a
+    /// scope's body, an operation in flight, a move through the tree, or a limit set during an
+    /// activity (see History+Limits.swift).
     @exclusivity(unchecked) var needsTrim = false
 
     init() {}
