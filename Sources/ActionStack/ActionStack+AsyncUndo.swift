@@ -128,11 +128,14 @@ extension ActionStack {
     /// stack.registerAsyncUndo(withTarget: document) { _ in throw Offline() }
     /// do {
     ///     try await stack.performUndo()
-    /// } catch .actionFailed(let failure) {
-    ///     print(failure.actionIndex, failure.underlying is Offline)   // 0 true
-    ///     print(failure.rollback)   // the rollback restored the document
     /// } catch {
-    ///     print(error)
+    ///     // OperationError is extensible: read the failure through its accessor.
+    ///     if let failure = error.actionFailure {
+    ///         print(failure.actionIndex, failure.underlying is Offline)   // 0 true
+    ///         print(failure.rollback)   // the rollback restored the document
+    ///     } else {
+    ///         print(error)
+    ///     }
     /// }
     /// print(stack.canUndo)   // true
     /// ```
