@@ -887,7 +887,7 @@ extension ActionStack {
                         source.steps[found.position].low = fresh
                     }
                 }
-                if rollback.failedActionIndex != nil {
+                if case .failed = rollback.code {
                     asyncOperations.broken = BrokenMark(serial: run.serial, isUndo: undoing, failure: failure)
                 }
             }
