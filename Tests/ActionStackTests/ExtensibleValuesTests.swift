@@ -101,6 +101,14 @@ struct ExtensibleValuesTests {
         #expect(Set(ActionStack.ActivityKey.allCases.map(\.reported)) == Set(ActionStack.Misuse.Activity.allCases))
     }
 
+    /// The keys are what `Activities` pushes and pops on the undo and redo path, and what the entry
+    /// points of the synchronous core pass: one byte each, with nothing to retain.
+    @Test func theTablesKeysAreOneByteWithNothingToRetain() {
+        #expect(MemoryLayout<ActionStack.ActivityKey>.size == 1)
+        #expect(MemoryLayout<ActionStack.OperationKey>.size == 1)
+        #expect(_isPOD(ActionStack.ActivityKey.self) && _isPOD(ActionStack.OperationKey.self))
+    }
+
     @Test func misusePoliciesCompare() {
         let stack = ActionStack()
         #expect(stack.misusePolicy == .log)
