@@ -12,12 +12,16 @@ extension ActionStack {
     /// ``ActionStack/performRedo(isolation:)``, ``ActionStack/performJump(to:isolation:)``).
     ///
     /// Only ``actionFailed(_:)`` means that an action ran and failed; every other case means that the
-    /// request changed nothing.
+    /// request changed nothing, except ``cancelled(_:)`` thrown by ``ActionStack/OperationRequest/value()``
+    /// to a task that stopped waiting, which says nothing of the request (it goes on).
     public enum OperationError: Error, CustomStringConvertible {
         /// An action of the step threw (or its task was cancelled while it ran). The step stays
         /// where it was; the failure says which action failed, why, and what the rollback did.
         case actionFailed(ActionFailure)
-        /// The request was cancelled before it started: nothing ran.
+        /// The request was cancelled before it started: nothing ran. Thrown by
+        /// ``ActionStack/OperationRequest/value()`` with ``CancellationReason/task``, it means instead
+        /// that the awaiting task was cancelled and stopped waiting: the request goes on, and its
+        /// ``ActionStack/OperationRequest/result`` tells how it ends.
         case cancelled(CancellationReason)
         /// The request was refused by the ``ActionStack/busyPolicy``: nothing ran.
         case dropped(DropReason)
@@ -46,7 +50,8 @@ extension ActionStack {
 
     /// Why a queued request was cancelled before it started.
     public enum CancellationReason: String, Hashable, Sendable, CustomStringConvertible {
-        /// The task awaiting the request was cancelled.
+        /// The task awaiting the request was cancelled (from ``ActionStack/OperationRequest/value()``:
+        /// only that task's waiting ended).
         case task = "its task was cancelled"
         /// ``ActionStack/cancelPendingRequests()`` was called.
         case cancelPendingRequests = "cancelPendingRequests() was called"
