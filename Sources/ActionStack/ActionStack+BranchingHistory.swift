@@ -243,18 +243,23 @@ extension ActionStack {
     /// The clock that dates the nodes of a branching history (``earlier(by:)`` and ``later(by:)``
     /// move by these dates). Replace it in tests so they need not sleep.
     ///
-    /// It applies whatever the order of the settings: set before or after ``historyShape``, the
-    /// nodes made from then on are dated by it. Set while the history is a tree, it also re-dates
-    /// the nodes held, keeping the intervals between them, so that the newest is dated now by the
-    /// new clock (dates never decrease with the node numbers, so the old dates cannot simply
-    /// stay); a tree of the root alone is then dated exactly as if the clock had been set first.
+    /// It applies whatever the order of the settings: set before or after ``historyShape``, it
+    /// dates the nodes made from then on. Dates never decrease with the node numbers, so a clock
+    /// whose time is earlier than the newest date held (a test's fixed date, set after the switch
+    /// to a tree dated the root by the system clock) moves the nodes held back, keeping the
+    /// intervals between them, until the newest is dated now by the new clock; a root alone is then
+    /// dated exactly as if the clock had been set first. A clock at or after the newest date leaves
+    /// the dates held as they are (so setting a new clock before each change, as a test that moves
+    /// time by hand does, dates each change by it).
     ///
-    /// - Complexity: O(s) for the s nodes held; O(1) in a linear history.
+    /// - Complexity: O(s) for the s nodes held when they move back; O(1) otherwise.
     public var historyClock: @Sendable () -> Date {
         get { treeSettings.clock ?? { Date() } }
         set {
             treeSettings.clock = newValue
-            tree?.redate(newestAt: treeSettings.now())
+            guard let tree else { return }
+            let now = treeSettings.now()
+            if now < tree.lastDate { tree.redate(newestAt: now) }
         }
     }
 

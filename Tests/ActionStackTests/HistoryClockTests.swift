@@ -71,7 +71,7 @@ private final class HandClock: @unchecked Sendable {  // guarded by `lock`
         #expect(stack.currentNode == .init(sequence: 3))
     }
 
-    @Test func aNewClockKeepsTheIntervalsBetweenTheNodesHeld() throws {
+    @Test func aClockBehindTheDatesHeldMovesThemBackKeepingTheirIntervals() throws {
         let stack = makeStack()
         let first = HandClock(5_000)
         stack.historyClock = { first.now }
@@ -81,11 +81,26 @@ private final class HandClock: @unchecked Sendable {  // guarded by `lock`
             first.advance(100)
             group(stack) { counter.set(value, on: stack) }
         }
-        let second = HandClock(90_000)
+        let second = HandClock(1_000)
         stack.historyClock = { second.now }
         second.advance(50)
         group(stack) { counter.set(3, on: stack) }
         let dates = try #require(stack.historyTree).nodes.map(\.date.timeIntervalSinceReferenceDate)
-        #expect(dates == [89_800, 89_900, 90_000, 90_050])
+        #expect(dates == [800, 900, 1_000, 1_050])
+    }
+
+    @Test func aClockSetBeforeEachChangeDatesEachChangeAndLeavesTheDatesHeld() throws {
+        // A test that moves time by hand sets a new clock before each change.
+        let stack = makeStack()
+        stack.historyShape = .tree
+        let root = try #require(stack.historyTree?.nodes.first?.date)
+        let counter = Counter()
+        for value in 1...3 {
+            let date = root.addingTimeInterval(Double(value) * 60)
+            stack.historyClock = { date }
+            group(stack) { counter.set(value, on: stack) }
+        }
+        let dates = try #require(stack.historyTree).nodes.map(\.date)
+        #expect(dates == (0...3).map { root.addingTimeInterval(Double($0) * 60) })
     }
 }

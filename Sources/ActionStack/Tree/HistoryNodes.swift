@@ -299,8 +299,8 @@ final class TreeStore {
         return number
     }
 
-    /// A new clock: the nodes keep the intervals between their dates, moved so that the newest is
-    /// dated `date`.
+    /// A new clock, behind the dates held: the nodes keep the intervals between their dates, moved
+    /// so that the newest date is `date`.
     ///
     /// - Complexity: O(n) for the n nodes.
     func redate(newestAt date: Double) {
