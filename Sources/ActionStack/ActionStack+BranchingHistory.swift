@@ -74,6 +74,13 @@ extension ActionStack {
         /// Whether it lies on the current path: the root, the current node and their ancestors, and
         /// the nodes ``ActionStack/redo()`` would reach from the current node.
         public var isOnCurrentPath: Bool
+        /// Whether the step that leads to it is being undone or redone right now by an awaited
+        /// operation (as ``ActionStack/HistoryEntry/isInFlight``): the document moves from or to
+        /// this node when it succeeds.
+        public var isInFlight = false
+        /// Whether the step that leads to it is the broken one (``ActionStack/brokenStep``), as
+        /// ``ActionStack/HistoryEntry/isBroken``.
+        public var isBroken = false
     }
 
     /// A snapshot of a branching history, for a history panel.
@@ -206,7 +213,7 @@ extension ActionStack {
             enterCall()
             defer { leaveCall() }
             guard newValue != historyShape || treeSettings.pendingShape != nil else { return }
-            if isIdle && operations?.run == nil && scopeDepth == 0 {
+            if isIdle && !requestHoldsTurn && scopeDepth == 0 {
                 treeSettings.pendingShape = nil
                 applyHistoryShape(newValue)
             } else {
@@ -260,9 +267,11 @@ extension ActionStack {
     /// A snapshot of the whole tree (nil in a linear history).
     ///
     /// Reading it sweeps freed targets first, as ``undoEntries`` does. Read from a handler or an
-    /// observer of an operation in progress, it shows the tree without the step in flight (it has
-    /// left its stack and its opposite is not built yet): read it at the end of the call, or from
-    /// ``observe(_:)``, which hears of a move once it is complete.
+    /// observer of a synchronous undo or redo in progress, it shows the tree without the step in
+    /// flight (it has left its stack and its opposite is not built yet): read it at the end of the
+    /// call, or from ``observe(_:)``, which hears of a move once it is complete. The step an awaited
+    /// operation is performing stays where it was until it has succeeded, and its node is marked
+    /// ``HistoryNode/isInFlight``; the broken step's node is marked ``HistoryNode/isBroken``.
     ///
     /// - Complexity: O(s log s) for the s steps held, plus O(t) for t distinct targets (O(n) for the
     ///   n stored actions when one was freed).
@@ -276,9 +285,25 @@ extension ActionStack {
 
     /// The clock that dates the nodes of a branching history (``earlier(by:)`` and ``later(by:)``
     /// move by these dates). Replace it in tests so they need not sleep.
+    ///
+    /// It applies whatever the order of the settings: set before or after ``historyShape``, it
+    /// dates the nodes made from then on. Dates never decrease with the node numbers, so a clock
+    /// whose time is earlier than the newest date held (a test's fixed date, set after the switch
+    /// to a tree dated the root by the system clock) moves the nodes held back, keeping the
+    /// intervals between them, until the newest is dated now by the new clock; a root alone is then
+    /// dated exactly as if the clock had been set first. A clock at or after the newest date leaves
+    /// the dates held as they are (so setting a new clock before each change, as a test that moves
+    /// time by hand does, dates each change by it).
+    ///
+    /// - Complexity: O(s) for the s nodes held when they move back; O(1) otherwise.
     public var historyClock: @Sendable () -> Date {
         get { treeSettings.clock ?? { Date() } }
-        set { treeSettings.clock = newValue }
+        set {
+            treeSettings.clock = newValue
+            guard let tree else { return }
+            let now = treeSettings.now()
+            if now < tree.lastDate { tree.redate(newestAt: now) }
+        }
     }
 
     /// Moves the document to the state of node `id`: undoes up to the nearest common ancestor of

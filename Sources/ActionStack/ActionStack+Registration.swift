@@ -138,9 +138,13 @@ extension ActionStack {
         commandKey: String? = nil
     ) -> Bool {
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
-            // A handler of the asynchronous operation in flight: into the step it builds. An
-            // asynchronous group's body: into its step, and the document changes, as for any change
-            // (so `markClean()` in the body marks what the body did so far).
+            // A handler of the asynchronous operation in flight: into the step it builds, unless
+            // `removeAllActions(withTarget:)` removed its target meanwhile (the removal took the
+            // target's actions from every step, the one being built included, and what comes for
+            // it later goes the same way). An asynchronous group's body: into its step, and the
+            // document changes, as for any change (so `markClean()` in the body marks what the body
+            // did so far).
+            if !run.removedTargets.isEmpty && run.direction != nil && run.removedTarget(target) { return false }
             let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation, commandKey: commandKey)

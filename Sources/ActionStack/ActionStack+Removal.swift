@@ -30,7 +30,7 @@ extension ActionStack {
         eventClose.cancel()
         disableCount = 0
         protectedDisableCount = 0
-        states.markClean()
+        markCurrentStateClean()
     }
 
     func _removeAllActions(withTarget target: Any) {
@@ -46,9 +46,12 @@ extension ActionStack {
             return
         }
         // A value boxes into a new object here, which no action refers to.
+        let object = target as AnyObject
         coalescer.eventEnded()
+        // What the operation in flight registers for the target from now on is dropped too.
+        if operations != nil, let run = operations?.run { run.removedTargets.append(WeakTarget(object: object)) }
         // A target has one box for its closure actions and one per key for its command actions.
-        for box in registry.allBoxes(for: target as AnyObject) {
+        for box in registry.allBoxes(for: object) {
             coalescer.forget(box)
             compact(undoSide) { $0.isOn(box) }
             compact(redoSide) { $0.isOn(box) }
@@ -254,11 +257,11 @@ extension ActionStack {
 
     // MARK: Internals: limits
 
-    /// A limit changed: trims now, or at the end of the call in progress.
+    /// A limit changed: trims now, or at the end of the call, scope or request in progress.
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if scopeDepth > 0 || !isIdle || operations?.run != nil {
+        if scopeDepth > 0 || !isIdle || requestHoldsTurn {
             needsTrim = true
         } else {
             trimToLimits()
@@ -266,17 +269,38 @@ extension ActionStack {
     }
 
     /// A top-level group closed on the undo stack (or a coalesced step grew): trims now, unless a
-    /// scoped group's body is running.
+    /// scoped group's body is running or an awaited request holds the turn.
     @inline(__always)
     func trimOrDefer() {
         guard levelsOfUndo > 0 || maximumCost > 0 else { return }
         // (Branch pruning is asked for where branches grow: see `pruneBranchesOrDefer()`.)
-        if scopeDepth > 0 || (operations != nil && operations?.run != nil) {
-            // Never a step in flight: the limits are applied when the operation settles.
+        if scopeDepth > 0 || requestHoldsTurn {
+            // Never a step in flight, nor between the steps of a jump: the limits are applied when
+            // the request ends.
             needsTrim = true
         } else {
             trimToLimits()
         }
+    }
+
+    /// Whether an awaited request (an undo, a redo, a jump, a retry, an asynchronous group) holds
+    /// the turn, from its start to its end: the one rule for the limits, pruning and a change of
+    /// shape set or reached meanwhile, which wait until it ends (``handOff()`` applies them before
+    /// the turn passes on), so that nothing is trimmed under a step in flight or between the steps
+    /// of a jump.
+    ///
+    /// - Complexity: O(1); one `nil` check on a stack that never used an asynchronous operation.
+    @inline(__always)
+    var requestHoldsTurn: Bool { operations != nil && operations!.queue.isBusy }
+
+    /// Applies the limits, pruning and change of shape that waited (``needsTrim``), unless a scoped
+    /// group's body or client code in the middle of a call (an activity) is still running. The
+    /// caller has checked that no request holds the turn, or is the request ending.
+    func applyLimitsThatWaited() {
+        guard needsTrim && scopeDepth == 0 && activities.isEmpty else { return }
+        needsTrim = false
+        applyPendingHistoryShape()
+        trimToLimits()
     }
 
     /// Drops the oldest closed steps beyond ``levelsOfUndo``, then while the undo stack's cost is

@@ -74,22 +74,14 @@ extension ActionStack {
             scopeDepth -= 1
             closeScope(scope, on: side, name: name)
             if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && needsTrim && isIdle && operations?.run == nil {
-                needsTrim = false
-                applyPendingHistoryShape()
-                trimToLimits()
-            }
+            if needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
             return result
         } catch {
             scopeDepth -= 1
             rollBack(scope, on: side, automaticGroup: automaticGroup, redoChoice: redoChoice)
             restoreRedoChoice(redoChoice)
             if scopeDepth == 0 { endEventPutOffByScopes() }
-            if scopeDepth == 0 && needsTrim && isIdle && operations?.run == nil {
-                needsTrim = false
-                applyPendingHistoryShape()
-                trimToLimits()
-            }
+            if needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
             throw error
         }
     }

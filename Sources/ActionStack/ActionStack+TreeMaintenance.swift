@@ -128,7 +128,7 @@ extension ActionStack {
         let overSteps = tree.maximumBranchSteps > 0 && tree.branchStepCount > tree.maximumBranchSteps
         let overCost = maximumCost > 0 && (undoSide.totalCost + tree.branchCost).exceeds(maximumCost)
         guard overSteps || overCost else { return }
-        if scopeDepth > 0 || operations?.run != nil || tree.pruningHolds > 0 {
+        if scopeDepth > 0 || requestHoldsTurn || tree.pruningHolds > 0 {
             needsTrim = true
         } else {
             pruneBranchesToLimit()
@@ -501,6 +501,7 @@ extension ActionStack {
             if let parent = places[record.number]?.parent { children[parent, default: []].append(record.number) }
         }
         func id(_ number: NodeNumber) -> HistoryNode.ID { HistoryNode.ID(sequence: Int(number)) }
+        let marks = stepMarks(undoSide: nil)
         let nodes = records.compactMap { record -> HistoryNode? in
             guard let place = places[record.number] else { return nil }
             let name = place.step?.name ?? ""
@@ -519,7 +520,9 @@ extension ActionStack {
                 actionCount: place.step?.actionCount ?? 0,
                 isClean: place.state != nil && place.state == states.clean,
                 isCurrent: record.number == current,
-                isOnCurrentPath: place.onPath
+                isOnCurrentPath: place.onPath,
+                isInFlight: marks?.inFlight != nil && place.step?.serial == marks?.inFlight,
+                isBroken: marks?.broken != nil && place.step?.serial == marks?.broken
             )
         }
         return HistoryTree(nodes: nodes, root: id(tree.root), current: id(current))

@@ -252,7 +252,8 @@ open class ActionStack {
     /// When a top-level group closes on the undo stack, after a registration continues a coalesced
     /// step, and when the limit is set, the oldest whole steps are dropped while the total is over
     /// the limit; a step is never split, the newest closed step is always kept, and open groups are
-    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``. In a branching
+    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``, and waits as it
+    /// does while a call or an awaited request is in progress. In a branching
     /// history (``historyShape``) the total counts the branches too, and the deepest steps of the
     /// least recently visited branches are dropped first (see <doc:BranchingHistory>).
     ///
@@ -286,7 +287,9 @@ open class ActionStack {
     ///
     /// When a top-level group closes on the undo stack (the group a redo builds included) and there
     /// are more closed steps than the limit, the oldest are dropped silently; setting the limit trims
-    /// at once (at the end of the call in progress, when set from a handler or an observer). The redo
+    /// at once (at the end of the call in progress, when set from a handler or an observer; when an
+    /// awaited request such as ``performJump(to:isolation:)`` holds the turn, once the whole request
+    /// has ended, so that a jump is never cut short). The redo
     /// stack is never trimmed. Steps are counted as the stack holds them: a step whose targets were
     /// all freed counts until the stack drops it (see <doc:Performance>). In a branching history
     /// (``historyShape``) it limits the undo stack, the current path above the current node: the
@@ -307,7 +310,10 @@ open class ActionStack {
     public init() {}
 
     /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
-    /// ``didUndoChangeNotification``, handlers included.
+    /// ``didUndoChangeNotification``, handlers and the observers of those notifications included.
+    /// For an awaited undo (``performUndo(isolation:)``) it is `true` for the operation's task (its
+    /// handlers across their awaits, the observers of its will-, did- and
+    /// ``didFailUndoChangeNotification``) and `false` for every other task.
     ///
     /// A method that both makes a change and serves as the inverse of another reads it to name its
     /// step only when the user acts (see <doc:NamingUndoSteps>).
@@ -316,7 +322,8 @@ open class ActionStack {
     open var isUndoing: Bool { asCall { performingAsSeen == .undo } }
 
     /// Whether a redo is in progress: from its ``willRedoChangeNotification`` to its
-    /// ``didRedoChangeNotification``, handlers included.
+    /// ``didRedoChangeNotification``, handlers and the observers of those notifications included
+    /// (for an awaited redo, in the operation's task only, as ``isUndoing``).
     ///
     /// - Complexity: O(1).
     open var isRedoing: Bool { asCall { performingAsSeen == .redo } }
@@ -480,7 +487,10 @@ open class ActionStack {
     /// state was not clean).
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.
+    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes. Called from another task while an
+    /// asynchronous operation awaits, it cancels the waiting requests, the operation goes on and
+    /// nothing it touched survives; its clean mark is then one no node has, as ``markClean()``'s
+    /// (see <doc:UndoingThroughAServerOrADatabase>).
     ///
     /// - Complexity: O(n) for the n stored actions (they are released).
     open func removeAllActions() { _removeAllActions() }
@@ -498,6 +508,10 @@ open class ActionStack {
     /// before it (see <doc:CleanStateAndHistory>). Every accepted call ends the continuation of a
     /// coalesced step, and removing the target of the step being coalesced ends coalescing (see
     /// <doc:RecordingTheRightSteps>).
+    ///
+    /// Called from another task while an asynchronous undo or redo awaits, it removes the target's
+    /// actions from the step in flight and the one it builds too, and what the operation registers
+    /// for the target afterwards is dropped: a step it emptied never comes back.
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)`` and nothing changes, except for a target that is being

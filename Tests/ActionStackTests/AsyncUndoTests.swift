@@ -609,7 +609,9 @@ final class OperationLog {
         #expect(remote.value == 2)
         #expect(!stack.canUndo && !stack.canRedo)
         #expect(stack.undoCount == 0 && stack.redoCount == 0)
-        #expect(stack.isClean)
+        // The removal marked the document clean while the step's action ran (half undone): the
+        // undo then changed it, so it is not the document the removal called clean.
+        #expect(!stack.isClean)
     }
 
     @Test func removingATargetsActionsDuringAnOperationSkipsTheOnesNotRunYet() async throws {

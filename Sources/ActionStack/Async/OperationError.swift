@@ -12,7 +12,9 @@ extension ActionStack {
     /// ``ActionStack/performRedo(isolation:)``, ``ActionStack/performJump(to:isolation:)``).
     ///
     /// Only ``actionFailed(_:)`` means that an action ran and failed; every other error means that
-    /// the request changed nothing.
+    /// the request changed nothing, except ``cancelled(_:)`` thrown by
+    /// ``ActionStack/OperationRequest/value()`` to a task that stopped waiting, which says nothing of
+    /// the request (it goes on).
     ///
     /// Extensible: new errors may be added in any release; do not switch exhaustively. Read what
     /// an error carries through its accessors (``actionFailure``, ``cancellationReason``,
@@ -43,7 +45,10 @@ extension ActionStack {
             OperationError(.actionFailed(failure))
         }
 
-        /// The request was cancelled before it started: nothing ran.
+        /// The request was cancelled before it started: nothing ran. Thrown by
+        /// ``ActionStack/OperationRequest/value()`` with ``CancellationReason/task``, it means instead
+        /// that the awaiting task was cancelled and stopped waiting: the request goes on, and its
+        /// ``ActionStack/OperationRequest/result`` tells how it ends.
         ///
         /// - Parameter reason: Why.
         /// - Returns: The error.
@@ -153,7 +158,8 @@ extension ActionStack {
         /// A sentence that says what happened.
         public var description: String { name.rawValue }
 
-        /// The task awaiting the request was cancelled.
+        /// The task awaiting the request was cancelled (from ``ActionStack/OperationRequest/value()``:
+        /// only that task's waiting ended).
         public static var task: CancellationReason { CancellationReason(.task) }
         /// ``ActionStack/cancelPendingRequests()`` was called.
         public static var cancelPendingRequests: CancellationReason { CancellationReason(.cancelPendingRequests) }
