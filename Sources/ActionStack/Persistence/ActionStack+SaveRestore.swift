@@ -601,17 +601,12 @@ extension ActionStack {
             _ saved: SavedHistory, linear: Bool, resolve: (String) -> AnyObject?
         ) throws(HistoryPersistenceError) {
             self.saved = saved
-            // Node numbers a branching history can hold (validate() takes any of 0 or more).
-            guard saved.root >= 0, saved.root < Int(UInt32.max - 1) else {
-                throw .malformed("node \(saved.root) is out of range")
-            }
+            // The history was validated: its node numbers are from 0 to `SavedHistory.maximumNode`,
+            // which a branching stack's numbers hold with room for the changes after the restore.
             var byNode: [Int: SavedStep] = [:]
             var parentOf: [Int: Int] = [:]
             var children: [Int: [Int]] = [:]
             for step in saved.steps {
-                guard step.node >= 0, step.node < Int(UInt32.max - 1), step.parent >= 0 else {
-                    throw .malformed("node \(step.node) is out of range")
-                }
                 guard byNode[step.node] == nil, step.node != saved.root else {
                     throw .malformed("node \(step.node) appears twice")
                 }
