@@ -28,7 +28,10 @@
 //   another: a clean state marked inside a step (no node has it), or beyond the saved part, is
 //   saved as none (Decided: never moved to another step).
 // - A restore into an empty stack, walking outward from the saved current node, leaves out a step
-//   one of whose keys cannot be resolved, with everything beyond it (up the current path: it and
+//   one of whose keys cannot be resolved, or resolves to an object that nothing but the restore
+//   keeps alive (the stack holds targets weakly: the restore lets go of the objects once before it
+//   builds anything, and a key whose object was freed then is cut as "not kept"), with everything
+//   beyond it (up the current path: it and
 //   every step above it, its node becoming the root; down: its subtree). The rest comes back as
 //   saved, with new document states: the root a new one, each step's node a new one unless the
 //   step holds no action (then its parent's, as a do-nothing step leaves the document as it was).
@@ -476,8 +479,9 @@ extension ReferenceModel {
     /// The model becomes a fresh stack of the same settings (shape and limits, registration
     /// enabled), its observers registered again, into which `saved` is restored with
     /// `restoreHistory(_:resolvingTargets:)`, the keys of `unresolved` (targets) resolving to
-    /// nothing and every other key to its target. Returns the report.
-    func restoreIntoFreshStack(_ saved: ModelSave, unresolved: Set<Int>) -> RestoreReportText {
+    /// nothing, those of `released` to an object that nobody keeps, and every other key to its
+    /// target. Returns the report.
+    func restoreIntoFreshStack(_ saved: ModelSave, unresolved: Set<Int>, released: Set<Int> = []) -> RestoreReportText {
         // The fresh stack: empty, clean, nothing published yet; the observers' first state is the
         // empty one.
         lastEnqueuedState = observers.isEmpty ? nil : emptyState
@@ -487,7 +491,7 @@ extension ReferenceModel {
             disableCount = 0
             pendingClose = false
             eventEndAfterScopes = nil
-            return restore(saved, unresolved: unresolved)
+            return restore(saved, unresolved: unresolved, released: released)
         }
     }
 
@@ -512,7 +516,7 @@ extension ReferenceModel {
     }
 
     /// The restore itself, into the empty model.
-    private func restore(_ saved: ModelSave, unresolved: Set<Int>) -> RestoreReportText {
+    private func restore(_ saved: ModelSave, unresolved: Set<Int>, released: Set<Int> = []) -> RestoreReportText {
         var byNode: [Int: LaidStep] = [:]
         var children: [Int: [Int]] = [:]
         for laid in saved.steps {
@@ -520,10 +524,6 @@ extension ReferenceModel {
             children[laid.parent, default: []].append(laid.node)
         }
         for parent in children.keys { children[parent]!.sort() }
-        // The first action whose key does not resolve says why.
-        func failingKey(_ laid: LaidStep) -> String? {
-            laid.step.actions.first { unresolved.contains($0.target) }.map { "no " + Self.key(of: $0.target) }
-        }
         func subtreeSize(_ node: Int) -> Int { 1 + (children[node] ?? []).reduce(0) { $0 + subtreeSize($1) } }
         // Up from the current node: the first step that cannot come back goes, with everything
         // above it; its node is the new root.
@@ -533,40 +533,57 @@ extension ReferenceModel {
             path.append(node)
             node = laid.parent
         }
-        var cuts: [RestoreReportText.Cut] = []
-        var newRoot = saved.root
-        var kept: Set<Int> = []
-        for node in path {
-            if let key = failingKey(byNode[node]!) {
-                newRoot = node
-                cuts.append(.init(node: node, reason: key, droppedSteps: saved.steps.count - subtreeSize(node) + 1))
-                break
-            }
-            kept.insert(node)
-        }
-        let undoPath = path.filter(kept.contains).reversed()
-        // Down from the kept nodes: a step that cannot come back goes with its subtree. A linear
-        // stack keeps the redo choices from the current node; every other branch goes.
-        let onPath = Set(path).union([saved.current])
-        var choiceChain: Set<Int> = []
-        var pending = [newRoot] + Array(kept) + [saved.current]
-        var visited: Set<Int> = []
-        while let parent = pending.popLast() {
-            guard visited.insert(parent).inserted else { continue }
-            for child in children[parent] ?? [] where !onPath.contains(child) && !kept.contains(child) {
-                let onChoiceChain =
-                    byNode[child]!.isRedoChoice && (parent == saved.current || choiceChain.contains(parent))
-                if tree == nil && !onChoiceChain {
-                    cuts.append(.init(node: child, reason: "branch", droppedSteps: subtreeSize(child)))
-                } else if let key = failingKey(byNode[child]!) {
-                    cuts.append(.init(node: child, reason: key, droppedSteps: subtreeSize(child)))
-                } else {
-                    kept.insert(child)
-                    if onChoiceChain { choiceChain.insert(child) }
-                    pending.append(child)
+        /// What the restore keeps, when the keys of `missing` have no object: the first action of a
+        /// step whose key is missing says why ("no tN": it did not resolve; "not kept tN": its
+        /// object was freed when the restore let go of it).
+        func decide(missing: Set<Int>) -> (cuts: [RestoreReportText.Cut], newRoot: Int, kept: Set<Int>) {
+            func failingKey(_ laid: LaidStep) -> String? {
+                laid.step.actions.first { missing.contains($0.target) }.map {
+                    (unresolved.contains($0.target) ? "no " : "not kept ") + Self.key(of: $0.target)
                 }
             }
+            var cuts: [RestoreReportText.Cut] = []
+            var newRoot = saved.root
+            var kept: Set<Int> = []
+            for node in path {
+                if let key = failingKey(byNode[node]!) {
+                    newRoot = node
+                    cuts.append(.init(node: node, reason: key, droppedSteps: saved.steps.count - subtreeSize(node) + 1))
+                    break
+                }
+                kept.insert(node)
+            }
+            // Down from the kept nodes: a step that cannot come back goes with its subtree. A linear
+            // stack keeps the redo choices from the current node; every other branch goes.
+            let onPath = Set(path).union([saved.current])
+            var choiceChain: Set<Int> = []
+            var pending = [newRoot] + Array(kept) + [saved.current]
+            var visited: Set<Int> = []
+            while let parent = pending.popLast() {
+                guard visited.insert(parent).inserted else { continue }
+                for child in children[parent] ?? [] where !onPath.contains(child) && !kept.contains(child) {
+                    let onChoiceChain =
+                        byNode[child]!.isRedoChoice && (parent == saved.current || choiceChain.contains(parent))
+                    if tree == nil && !onChoiceChain {
+                        cuts.append(.init(node: child, reason: "branch", droppedSteps: subtreeSize(child)))
+                    } else if let key = failingKey(byNode[child]!) {
+                        cuts.append(.init(node: child, reason: key, droppedSteps: subtreeSize(child)))
+                    } else {
+                        kept.insert(child)
+                        if onChoiceChain { choiceChain.insert(child) }
+                        pending.append(child)
+                    }
+                }
+            }
+            return (cuts, newRoot, kept)
         }
+        // The restore decides with the objects the resolver gave, then lets go of them: when a step
+        // it kept names an object that nobody keeps, it decides again with those keys missing too.
+        var (cuts, newRoot, kept) = decide(missing: unresolved)
+        if kept.contains(where: { node in byNode[node]!.step.actions.contains { released.contains($0.target) } }) {
+            (cuts, newRoot, kept) = decide(missing: unresolved.union(released))
+        }
+        let undoPath = path.filter(kept.contains).reversed()
         cuts.sort { $0.node < $1.node }
         count("history restored")
         if !cuts.isEmpty { count("restore cut") }

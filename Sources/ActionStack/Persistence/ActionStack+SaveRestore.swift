@@ -55,6 +55,10 @@ extension ActionStack {
             case command(SavedActionProblem)
             /// The app found no object for a target key.
             case unresolvedKey(String)
+            /// The app gave an object for the key, but nothing kept it alive once the restore let
+            /// go of it (a stack holds its targets weakly): the resolver made an object and kept it
+            /// nowhere.
+            case objectNotKept(String)
             /// The object found for a key is not of the class the command changes.
             case wrongTargetType(key: String, commandType: String)
             /// A branch, restored into a stack whose history is linear.
@@ -65,6 +69,8 @@ extension ActionStack {
                 switch self {
                 case .command(let problem): "\(problem)"
                 case .unresolvedKey(let key): "no object for key \"\(key)\""
+                case .objectNotKept(let key):
+                    "the object for key \"\(key)\" was freed: nothing but the restore kept it alive"
                 case .wrongTargetType(let key, let type):
                     "the object for key \"\(key)\" is not what command \"\(type)\" changes"
                 case .branchInLinearHistory: "a branch, and the stack's history is linear"
@@ -199,7 +205,16 @@ extension ActionStack {
     /// brought back: walking outward from the saved current state, a step with an action that could
     /// not be read (``SavedAction/problem``), whose key the app cannot resolve, or whose object is
     /// not of the class its command changes is left out with everything beyond it; the report says
-    /// where and why. The rest is restored exactly: names, dates, discardable flags, user info,
+    /// where and why.
+    ///
+    /// The stack holds its targets weakly, as it holds every target: the app keeps the objects it
+    /// resolves alive (its document holds them, or a restored command does). The restore holds them
+    /// while it decides, then lets go of them once before it builds anything: an object that
+    /// nothing else keeps (a resolver that makes a new object and keeps it nowhere) is freed then,
+    /// and the history is cut at the first step that names its key, with the reason
+    /// ``RestoreReport/Reason/objectNotKept(_:)``, as at a key that does not resolve. So a restore
+    /// never leaves a step whose target is already gone, and the report's counts are what the stack
+    /// holds. An object the app frees later takes its actions with it, as any freed target does. The rest is restored exactly: names, dates, discardable flags, user info,
     /// costs, node numbers, the redo choices, and the clean state when it lies in the restored
     /// part (``isClean`` is then true exactly where it was). A branching history restored into a
     /// linear stack keeps the current path (the branches are cut, and reported). Then
@@ -247,12 +262,23 @@ extension ActionStack {
             plan.check(resolve: resolvingTargets)
             // As below: the resolver must not have changed the stack.
             try refuseUnlessEmpty()
+            if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
+                plan.check { _ in nil }
+                try refuseUnlessEmpty()
+            }
             return applyLinear(plan)
         }
-        let plan = try RestorePlan(saved, linear: tree == nil, resolve: resolvingTargets)
+        var plan = try RestorePlan(saved, linear: tree == nil, targets: ResolvedTargets(), resolve: resolvingTargets)
         // The resolver is app code: if it changed the stack (a change, another restore), the stack
         // is no longer empty, and this restore never mixes with what it did.
         try refuseUnlessEmpty()
+        // The stack holds its targets weakly: an object that only the restore kept alive is freed
+        // when the restore lets go of it, and the history is cut at the first step that names it
+        // (see `ResolvedTargets`). Their deinits are app code too.
+        if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
+            plan = try RestorePlan(saved, linear: tree == nil, targets: plan.targets) { _ in nil }
+            try refuseUnlessEmpty()
+        }
         return apply(plan)
     }
 
@@ -589,18 +615,22 @@ extension ActionStack {
     struct RestorePlan {
         struct Node {
             var step: SavedStep
-            var targets: [AnyObject]
         }
         var saved: SavedHistory
         /// The kept steps by node.
         var kept: [Int: Node] = [:]
         var cuts: [RestoreReport.Cut] = []
         var dropped = 0
+        /// The objects the resolver gave, by key (see ``ResolvedTargets``).
+        var targets: ResolvedTargets
 
+        /// The plan for `saved`, resolving keys through `targets` (which asks `resolve` for a key it
+        /// has not asked before).
         init(
-            _ saved: SavedHistory, linear: Bool, resolve: (String) -> AnyObject?
+            _ saved: SavedHistory, linear: Bool, targets: ResolvedTargets, resolve: (String) -> AnyObject?
         ) throws(HistoryPersistenceError) {
             self.saved = saved
+            self.targets = targets
             // The history was validated: its node numbers are from 0 to `SavedHistory.maximumNode`,
             // which a branching stack's numbers hold with room for the changes after the restore.
             var byNode: [Int: SavedStep] = [:]
@@ -639,28 +669,22 @@ extension ActionStack {
             }
             // The current path: kept if every step on it resolves; cut at the first that does not,
             // counted from the current node.
-            var resolved: [String: AnyObject?] = [:]
+            var targets = targets
+            defer { self.targets = targets }
             var kinds = RestoreCache()
-            func check(_ step: SavedStep) -> (targets: [AnyObject], reason: RestoreReport.Reason?) {
-                var targets: [AnyObject] = []
+            func check(_ step: SavedStep) -> RestoreReport.Reason? {
                 for action in step.actions {
                     guard let command = action.command else {
-                        return ([], .command(action.problem ?? .unknownType(action.commandType)))
+                        return .command(action.problem ?? .unknownType(action.commandType))
                     }
-                    let object: AnyObject?
-                    if let known = resolved[action.key] {
-                        object = known
-                    } else {
-                        object = resolve(action.key)
-                        resolved[action.key] = object
+                    guard let object = targets.object(for: action.key, resolve: resolve) else {
+                        return targets.reasonForMissing(action.key)
                     }
-                    guard let object else { return ([], .unresolvedKey(action.key)) }
                     guard let kind = kinds.kind(of: command), kind.fits(object) else {
-                        return ([], .wrongTargetType(key: action.key, commandType: action.commandType))
+                        return .wrongTargetType(key: action.key, commandType: action.commandType)
                     }
-                    targets.append(object)
                 }
-                return (targets, nil)
+                return nil
             }
             func subtreeSize(_ node: Int) -> Int {
                 var count = 0
@@ -682,8 +706,7 @@ extension ActionStack {
             var onPath: Set<Int> = [saved.current]
             for node in path {
                 let step = byNode[node]!
-                let result = check(step)
-                if let reason = result.reason {
+                if let reason = check(step) {
                     // This step and everything above it (and hanging from there) goes.
                     newRoot = node
                     let above = saved.steps.count - subtreeSize(node) + 1
@@ -691,7 +714,7 @@ extension ActionStack {
                     dropped += above
                     break
                 }
-                kept[node] = Node(step: step, targets: result.targets)
+                kept[node] = Node(step: step)
                 onPath.insert(node)
                 onPath.insert(step.parent)
             }
@@ -712,18 +735,24 @@ extension ActionStack {
                         dropped += size
                         continue
                     }
-                    let result = check(step)
-                    if let reason = result.reason {
+                    if let reason = check(step) {
                         let size = subtreeSize(child)
                         cuts.append(RestoreReport.Cut(node: child, reason: reason, droppedSteps: size))
                         dropped += size
                         continue
                     }
-                    kept[child] = Node(step: step, targets: result.targets)
+                    kept[child] = Node(step: step)
                     if isChoiceChain { redoChain.insert(child) }
                     frontier.append(child)
                 }
             }
+        }
+
+        /// Whether a kept step has an action on one of `keys`.
+        ///
+        /// - Complexity: O(a) for the a actions of the kept steps.
+        func keepsAStepNaming(_ keys: Set<String>) -> Bool {
+            kept.values.contains { node in node.step.actions.contains { keys.contains($0.key) } }
         }
 
         /// The root of the restored part.
@@ -751,12 +780,13 @@ extension ActionStack {
             }
         }
         func state(_ node: Int) -> StateID { stateOf[node] ?? 0 }
-        var cache = RestoreCache()
+        // The plan resolved every key of a kept step to an object.
+        var cache = RestoreCache(objects: plan.targets.objects.compactMapValues { $0 })
         func fill(_ side: Side, with node: Int) {
             let entry = plan.kept[node]!
             appendRestoredStep(
                 entry.step, to: side, low: state(entry.step.parent), high: state(node),
-                node: tree == nil ? 0 : NodeNumber(node), cache: &cache, targets: entry.targets)
+                node: tree == nil ? 0 : NodeNumber(node), cache: &cache)
         }
         // The current path, from the new root down.
         var path: [Int] = []
@@ -830,13 +860,13 @@ extension ActionStack {
             restoredCleanState: cleanKept, trimmedSteps: before - after)
     }
 
-    /// Appends a restored step to `side`: an action for each command, on `targets[index]` when
-    /// given, on the cached object of its key otherwise; then the step with its metadata.
+    /// Appends a restored step to `side`: an action for each command, on the cached object of its
+    /// key; then the step with its metadata.
     ///
     /// - Complexity: O(a) for the step's a actions.
     func appendRestoredStep(
         _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber,
-        cache: inout RestoreCache, targets: [AnyObject]? = nil
+        cache: inout RestoreCache
     ) {
         var count = 0
         var holdsAsyncActions = false
@@ -845,7 +875,7 @@ extension ActionStack {
             let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
             guard let command = (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command),
                 let kind = cache.kind(of: command),
-                let target = targets?[index] ?? cache.object(for: key)
+                let target = cache.object(for: key)
             else { continue }
             let handler = kind.makeHandler(command, self)
             holdsAsyncActions = holdsAsyncActions || kind.isAsync
