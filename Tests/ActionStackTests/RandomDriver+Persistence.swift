@@ -90,7 +90,13 @@ extension SavedHistoryText {
         self.init(
             tree: saved.shape == .tree, root: saved.root, current: saved.current,
             clean: saved.clean.map { Self.sameState(as: $0, in: steps) } ?? [], steps: steps,
-            rootDate: saved.rootDate.map { Int($0.timeIntervalSinceReferenceDate) })
+            rootDate: saved.rootDate.map { Int($0.timeIntervalSinceReferenceDate) },
+            omitted: Self.text(saved.omissions))
+    }
+
+    /// What a save left out, as the model describes it.
+    static func text(_ omissions: [SavedHistory.Omission]) -> [String] {
+        omissions.map { "\($0.reason.rawValue) \($0.steps) \($0.stepName ?? "-")" }
     }
 
     static func text(_ value: SavedValue) -> String {
@@ -105,11 +111,13 @@ extension SavedHistoryText {
     }
 
     /// The history as a linear stack restored from it saves it: numbered from `root` (a
-    /// branching history keeps its numbers).
+    /// branching history keeps its numbers), and with nothing left out (the restored stack holds
+    /// only what was saved).
     func renumbered(from newRoot: Int) -> SavedHistoryText {
-        guard !tree else { return self }
-        let offset = root - newRoot
         var copy = self
+        copy.omitted = []
+        guard !tree else { return copy }
+        let offset = root - newRoot
         copy.root -= offset
         copy.current -= offset
         copy.clean = clean.map { $0 - offset }
@@ -146,7 +154,8 @@ extension RestoreReportText {
         self.init(
             restoredSteps: report.restoredSteps, droppedSteps: report.droppedSteps,
             cuts: cuts.sorted { $0.node < $1.node },
-            restoredCleanState: report.restoredCleanState, trimmedSteps: report.trimmedSteps)
+            restoredCleanState: report.restoredCleanState, trimmedSteps: report.trimmedSteps,
+            omitted: SavedHistoryText.text(report.omittedWhenSaved))
     }
 }
 

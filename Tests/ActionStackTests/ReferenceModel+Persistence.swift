@@ -24,6 +24,12 @@
 //   first, then the redo steps, next first). The root of the saved part is the parent of its
 //   farthest undo step (the current node when none). A step is its parent's redo choice when it is
 //   the next step of its chain (the undo path, the redo side, a branch after its first step).
+// - What the save leaves out is said (`SavedHistory.omissions`): walking outward from the current
+//   node over every step, a step not saved counts for the first step not saved on its way, itself
+//   included: "closure" when that step cannot be saved (named by the nearest such step: the fewest
+//   steps away, then the undo side, the redo side and the branches, then the lowest node), and
+//   "maximumSteps" when it could. At most one entry per reason, "closure" first. The restore
+//   reports them again.
 // - The clean state is saved as a node of the saved part whose document state it is, and never as
 //   another: a clean state marked inside a step (no node has it), or beyond the saved part, is
 //   saved as none (Decided: never moved to another step).
@@ -103,11 +109,14 @@ struct SavedHistoryText: Hashable, Sendable, CustomStringConvertible {
     var steps: [SavedStepText]
     /// The root's date, in the clock's whole seconds (nil: a linear history).
     var rootDate: Int? = nil
+    /// What the save left out: "reason steps name" (the name "-" when there is none).
+    var omitted: [String] = []
 
     var description: String {
         (tree ? "tree" : "linear") + " root #\(root)" + (rootDate.map { " dated \($0)" } ?? "") + " current #\(current)"
             + (clean.isEmpty ? "" : " clean " + clean.map { "#\($0)" }.joined(separator: ",")) + ": "
             + steps.map(\.description).joined(separator: " | ")
+            + (omitted.isEmpty ? "" : " (left out: " + omitted.joined(separator: ", ") + ")")
     }
 
     /// The nodes joined to `node` by steps with no action, `node` included, in number order.
@@ -205,11 +214,14 @@ struct RestoreReportText: Hashable, Sendable, CustomStringConvertible {
     var cuts: [Cut]
     var restoredCleanState: Bool
     var trimmedSteps: Int
+    /// What the save had left out, as `SavedHistoryText.omitted` has it.
+    var omitted: [String] = []
 
     var description: String {
         "restored \(restoredSteps), dropped \(droppedSteps)"
             + cuts.map { " (cut #\($0.node): \($0.reason), \($0.droppedSteps) steps)" }.joined()
             + (restoredCleanState ? ", clean" : "") + (trimmedSteps > 0 ? ", trimmed \(trimmedSteps)" : "")
+            + (omitted.isEmpty ? "" : ", the save left out " + omitted.joined(separator: ", "))
     }
 }
 
@@ -445,10 +457,63 @@ extension ReferenceModel {
         let text = SavedHistoryText(
             tree: tree != nil, root: root, current: layout.current,
             clean: clean.first.map { SavedHistoryText.sameState(as: $0, in: steps) } ?? [], steps: steps,
-            rootDate: rootDate)
+            rootDate: rootDate, omitted: omissions(layout, saving: Set(order.map(\.index))))
         return ModelSave(
             tree: tree != nil, root: root, current: layout.current, clean: clean, steps: saved, text: text,
             rootDate: rootDate)
+    }
+
+    /// What a save of the steps `saved` (indices into the layout) leaves out, as
+    /// `SavedHistoryText.omitted` has it: each step not saved counts for the first step not saved
+    /// on its way out from the current node.
+    func omissions(_ layout: SaveLayout, saving saved: Set<Int>) -> [String] {
+        // Each step's way out: the steps between the current node and it, nearest first.
+        var adjacent: [Int: [Int]] = [:]
+        for (index, laid) in layout.steps.enumerated() {
+            adjacent[laid.parent, default: []].append(index)
+            adjacent[laid.node, default: []].append(index)
+        }
+        var way: [Int: [Int]] = [layout.current: []]
+        var stepWay: [Int: [Int]] = [:]
+        var pending = [layout.current]
+        while !pending.isEmpty {
+            var next: [Int] = []
+            for node in pending {
+                for index in adjacent[node] ?? [] {
+                    let laid = layout.steps[index]
+                    let far = laid.node == node ? laid.parent : laid.node
+                    guard way[far] == nil else { continue }
+                    way[far] = way[node]! + [index]
+                    stepWay[index] = way[far]!
+                    next.append(far)
+                }
+            }
+            pending = next
+        }
+        var closure = 0
+        var overLimit = 0
+        var nearest: (distance: Int, rank: Int, node: Int, name: String)?
+        for (index, laid) in layout.steps.enumerated() where !saved.contains(index) {
+            let steps = stepWay[index] ?? []
+            let distance = [index: steps.count]
+            guard let first = steps.first(where: { !saved.contains($0) }) else { continue }
+            if layout.steps[first].savable {
+                overLimit += 1
+            } else {
+                closure += 1
+                if first == index {
+                    let rank = laid.place == .undo ? 0 : laid.place == .redo ? 1 : 2
+                    let candidate = (distance[index]!, rank, laid.node, laid.step.metadata.name)
+                    if nearest.map({ ($0.distance, $0.rank, $0.node) > (candidate.0, candidate.1, candidate.2) })
+                        ?? true
+                    {
+                        nearest = candidate
+                    }
+                }
+            }
+        }
+        return (closure > 0 ? ["closure \(closure) \(nearest?.name ?? "-")"] : [])
+            + (overLimit > 0 ? ["maximumSteps \(overLimit) -"] : [])
     }
 
     /// A saved step as both worlds describe it.
@@ -653,7 +718,7 @@ extension ReferenceModel {
         let after = undoSide.closed.count + redoSide.closed.count + (tree?.branchStepCount ?? 0)
         return RestoreReportText(
             restoredSteps: kept.count, droppedSteps: cuts.reduce(0) { $0 + $1.droppedSteps }, cuts: cuts,
-            restoredCleanState: cleanKept, trimmedSteps: before - after)
+            restoredCleanState: cleanKept, trimmedSteps: before - after, omitted: saved.text.omitted)
     }
 
     /// The branches of a restored tree in the order they count as left (least recently first).

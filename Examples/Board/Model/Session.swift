@@ -270,9 +270,12 @@ public final class Session {
                 board.save()
                 return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
             }
-            try write(to: target)
+            let leftOut = try write(to: target)
             file = target
-            return Reply(message: "saved the board and its history to \(Session.quotedPath(target))")
+            // A save never loses steps silently: what the histories left out is said.
+            return Reply(
+                message: (["saved the board and its history to \(Session.quotedPath(target))"]
+                    + leftOut.map { "note: not saved, in \($0)" }).joined(separator: "\n"))
         case "help":
             try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)
@@ -296,21 +299,22 @@ public final class Session {
     // MARK: Saving to a file
 
     /// Writes the board, with its history and every figure's, to `url` (atomically: a failed
-    /// write leaves the file as it was), then marks the board saved. Nothing is marked saved when
-    /// the write fails.
-    private func write(to url: URL) throws(CommandError) {
-        let data: Data
+    /// write leaves the file as it was), then marks the board saved; returns what the histories
+    /// left out (see `Board.file()`). Nothing is marked saved when the write fails.
+    private func write(to url: URL) throws(CommandError) -> [String] {
+        let file: (data: Data, leftOut: [String])
         do {
-            data = try board.fileContents()
+            file = try board.file()
         } catch {
             throw .invalid("cannot save: \(error)")
         }
         do {
-            try HistoryFileStore(url: url).write(data)
+            try HistoryFileStore(url: url).write(file.data)
         } catch {
             throw .invalid("cannot save: \(error)")
         }
         board.save()
+        return file.leftOut
     }
 
     // MARK: Moving in a branching history

@@ -160,6 +160,6 @@ extension ActionStack {
         let after = undoSide.closedCount + redoSide.closedCount
         return RestoreReport(
             restoredSteps: plan.high - plan.low, droppedSteps: plan.dropped, cuts: plan.cuts,
-            restoredCleanState: cleanKept, trimmedSteps: before - after)
+            restoredCleanState: cleanKept, trimmedSteps: before - after, omittedWhenSaved: saved.omissions)
     }
 }

@@ -38,6 +38,10 @@ extension ActionStack {
         /// The steps the limits (``levelsOfUndo``, ``maximumCost``, ``maximumBranchSteps``) then
         /// dropped.
         public var trimmedSteps: Int
+        /// What the save had left out of the history it was made from (the history's
+        /// ``SavedHistory/omissions``): steps that were never in the saved history, so never
+        /// restored nor counted as dropped.
+        public var omittedWhenSaved: [SavedHistory.Omission] = []
 
         /// One cut in a restored history.
         public struct Cut: Hashable, Sendable {
@@ -78,12 +82,16 @@ extension ActionStack {
             }
         }
 
-        /// A summary: "restored 5 steps; dropped 2 (node 3: no object for key "a")".
+        /// A summary: "restored 5 steps; dropped 2 (node 3: no object for key "a")", with what the
+        /// save had left out: "; the save left out 2 steps at and beyond "Paste", which holds a
+        /// closure, not a command".
         public var description: String {
             let cutText = cuts.map { "node \($0.node): \($0.reason)" }.joined(separator: "; ")
+            let omittedText = omittedWhenSaved.map(\.description).joined(separator: ", and ")
             return "restored \(restoredSteps) steps; dropped \(droppedSteps)"
                 + (cuts.isEmpty ? "" : " (\(cutText))") + (trimmedSteps > 0 ? "; trimmed \(trimmedSteps)" : "")
                 + (restoredCleanState ? "; clean state restored" : "")
+                + (omittedWhenSaved.isEmpty ? "" : "; the save left out \(omittedText)")
         }
     }
 
@@ -149,6 +157,21 @@ extension ActionStack {
     /// The clean state is saved when it is a node of the saved part. From a handler or an observer
     /// of an operation in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
     ///
+    /// The history says what it left out, and why (``SavedHistory/omissions``): the steps at and
+    /// beyond a step that holds a closure, with the name of the nearest such step, and the steps
+    /// over `maximumSteps`. A save never leaves steps out silently: an app shows the omissions, or
+    /// registers those changes as commands (``UndoCommand``, ``AsyncUndoCommand``) so that they
+    /// are saved.
+    ///
+    /// ```swift
+    /// stack.registerUndo(withTarget: document) { $0.text = "" }   // a closure
+    /// stack.setActionName("Clear")
+    /// stack.endEvent()
+    /// let saved = try stack.savedHistory()
+    /// print(saved.steps.count, saved.omittedSteps)   // 0 1
+    /// print(saved.omissions[0])   // 1 step at and beyond "Clear", which holds a closure, not a command
+    /// ```
+    ///
     /// - Parameter maximumSteps: The most steps to save.
     /// - Returns: The history, for ``HistoryArchive``.
     /// - Throws: ``HistoryPersistenceError/groupIsOpen`` while a group is open,
@@ -175,6 +198,7 @@ extension ActionStack {
         if tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
+        let omissions = layout.omissions(saving: Set(order.map(\.index)))
         var root = layout.current
         var saved: [SavedStep] = []
         var cleanNode: Int? = layout.state[layout.current] == states.clean ? layout.current : nil
@@ -195,7 +219,7 @@ extension ActionStack {
         let rootDate = tree?.table.record(NodeNumber(root)).map { Date(timeIntervalSinceReferenceDate: $0.date) }
         return SavedHistory(
             shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
-            rootDate: rootDate)
+            rootDate: rootDate, omissions: omissions)
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -350,6 +374,54 @@ extension ActionStack {
                 frontier = next
             }
             return result
+        }
+
+        /// What a save of the steps `saved` leaves out: walking outward from the current node over
+        /// every step, a step not saved counts for the first step not saved on its way (itself
+        /// included): a step that holds a closure (``SavedHistory/Omission/Reason/closure``, named
+        /// by the nearest such step: the fewest steps away, then the undo side, the redo side and
+        /// the branches, then the lowest node), or one the limit left out
+        /// (``SavedHistory/Omission/Reason/maximumSteps``). Vanished steps count for nothing.
+        ///
+        /// - Complexity: O(s) for the s steps.
+        func omissions(saving saved: Set<Int>) -> [SavedHistory.Omission] {
+            enum Way { case saved, overLimit, closure }
+            var way: [Int: Way] = [current: .saved]
+            var frontier = [current]
+            var distance = 0
+            var omitted = Omitted()
+            while !frontier.isEmpty {
+                distance += 1
+                var next: [Int] = []
+                for node in frontier {
+                    let near = way[node] ?? .saved
+                    for index in neighbours[node] ?? [] {
+                        let step = steps[index]
+                        let far = step.node == node ? step.parent : step.node
+                        guard way[far] == nil else { continue }
+                        var reached = near
+                        if near == .saved && !saved.contains(index) && !step.vanished {
+                            reached = step.savable ? .overLimit : .closure
+                            if reached == .closure {
+                                omitted.barrier(
+                                    name: step.side.steps[step.position].name, distance: distance,
+                                    rank: order(step.place), node: step.node)
+                            }
+                        }
+                        way[far] = reached
+                        if !step.vanished {
+                            switch reached {
+                            case .saved: break
+                            case .overLimit: omitted.overLimit(1)
+                            case .closure: omitted.closure(1)
+                            }
+                        }
+                        next.append(far)
+                    }
+                }
+                frontier = next
+            }
+            return omitted.omissions
         }
 
         private func order(_ place: Place) -> Int {
@@ -531,11 +603,57 @@ extension ActionStack {
                         side: redoSide, position: position, start: redoStarts[kept], node: undoCount + kept + 1,
                         parent: undoCount + kept, place: .redo, isRedoChoice: true, savable: true), capture: capture))
         }
-        var history = SavedHistory(shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved)
+        // What the walks left out: each side's steps beyond its walk, for the reason it stopped.
+        var omitted = Omitted()
+        for (walk, count) in [(undo, undoCount), (redo, redoCount)] where walk.kept < count {
+            // A walk the limit stopped counts its next step's reason: a closure there stops it too.
+            if walk.stoppedAtClosure || walk.nextHoldsAClosure {
+                let barrier = walk.side.steps[walk.side.steps.count - 1 - walk.kept]
+                omitted.closure(count - walk.kept)
+                omitted.barrier(
+                    name: barrier.name, distance: walk.kept + 1, rank: walk.side === undoSide ? 0 : 1, node: 0)
+            } else {
+                omitted.overLimit(count - walk.kept)
+            }
+        }
+        var history = SavedHistory(
+            shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved,
+            omissions: omitted.omissions)
         // Made by this walk, which keeps each side's steps in a line from the root, with costs of
         // 0 or more: a valid history, unless a command type gave a version below 1.
         history.isKnownValid = !capture.sawVersionBelowOne
         return history
+    }
+
+    /// What a save leaves out, counted as the walks go (see ``SavedHistory/omissions``).
+    struct Omitted {
+        private var closureSteps = 0
+        private var overLimitSteps = 0
+        /// The nearest step that holds a closure so far: its name, and its distance, its place's
+        /// rank and its node, which order the candidates.
+        private var nearest: (name: String, distance: Int, rank: Int, node: Int)?
+
+        /// `count` steps left out at and beyond a step that holds a closure.
+        mutating func closure(_ count: Int) { closureSteps += count }
+
+        /// A step that holds a closure: named in the omission when it is the nearest so far.
+        mutating func barrier(name: String, distance: Int, rank: Int, node: Int) {
+            if let nearest, (nearest.distance, nearest.rank, nearest.node) <= (distance, rank, node) { return }
+            nearest = (name, distance, rank, node)
+        }
+
+        /// `count` steps left out by the limit.
+        mutating func overLimit(_ count: Int) { overLimitSteps += count }
+
+        /// The omissions, in the order of their reasons' raw values.
+        var omissions: [SavedHistory.Omission] {
+            var result: [SavedHistory.Omission] = []
+            if closureSteps > 0 {
+                result.append(.init(reason: .closure, steps: closureSteps, stepName: nearest?.name))
+            }
+            if overLimitSteps > 0 { result.append(.init(reason: .maximumSteps, steps: overLimitSteps)) }
+            return result
+        }
     }
 
     /// One side's walk outward from the current node, for saving a linear history: its steps taken
@@ -547,6 +665,9 @@ extension ActionStack {
         private var end: Int
         private(set) var kept = 0
         private(set) var isOpen: Bool
+        /// Whether the walk stopped at a step that holds a closure (not at the side's end, nor at
+        /// the limit).
+        private(set) var stoppedAtClosure = false
         private(set) var starts: [Int] = []
         var state: StateID?
 
@@ -555,6 +676,19 @@ extension ActionStack {
             end = side.openStart
             isOpen = side.steps.count > 0
             self.state = state
+        }
+
+        /// Whether the next step outward holds an action that is not a command (one is left).
+        ///
+        /// - Complexity: O(a) for the step's a actions.
+        var nextHoldsAClosure: Bool {
+            let step = side.steps[side.steps.count - 1 - kept]
+            var index = end - step.actionCount
+            while index < end {
+                if side.action(at: index).box.commandKey == nil { return true }
+                index += 1
+            }
+            return false
         }
 
         /// Takes the next step outward and returns it when every action in it is a command; the
@@ -566,6 +700,7 @@ extension ActionStack {
             while index < end {
                 if side.action(at: index).box.commandKey == nil {
                     isOpen = false
+                    stoppedAtClosure = true
                     return nil
                 }
                 index += 1
@@ -857,7 +992,7 @@ extension ActionStack {
         let after = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
         return RestoreReport(
             restoredSteps: plan.kept.count, droppedSteps: plan.dropped, cuts: plan.cuts,
-            restoredCleanState: cleanKept, trimmedSteps: before - after)
+            restoredCleanState: cleanKept, trimmedSteps: before - after, omittedWhenSaved: saved.omissions)
     }
 
     /// Appends a restored step to `side`: an action for each command, on the cached object of its

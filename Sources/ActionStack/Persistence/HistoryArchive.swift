@@ -67,7 +67,11 @@ public import Foundation
 ///   these and the steps' `node` and `parent`, is an integer from 0 to
 ///   ``SavedHistory/maximumNode``, 2^31 − 1, and a history with a larger one is refused as
 ///   ``HistoryArchiveError/invalidHistory(_:_:)``), and the root's date `rootDate`
-///   (as a step's `d`, below; absent in a history that is not dated). Its steps, parents before
+///   (as a step's `d`, below; absent in a history that is not dated), and what the save left out
+///   of the stack's history, `omitted` (``SavedHistory/omissions``): `[reason, steps]` entries,
+///   with the name of the step that holds a closure as a third value for the reason `"closure"`
+///   (absent when the save left nothing out; a reason this library does not know is read as it
+///   is). Its steps, parents before
 ///   children, are three arrays that go together: `steps` says how many actions each step holds,
 ///   `actions` names the command table entry of each action, and `payloads` holds each action's
 ///   command as its `encode(to:)` wrote it (JSON, not a string), in the same order.
