@@ -50,7 +50,9 @@ extension ActionStack {
             /// That is a loop that never turns its run loop (a `readLine` loop, an async `main`,
             /// a server, a script) and never ends its events: its first changes already went into
             /// one step, which `undo()` closed and took back together. A program whose run loop
-            /// turns handles its events inside a pass of it, so it is never warned. The fix:
+            /// turns handles its events inside a pass of it, where the run loop is running, so it
+            /// is never warned of them (only code that runs before its run loop first turns, and
+            /// undoes there, could be). The fix:
             /// `stack.automaticGroupClosing = .manual`, and `stack.endEvent()` after each user
             /// event (or ``groupsByEvent`` off, and a group around each change).
             public static let eventsNeverEnd = Kind(rawValue: "eventsNeverEnd")
