@@ -83,6 +83,12 @@ public import Foundation
 /// each is written to standard error as one line, stored in ``lastMisuse`` and passed to
 /// ``onMisuse`` (``misusePolicy``). See <doc:Misuse>.
 ///
+/// A call that did what it says but, most likely, not what the program meant is a ``Warning``:
+/// told once, the same way (one line on standard error unless the policy is
+/// ``MisusePolicy/report``, ``lastWarning``, ``onWarning``), and the call is not undone. The one
+/// warning so far is ``Warning/Kind/eventsNeverEnd``: changes that nothing separates into steps
+/// in a program whose run loop does not turn.
+///
 /// ## Subclassing
 ///
 /// `ActionStack` is an `open` class, as `UndoManager` is: the members that are `open` on Apple
@@ -236,6 +242,13 @@ open class ActionStack {
     /// Called with each misuse (with the ``MisusePolicy/log`` and ``MisusePolicy/report``
     /// policies), after ``lastMisuse`` is set. A misuse made from inside it is not passed to it again.
     @exclusivity(unchecked) public var onMisuse: ((Misuse) -> Void)?
+
+    /// The most recent warning (see ``Warning``). Each warning replaces it; set it to `nil` to
+    /// clear it.
+    @exclusivity(unchecked) public var lastWarning: Warning?
+
+    /// Called with each warning (see ``Warning``), after ``lastWarning`` is set.
+    @exclusivity(unchecked) public var onWarning: ((Warning) -> Void)?
 
     /// The clock that coalescing windows are measured with. Replace it in tests so they need not
     /// sleep.

@@ -259,8 +259,18 @@ struct HistoryArchiveFuzzTests {
                 }
                 let current = nodes[generator.int(0...nodes.count - 1)]
                 let clean = generator.chance(30) ? nil : nodes[generator.int(0...nodes.count - 1)]
+                // What a save left out, sometimes, with a reason this library does not know.
+                var omissions: [SavedHistory.Omission] = []
+                if generator.chance(30) {
+                    omissions.append(
+                        .init(
+                            reason: .closure, steps: generator.int(1...1_000),
+                            stepName: generator.chance(80) ? names[generator.int(0...names.count - 1)] : nil))
+                }
+                if generator.chance(20) { omissions.append(.init(reason: .maximumSteps, steps: generator.int(0...50))) }
+                if generator.chance(5) { omissions.append(.init(reason: .init(rawValue: "later"), steps: 1)) }
                 histories["history \(index)"] = SavedHistory(
-                    shape: shape, root: root, current: current, clean: clean, steps: steps)
+                    shape: shape, root: root, current: current, clean: clean, steps: steps, omissions: omissions)
             }
             let archive = HistoryArchive(fingerprint: "round \(round)", histories: histories)
             let data = try archive.encoded()

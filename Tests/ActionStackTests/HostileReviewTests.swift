@@ -1441,17 +1441,13 @@ private func hrCuts(_ report: ActionStack.RestoreReport) -> [HRCut] {
         #expect(fresh.redoEntries.map(\.actionName) == ["4"])
     }
 
-    @Test func aLinearHistoryWithAHugeRootRestoresIntoALinearStack() throws {
+    @Test func aLinearHistoryWithAHugeRootIsRefusedByTheOneLimitOnNodes() throws {
+        // Node numbers above `SavedHistory.maximumNode` are refused whatever the shape (one limit
+        // for the reader, the writer and the restore; see SavedHistoryNodeLimitTests).
         let json = hrV2(
             #"{"shape":"linear","root":9223372036854775805,"current":9223372036854775806,"commands":[["hr.set",1,"doc"]],"steps":[1,1],"actions":[0,0],"payloads":[{"value":0},{"value":1}]}"#
         )
-        let history = try #require(try hrDecode(json).get().histories["h"])
-        let stack = hrStack()
-        let doc = HRDoc("doc", 1)
-        let report = try stack.restoreHistory(history) { _ in doc }
-        #expect(report.restoredSteps == 2)
-        stack.undo()
-        #expect(doc.value == 0)
+        #expect(hrError(json) == .invalidHistory("h", .nodeOutOfRange(9_223_372_036_854_775_805)))
     }
 }
 

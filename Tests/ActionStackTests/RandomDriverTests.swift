@@ -240,7 +240,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
             }
         case .savableDepth: performSavableDepth()
         case .savedHistory: performSavedHistory()
-        case .saveRestore(let limit, let slot): performSaveRestore(limit: limit, unresolvedSlot: slot)
+        case .saveRestore(let limit, let slot, let released):
+            performSaveRestore(limit: limit, unresolvedSlot: slot, releasedSlot: released)
         case .restoreSaved(let slot): performRestoreSaved(unresolvedSlot: slot)
         }
     }

@@ -160,6 +160,18 @@ public final class Board {
         !undoStack.isClean || figures.contains { !$0.isSaved }
     }
 
+    /// Which histories changed since the last `save()`, each by the state of its own stack: the
+    /// board's ("board"), and those of the figures on the board ("figure #2"), in that order. Empty
+    /// exactly when `hasUnsavedChanges` is false.
+    ///
+    /// Each stack has its own saved state: a figure's history can be at its saved step while the
+    /// board's is not (a figure moved on the board: a board step), and the other way round (a
+    /// figure recoloured: a figure step). The status line names them, so that its mark and the
+    /// `saved` mark of a history listing never seem to disagree.
+    public var unsavedHistories: [String] {
+        (undoStack.isClean ? [] : ["board"]) + figures.filter { !$0.isSaved }.map { "figure #\($0.id)" }
+    }
+
     /// Marks the board saved (the session's `save FILE` first writes `fileContents()` to the file,
     /// and calls this once the write succeeded): the board's stack and the stack of every figure on
     /// it are marked clean, so `hasUnsavedChanges` is false until

@@ -270,9 +270,12 @@ public final class Session {
                 board.save()
                 return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
             }
-            try write(to: target)
+            let leftOut = try write(to: target)
             file = target
-            return Reply(message: "saved the board and its history to \(Session.quotedPath(target))")
+            // A save never loses steps silently: what the histories left out is said.
+            return Reply(
+                message: (["saved the board and its history to \(Session.quotedPath(target))"]
+                    + leftOut.map { "note: not saved, in \($0)" }).joined(separator: "\n"))
         case "help":
             try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)
@@ -296,21 +299,22 @@ public final class Session {
     // MARK: Saving to a file
 
     /// Writes the board, with its history and every figure's, to `url` (atomically: a failed
-    /// write leaves the file as it was), then marks the board saved. Nothing is marked saved when
-    /// the write fails.
-    private func write(to url: URL) throws(CommandError) {
-        let data: Data
+    /// write leaves the file as it was), then marks the board saved; returns what the histories
+    /// left out (see `Board.file()`). Nothing is marked saved when the write fails.
+    private func write(to url: URL) throws(CommandError) -> [String] {
+        let file: (data: Data, leftOut: [String])
         do {
-            data = try board.fileContents()
+            file = try board.file()
         } catch {
             throw .invalid("cannot save: \(error)")
         }
         do {
-            try HistoryFileStore(url: url).write(data)
+            try HistoryFileStore(url: url).write(file.data)
         } catch {
             throw .invalid("cannot save: \(error)")
         }
         board.save()
+        return file.leftOut
     }
 
     // MARK: Moving in a branching history
@@ -460,8 +464,12 @@ public final class Session {
 
     // MARK: Output
 
-    /// The board picture, the selection, and the status line: the buttons of the active context,
-    /// and `* unsaved` while anything changed since the last save.
+    /// The board picture, the selection, and the status line: the buttons of the active context's
+    /// stack ("board:", "figure #1:"), and `* unsaved:` with the histories changed since the last
+    /// save while any did ("* unsaved: board, figure #1"). Each stack has its own saved state, and
+    /// the `saved` mark of `history` and `tree` is that history's own: the status line names which
+    /// histories are not at theirs, so that it never seems to contradict a history that says
+    /// "saved".
     public func render() -> [String] {
         var lines = BoardPicture.draw(board, selected: selectedID, colored: usesColor)
         if let figure = selectedFigure {
@@ -472,7 +480,10 @@ public final class Session {
         } else {
             lines.append("selected: none")
         }
-        lines.append("\(contextName): \(buttons.rendered)\(board.hasUnsavedChanges ? "  * unsaved" : "")")
+        let unsaved = board.unsavedHistories
+        lines.append(
+            "\(contextName): \(buttons.rendered)"
+                + (unsaved.isEmpty ? "" : "  * unsaved: " + unsaved.joined(separator: ", ")))
         return lines
     }
 
@@ -587,8 +598,10 @@ public final class Session {
                           redo take node N
           save [FILE]     save the board and its history, the board's and every
                           figure's, to FILE (then save alone writes FILE again);
-                          with no file, mark it saved only. The status line
-                          shows * unsaved after any change
+                          with no file, mark it saved only. Each history has
+                          its own saved step (history and tree mark it saved);
+                          the status line ends with * unsaved: and the
+                          histories changed since (board, figure #N)
           help | quit     show this list, or leave (with unsaved changes,
                           quit asks to be typed twice)
         the board's history branches: a change made after undoing keeps what redo

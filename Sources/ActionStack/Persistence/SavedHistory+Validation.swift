@@ -8,6 +8,19 @@
 // SPDX-License-Identifier: Apache-2.0
 
 extension SavedHistory {
+    /// The largest node number a saved history may hold: 2^31 − 1 (2,147,483,647).
+    ///
+    /// A branching stack numbers its nodes with 32-bit numbers and numbers the changes made after a
+    /// restore on from the highest restored node, so a history whose nodes stay at or below this
+    /// number leaves room for at least 2^31 more changes. It is the one limit on node numbers:
+    /// ``validate()`` refuses a root or a step's node or parent above it (a current or a clean
+    /// node above it is not in the history), so ``HistoryArchive/init(decoding:registry:limits:)`` refuses such a file,
+    /// ``HistoryArchive/encoded(limits:)`` refuses to write one, and
+    /// ``ActionStack/restoreHistory(_:resolvingTargets:)`` refuses one (into a linear stack as into
+    /// a branching one). No stack saves such a history: a stack starts at node 0 and would need
+    /// 2^31 changes to reach it.
+    public static let maximumNode = Int(Int32.max)
+
     /// A flaw in a saved history's shape that would make restoring it unsafe.
     ///
     /// Extensible: new problems may be added in any release (each new check adds one); do not
@@ -18,6 +31,7 @@ extension SavedHistory {
         /// The problems this version knows, with what each carries.
         private enum Code: Hashable, Sendable {
             case negativeNode(Int)
+            case nodeOutOfRange(Int)
             case duplicateNode(Int)
             case missingParent(node: Int, parent: Int)
             case cycle(node: Int)
@@ -40,6 +54,13 @@ extension SavedHistory {
         /// - Parameter node: The node number.
         /// - Returns: The problem.
         public static func negativeNode(_ node: Int) -> StructuralProblem { StructuralProblem(.negativeNode(node)) }
+
+        /// A node number above ``SavedHistory/maximumNode`` (the root, a step's node or its parent,
+        /// the current or the clean node).
+        ///
+        /// - Parameter node: The node number.
+        /// - Returns: The problem.
+        public static func nodeOutOfRange(_ node: Int) -> StructuralProblem { StructuralProblem(.nodeOutOfRange(node)) }
 
         /// Two steps lead to the same node, or a step leads to the root.
         ///
@@ -138,7 +159,8 @@ extension SavedHistory {
         /// ``invalidCommandVersion(type:version:)``.
         public var node: Int? {
             switch code {
-            case .negativeNode(let node), .duplicateNode(let node), .missingParent(let node, _), .cycle(let node),
+            case .negativeNode(let node), .nodeOutOfRange(let node), .duplicateNode(let node),
+                .missingParent(let node, _), .cycle(let node),
                 .parentAfterChild(let node, _), .branchInLinearHistory(let node), .twoRedoChoices(let node),
                 .currentNotInHistory(let node), .cleanNotInHistory(let node), .negativeCost(let node, _),
                 .actionWithoutCommand(let node):
@@ -176,6 +198,7 @@ extension SavedHistory {
         public var kind: Kind {
             switch code {
             case .negativeNode: .negativeNode
+            case .nodeOutOfRange: .nodeOutOfRange
             case .duplicateNode: .duplicateNode
             case .missingParent: .missingParent
             case .cycle: .cycle
@@ -198,7 +221,8 @@ extension SavedHistory {
         public struct Kind: Hashable, Sendable, CustomStringConvertible {
             /// The kinds this version knows, by name.
             private enum Name: String {
-                case negativeNode, duplicateNode, missingParent, cycle, parentAfterChild, branchInLinearHistory
+                case negativeNode, nodeOutOfRange, duplicateNode, missingParent, cycle, parentAfterChild
+                case branchInLinearHistory
                 case twoRedoChoices, currentNotInHistory, cleanNotInHistory, negativeCost, invalidCommandVersion
                 case actionWithoutCommand
             }
@@ -212,6 +236,8 @@ extension SavedHistory {
 
             /// ``StructuralProblem/negativeNode(_:)``.
             public static var negativeNode: Kind { Kind(.negativeNode) }
+            /// ``StructuralProblem/nodeOutOfRange(_:)``.
+            public static var nodeOutOfRange: Kind { Kind(.nodeOutOfRange) }
             /// ``StructuralProblem/duplicateNode(_:)``.
             public static var duplicateNode: Kind { Kind(.duplicateNode) }
             /// ``StructuralProblem/missingParent(node:parent:)``.
@@ -240,6 +266,8 @@ extension SavedHistory {
         public var description: String {
             switch code {
             case .negativeNode(let node): "node \(node) is negative"
+            case .nodeOutOfRange(let node):
+                "node \(node) is above \(SavedHistory.maximumNode), the largest node number a saved history may hold"
             case .duplicateNode(let node): "node \(node) appears twice"
             case .missingParent(let node, let parent): "the parent \(parent) of node \(node) is not in the history"
             case .cycle(let node): "node \(node) is its own ancestor"
@@ -258,8 +286,8 @@ extension SavedHistory {
 
     /// Checks that a stack could take this history: a tree rooted at ``root`` whose steps come
     /// parents first, each node once, every node reachable from the root, ``current`` and
-    /// ``clean`` in it, no branch in a linear history, at most one redo choice per node, and no
-    /// negative cost or command version below 1.
+    /// ``clean`` in it, node numbers from 0 to ``maximumNode``, no branch in a linear history, at
+    /// most one redo choice per node, and no negative cost or command version below 1.
     ///
     /// ``HistoryArchive/init(decoding:registry:limits:)`` runs it on every history it reads, and
     /// ``HistoryArchive/encoded(limits:)`` on every history it writes.
@@ -274,6 +302,7 @@ extension SavedHistory {
     /// when the caller made the actions itself and knows them to pass (the archive's reader).
     func validate(checkingActions: Bool) throws(StructuralProblem) {
         if root < 0 { throw .negativeNode(root) }
+        if root > Self.maximumNode { throw .nodeOutOfRange(root) }
         if try validateAsChain(checkingActions: checkingActions) { return }
         // Each node's position among the steps (the root at -1), filled as the steps come.
         var position: [Int: Int] = [root: -1]
@@ -283,6 +312,8 @@ extension SavedHistory {
         for (index, step) in steps.enumerated() {
             if step.node < 0 { throw .negativeNode(step.node) }
             if step.parent < 0 { throw .negativeNode(step.parent) }
+            if step.node > Self.maximumNode { throw .nodeOutOfRange(step.node) }
+            if step.parent > Self.maximumNode { throw .nodeOutOfRange(step.parent) }
             if position[step.node] != nil { throw .duplicateNode(step.node) }
             if position[step.parent] == nil { throw misplacedParent(of: index) }
             position[step.node] = index
@@ -322,6 +353,8 @@ extension SavedHistory {
             else { return false }
             previous = node
         }
+        // The nodes of the line run from the root up to `previous`.
+        if previous > Self.maximumNode { throw .nodeOutOfRange(Self.maximumNode + 1) }
         if checkingActions {
             for step in steps.indices {
                 for action in 0..<steps[step].actionList.count {

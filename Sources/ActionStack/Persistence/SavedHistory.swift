@@ -36,6 +36,19 @@ public struct SavedHistory: Sendable {
     /// that led to it, or when the history began. Nil when the stack did not date it (a linear
     /// history); a restore then dates the root at the restore.
     public var rootDate: Date?
+    /// What the save left out of the stack's history, and why: empty when it saved every step the
+    /// stack held.
+    ///
+    /// A step that holds an action registered as a closure cannot be saved, and nothing beyond it
+    /// could be reached after a relaunch, so a save leaves out that step and every step beyond it
+    /// (``Omission/Reason/closure``); `maximumSteps` leaves out the farthest steps
+    /// (``Omission/Reason/maximumSteps``). Each step left out is counted once, for the reason the
+    /// walk outward from the current state stopped before it. At most one entry per reason, in the
+    /// order of their raw values. The archive saves them with the history, and a restore reports
+    /// them again (``ActionStack/RestoreReport/omittedWhenSaved``), so that the app can say what
+    /// did not survive. The fix for a closure is to register the change as a command
+    /// (``UndoCommand``, ``AsyncUndoCommand``).
+    public var omissions: [Omission]
 
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
@@ -51,9 +64,10 @@ public struct SavedHistory: Sendable {
     ///   - clean: The clean node, if any.
     ///   - steps: The steps, parents before children.
     ///   - rootDate: When the root's state began, if known.
+    ///   - omissions: What the save left out (see ``omissions``).
     public init(
         shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep],
-        rootDate: Date? = nil
+        rootDate: Date? = nil, omissions: [Omission] = []
     ) {
         self.shape = shape
         self.root = root
@@ -61,6 +75,83 @@ public struct SavedHistory: Sendable {
         self.clean = clean
         self.steps = steps
         self.rootDate = rootDate
+        self.omissions = omissions
+    }
+
+    /// The number of steps the save left out, for every reason (the sum of ``omissions``).
+    ///
+    /// - Complexity: O(r) for the r entries of ``omissions``.
+    public var omittedSteps: Int { omissions.reduce(0) { $0 + $1.steps } }
+}
+
+extension SavedHistory {
+    /// Steps that a save left out of the stack's history, and why (see ``SavedHistory/omissions``).
+    public struct Omission: Hashable, Sendable, CustomStringConvertible {
+        /// Why a save left steps out. New reasons may come: compare with the static members, and
+        /// print the description.
+        public struct Reason: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+            /// The reason's name in the archive.
+            public var rawValue: String
+
+            /// The reason named `rawValue` (an archive may name one this library does not know).
+            ///
+            /// - Parameter rawValue: The reason's name.
+            /// - Complexity: O(1).
+            public init(rawValue: String) { self.rawValue = rawValue }
+
+            /// A step nearer the current state holds an action registered as a closure
+            /// (``ActionStack/registerUndo(withTarget:handler:)``,
+            /// ``ActionStack/registerAsyncUndo(withTarget:handler:)``,
+            /// ``ActionStack/setValue(_:for:on:actionName:)``), not as a command: that step and
+            /// every step beyond it. Register the change as an ``UndoCommand`` (or an
+            /// ``AsyncUndoCommand``) to save it.
+            public static let closure = Reason(rawValue: "closure")
+            /// More steps than the save's `maximumSteps`: the farthest ones.
+            public static let maximumSteps = Reason(rawValue: "maximumSteps")
+
+            /// What the reason is, as a sentence fragment.
+            public var description: String {
+                switch self {
+                case .closure: "a step holds a closure, not a command"
+                case .maximumSteps: "over maximumSteps"
+                default: rawValue
+                }
+            }
+        }
+
+        /// Why.
+        public let reason: Reason
+        /// How many steps were left out for this reason (0 or more).
+        public let steps: Int
+        /// For ``Reason/closure``: the action name of the step that holds a closure nearest the
+        /// current state (the one to make into commands first); nil for the other reasons.
+        public let stepName: String?
+
+        /// Steps left out.
+        ///
+        /// - Parameters:
+        ///   - reason: Why.
+        ///   - steps: How many (a negative count is taken as 0).
+        ///   - stepName: The name of the step that holds a closure, for ``Reason/closure``.
+        /// - Complexity: O(1).
+        public init(reason: Reason, steps: Int, stepName: String? = nil) {
+            self.reason = reason
+            self.steps = Swift.max(0, steps)
+            self.stepName = stepName
+        }
+
+        /// "2 steps at and beyond "Paste", which holds a closure, not a command", "5 steps over
+        /// maximumSteps".
+        public var description: String {
+            let count = "\(steps) step\(steps == 1 ? "" : "s")"
+            switch reason {
+            case .closure:
+                let name = stepName.map { $0.isEmpty ? "an unnamed step" : "\"\($0)\"" } ?? "a step"
+                return "\(count) at and beyond \(name), which holds a closure, not a command"
+            default:
+                return "\(count) \(reason.description)"
+            }
+        }
     }
 }
 
