@@ -78,6 +78,7 @@ extension ActionStack {
             case later = "later(_:)"
             case savedHistory = "savedHistory(maximumSteps:)"
             case restoreHistory = "restoreHistory(_:resolvingTargets:)"
+            case applyRemoteChange = "applyRemoteChange(_:version:_:)"
 
             /// The Swift spelling of the call.
             public var description: String { rawValue }
@@ -108,6 +109,8 @@ extension ActionStack {
             case jumping = "jump(to:) is moving through the history"
             /// A scoped group closing its groups, after its body returned or threw.
             case closingScope = "group(named:_:) is closing its groups"
+            /// Running the closure that applies a remote change to the model.
+            case applyingRemoteChange = "applyRemoteChange(_:version:_:) is applying a change to the model"
 
             /// A sentence fragment for the misuse message.
             public var description: String { rawValue }

@@ -388,6 +388,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .later: .later
         case .savedHistory: .savedHistory
         case .restoreHistory: .restoreHistory
+        case .applyRemoteChange: .applyRemoteChange
         case .jump: .jump
         case .markClean: .markClean
         case .setValue: .setValue
@@ -408,6 +409,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .preparingRedo: .preparingRedo
         case .jumping: .jumping
         case .closingScope: .closingScope
+        case .applyingRemoteChange: .applyingRemoteChange
         }
     }
 
@@ -436,6 +438,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .later: .later
         case .savedHistory: .savedHistory
         case .restoreHistory: .restoreHistory
+        case .applyRemoteChange: .applyRemoteChange
         }
     }
 
@@ -452,6 +455,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .preparingRedo: .preparingRedo
         case .jumping: .jumping
         case .closingScope: .closingScope
+        case .applyingRemoteChange: .applyingRemoteChange
         }
     }
 }

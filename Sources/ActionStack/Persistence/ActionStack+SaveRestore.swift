@@ -166,6 +166,8 @@ extension ActionStack {
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
         sweepFreedTargets()
+        // What is saved reads in the document as it is now.
+        if remote != nil { rebaseEverything() }
         if tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
