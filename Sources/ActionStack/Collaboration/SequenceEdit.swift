@@ -89,9 +89,15 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
         SequenceEdit([.delete(elements, at: offset)])
     }
 
-    /// Replaces `old`, which starts at `offset`, with `new`: a deletion, then an insertion.
+    /// Replaces `old`, which starts at `offset`, with `new`.
+    ///
+    /// The edit inserts `new` right after `old`, then deletes `old`: the same change as a deletion
+    /// followed by an insertion, but with the new elements placed after the old ones, as a shared
+    /// document places an insertion where elements were deleted. So the inverse restores the old
+    /// elements at the start of the range, before anything a peer typed into the new ones, and the
+    /// redo built then puts the new elements back after them.
     public static func replace(_ old: [Element], with new: [Element], at offset: Int) -> SequenceEdit {
-        SequenceEdit([.delete(old, at: offset), .insert(new, at: offset)])
+        SequenceEdit([.insert(new, at: offset + old.count), .delete(old, at: offset)])
     }
 
     /// Whether the edit does nothing.

@@ -191,7 +191,7 @@ extension ActionStack {
         let rootDate = tree?.table.record(NodeNumber(root)).map { Date(timeIntervalSinceReferenceDate: $0.date) }
         return SavedHistory(
             shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
-            rootDate: rootDate)
+            rootDate: rootDate, remoteVersion: remote?.version)
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -507,7 +507,9 @@ extension ActionStack {
                         side: redoSide, position: position, start: redoStarts[kept], node: undoCount + kept + 1,
                         parent: undoCount + kept, place: .redo, isRedoChoice: true, savable: true), capture: capture))
         }
-        var history = SavedHistory(shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved)
+        var history = SavedHistory(
+            shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved,
+            remoteVersion: remote?.version)
         // Made by this walk, which keeps each side's steps in a line from the root, with costs of
         // 0 or more: a valid history, unless a command type gave a version below 1.
         history.isKnownValid = !capture.sawVersionBelowOne
@@ -828,6 +830,7 @@ extension ActionStack {
         }
         let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
         states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        if let version = saved.remoteVersion { remoteChanges.version = version }
         coalescer.clear()
         let before = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
         trimToLimits()

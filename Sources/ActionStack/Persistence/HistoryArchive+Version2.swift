@@ -180,6 +180,10 @@ struct ArchiveWriter {
             head.raw(#","rootDate":"#)
             head.double(seconds)
         }
+        if let remoteVersion = history.remoteVersion {
+            head.raw(#","remoteVersion":"#)
+            head.string(remoteVersion)
+        }
         if !entries.isEmpty {
             depth = Swift.max(depth, 5)
             head.raw(#","commands":["#)
@@ -481,6 +485,7 @@ private struct HistoryReader {
     var current: Int?
     var clean: Int?
     var rootDate: Double?
+    var remoteVersion: String?
     var commands: [(type: String, version: Int, key: String)] = []
     var names: [String] = []
     var steps: [StepHeader]?
@@ -584,7 +589,7 @@ private struct HistoryReader {
         }
         return SavedHistory(
             shape: shape, root: root, current: current, clean: clean, steps: saved,
-            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)))
+            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)), remoteVersion: remoteVersion)
     }
 
     private mutating func readFields(_ cursor: inout JSONCursor) throws {
@@ -614,6 +619,10 @@ private struct HistoryReader {
         case "clean":
             if cursor.peek() == UInt8(ascii: "n") { try cursor.skipValue() } else { clean = try cursor.readInt() }
         case "rootDate": rootDate = try cursor.readDouble()
+        case "remoteVersion":
+            let version = try cursor.readString()
+            try check(version)
+            remoteVersion = version
         case "commands": try readCommands(&cursor)
         case "names":
             try cursor.beginArray()

@@ -36,6 +36,12 @@ public struct SavedHistory: Sendable {
     /// that led to it, or when the history began. Nil when the stack did not date it (a linear
     /// history); a restore then dates the root at the restore.
     public var rootDate: Date?
+    /// The app's version of the document when the history was saved, for a document that others
+    /// change too: the version given with the last remote change the stack had heard of
+    /// (``ActionStack/applyRemoteChange(_:version:_:)``). After a restore, the app reports the
+    /// remote changes made since this version, and the restored steps move past them (see
+    /// <doc:UndoInASharedDocument>). Nil when none was given.
+    public var remoteVersion: String?
 
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
@@ -51,9 +57,10 @@ public struct SavedHistory: Sendable {
     ///   - clean: The clean node, if any.
     ///   - steps: The steps, parents before children.
     ///   - rootDate: When the root's state began, if known.
+    ///   - remoteVersion: The app's version of the document, for a document that others change too.
     public init(
         shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep],
-        rootDate: Date? = nil
+        rootDate: Date? = nil, remoteVersion: String? = nil
     ) {
         self.shape = shape
         self.root = root
@@ -61,6 +68,7 @@ public struct SavedHistory: Sendable {
         self.clean = clean
         self.steps = steps
         self.rootDate = rootDate
+        self.remoteVersion = remoteVersion
     }
 }
 
