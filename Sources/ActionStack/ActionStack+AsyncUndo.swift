@@ -916,7 +916,9 @@ extension ActionStack {
     func removeStep(serial: UInt32, from side: Side, passingUnseenChanges: Bool = true) {
         guard let found = side.locateStep(serial: serial) else { return }
         if passingUnseenChanges && remote != nil {
-            deliver(StepMetadata.takeUnseen(from: &side.steps[found.position].metadata), pastStepAt: found.position, of: side)
+            deliver(
+                StepMetadata.takeUnseen(from: &side.steps[found.position].metadata), pastStepAt: found.position,
+                of: side)
         }
         let count = side.steps[found.position].actionCount
         side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {

@@ -25,10 +25,20 @@ extension ActionStack {
     ///   peer's change is still there).
     ///
     /// ```swift
-    /// // A peer's edit arrives from the network.
-    /// stack.applyRemoteChange(edit, version: revision) {
+    /// import ActionStack
+    ///
+    /// final class Note {
+    ///     var text = ""
+    /// }
+    ///
+    /// let note = Note()
+    /// let stack = ActionStack()
+    /// // A peer's edit arrives from the network, with the server's revision.
+    /// let edit = TextEdit.insert("Hi", at: 0)
+    /// stack.applyRemoteChange(edit, version: "r42") {
     ///     try? edit.apply(to: &note.text)
     /// }
+    /// print(note.text, stack.canUndo, stack.remoteVersion ?? "")   // Hi false r42
     /// ```
     ///
     /// **What undo does then.** One press of Undo undoes the next step that still does something:

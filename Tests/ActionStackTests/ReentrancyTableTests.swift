@@ -201,7 +201,9 @@ struct ReentrancyTableTests {
                 #expect(!ActionStack._allows(operation, during: activity))
             }
             // Except a peer's deletion of an object, while its remote change applies.
-            #expect(ActionStack._allows(.removeAllActionsWithTarget, during: activity) == (activity == .applyingRemoteChange))
+            #expect(
+                ActionStack._allows(.removeAllActionsWithTarget, during: activity)
+                    == (activity == .applyingRemoteChange))
         }
     }
 }

@@ -29,23 +29,37 @@
 /// and within a step in the order its actions run (newest registration first).
 ///
 /// ```swift
-/// /// The inverse of typing: removes `length` characters at `offset`.
-/// struct Erase: UndoCommand, RebasableCommand {
-///     static let commandType = "notes.erase"
-///     var offset: Int
-///     var length: Int
+/// import ActionStack
 ///
-///     func perform(on note: Note, in stack: ActionStack) { note.erase(offset, length, on: stack) }
+/// final class Playlist {
+///     var songs: [String] = []
+///     let stack = ActionStack()
 ///
-///     // A peer's insertion before the erased range moves it; one inside it is kept apart.
-///     func rebased(over change: Insertion) -> Erase? {
-///         change.offset <= offset ? Erase(offset: offset + change.count, length: length) : self
-///     }
-///     // Once the characters are erased, an insertion after them reads that much earlier.
-///     func transform(_ change: Insertion) -> Insertion? {
-///         change.offset >= offset + length ? Insertion(offset: change.offset - length, count: change.count) : change
+///     func edit(_ edit: SequenceEdit<String>) {
+///         try? edit.apply(to: &songs)
+///         stack.registerUndo(EditSongs(edit: edit.inverse), on: self, key: "playlist")
 ///     }
 /// }
+///
+/// /// The inverse of an edit of the playlist; the list edit does the rebasing.
+/// struct EditSongs: UndoCommand, RebasableCommand {
+///     static let commandType = "playlist.edit"
+///     var edit: SequenceEdit<String>
+///
+///     func perform(on playlist: Playlist, in stack: ActionStack) { playlist.edit(edit) }
+///     func rebased(over change: SequenceEdit<String>) -> EditSongs? { edit.rebased(over: change).map(EditSongs.init) }
+///     func transform(_ change: SequenceEdit<String>) -> SequenceEdit<String>? { edit.transform(change) }
+/// }
+///
+/// let playlist = Playlist()
+/// playlist.stack.automaticGroupClosing = .manual
+/// playlist.edit(.insert(["Blue"], at: 0))
+/// playlist.stack.endEvent()
+/// // A peer adds a song at the top.
+/// let peer = SequenceEdit<String>.insert(["Red"], at: 0)
+/// playlist.stack.applyRemoteChange(peer) { try? peer.apply(to: &playlist.songs) }
+/// playlist.stack.undo()
+/// print(playlist.songs)   // ["Red"]
 /// ```
 ///
 /// A command whose ``Change`` type is not the type of a reported change is left as it is, and the

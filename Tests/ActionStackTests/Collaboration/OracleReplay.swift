@@ -132,7 +132,8 @@ final class ReplayedText: OracleReplay.Model {
         model.edit(TextEdit(SequenceEdit(pieces)))
     }
     func remote(_ ops: [[String: Any]]) {
-        let pieces = sequencePieces(ops, on: Array(model.text), elements: { Array($0["text"] as! String) }, local: false)
+        let pieces = sequencePieces(
+            ops, on: Array(model.text), elements: { Array($0["text"] as! String) }, local: false)
         model.receive(TextEdit(SequenceEdit(pieces)))
     }
     var document: Any { model.text }
@@ -144,7 +145,8 @@ final class ReplayedList: OracleReplay.Model {
     var stack: ActionStack { model.stack }
     init() {}
     func local(_ ops: [[String: Any]]) {
-        model.edit(SequenceEdit(sequencePieces(ops, on: model.elements, elements: { $0["values"] as! [Int] }, local: true)))
+        model.edit(
+            SequenceEdit(sequencePieces(ops, on: model.elements, elements: { $0["values"] as! [Int] }, local: true)))
     }
     func remote(_ ops: [[String: Any]]) {
         model.receive(
