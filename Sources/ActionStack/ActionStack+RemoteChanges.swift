@@ -200,12 +200,14 @@ extension ActionStack {
 
     /// Rebases the newest closed steps of `side` over what they have not seen, dropping those found
     /// dead, until the newest is live (or none is left). Only at idle, with no frame open on
-    /// `side`.
+    /// `side` and no asynchronous operation in flight.
     ///
     /// - Complexity: O(a · r) for the a actions of the steps rebased and the r changes they had not
     ///   seen.
     func rebaseNewestSteps(of side: Side) {
-        guard side.frames.isEmpty, side.inFlight == 0 else { return }
+        // While an asynchronous operation is in flight its step stays on its side, and what it
+        // has not seen is kept for a rollback: nothing is rebased until it settles.
+        guard side.frames.isEmpty, side.inFlight == 0, operations?.run == nil else { return }
         while let step = side.steps.last, step.metadata?.unseenChanges.isEmpty == false {
             let position = side.steps.count - 1
             let start = side.openStart - step.actionCount

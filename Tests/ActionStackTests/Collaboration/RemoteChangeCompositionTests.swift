@@ -206,3 +206,32 @@ struct AsyncTextCommand: AsyncUndoCommand, RebasableCommand {
         token.cancel()
     }
 }
+
+@Suite(.serialized) @MainActor struct RemoteChangeAsyncReproTests {
+    @Test func theStepBelowAnAwaitedUndoHearsAChangeMadeWhileItAwaited() async throws {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        let doc = SharedText("", stack: stack)
+        stack.beginUndoGrouping()
+        try TextEdit.insert("ABCDEFGHIJ", at: 0).apply(to: &doc.text)
+        stack.registerAsyncUndo(AsyncTextCommand(edit: .delete("ABCDEFGHIJ", at: 0)), on: doc, key: SharedText.key)
+        stack.endUndoGrouping()
+        stack.beginUndoGrouping()
+        try TextEdit.insert("X", at: 5).apply(to: &doc.text)
+        stack.registerAsyncUndo(AsyncTextCommand(edit: .delete("X", at: 5)), on: doc, key: SharedText.key)
+        stack.endUndoGrouping()
+        let gate = Gate()
+        AsyncTextCommand.gate = gate
+        AsyncTextCommand.failures = 0
+        defer { AsyncTextCommand.gate = nil }
+        let task = Task { @MainActor in try await stack.performUndo() }
+        await settle { gate.waitingCount == 1 }
+        #expect(doc.text == "ABCDEFGHIJ")
+        doc.receive(.insert("q", at: 2))
+        gate.openForGood()
+        #expect(try await task.value)
+        #expect(doc.text == "ABqCDEFGHIJ")
+        #expect(try await stack.performUndo())
+        #expect(doc.text == "q")
+    }
+}
