@@ -155,7 +155,7 @@ extension ActionStack {
         operations?.sawNewChangeInLastRun = run.sawNewChange
         // A change another task made meanwhile ends the redo future, as it would have at once.
         if run.sawNewChange { clearRedoSide() }
-        if case .restored = rollback {
+        if case .restored = rollback.code {
             // The body's changes are undone: the document is where the group began, plus other
             // tasks' changes, which now lead from there.
             if run.removedAll { return }

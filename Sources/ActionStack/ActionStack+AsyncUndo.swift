@@ -128,11 +128,14 @@ extension ActionStack {
     /// stack.registerAsyncUndo(withTarget: document) { _ in throw Offline() }
     /// do {
     ///     try await stack.performUndo()
-    /// } catch .actionFailed(let failure) {
-    ///     print(failure.actionIndex, failure.underlying is Offline)   // 0 true
-    ///     print(failure.rollback)   // the rollback restored the document
     /// } catch {
-    ///     print(error)
+    ///     // OperationError is extensible: read the failure through its accessor.
+    ///     if let failure = error.actionFailure {
+    ///         print(failure.actionIndex, failure.underlying is Offline)   // 0 true
+    ///         print(failure.rollback)   // the rollback restored the document
+    ///     } else {
+    ///         print(error)
+    ///     }
     /// }
     /// print(stack.canUndo)   // true
     /// ```
@@ -271,7 +274,7 @@ extension ActionStack {
     @discardableResult
     public func retryBrokenStep(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
         guard let operations, let mark = operations.broken, brokenStepIsNext(mark) else { return false }
-        let operation: Misuse.Operation = mark.isUndo ? .undo : .redo
+        let operation: OperationKey = mark.isUndo ? .undo : .redo
         let request = OperationRequest(mark.isUndo ? .undo : .redo)
         // The mark is lifted only for a request that gets the turn: a refused one leaves it.
         operations.broken = nil
@@ -291,7 +294,7 @@ extension ActionStack {
             settled: { result in
                 // Before the turn passes on: the requests waiting behind a failed retry are
                 // cancelled, as behind any operation that leaves a broken step.
-                guard case .failure(.actionFailed(let failure)) = result, operations.broken == nil,
+                guard case .failure(let error) = result, let failure = error.actionFailure, operations.broken == nil,
                     (mark.isUndo ? undoSide : redoSide).locateStep(serial: mark.serial) != nil
                 else { return }
                 // The document was partly changed before the retry, and still is: the step stays
@@ -393,10 +396,10 @@ extension ActionStack {
     /// For a synchronous `undo()`, `redo()` or `jump(to:)`, after its refusal checks: whether the
     /// call belongs to the asynchronous machinery (a broken step, an operation in flight, or a step
     /// with an asynchronous action on the way), in which case it has been handled.
-    func routesToAsyncOperation(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) -> Bool {
+    func routesToAsyncOperation(_ kind: OperationRequest.Kind, _ operation: OperationKey) -> Bool {
         guard let operations else { return false }
         if operations.broken != nil {
-            report(.stepIsBroken(operation))
+            report(.stepIsBroken(operation.reported))
             return true
         }
         guard operations.queue.isBusy || pathHoldsAsyncActions(kind) else { return false }
@@ -418,7 +421,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1) for an undo or redo; O(k) for a jump over k steps.
     private func pathHoldsAsyncActions(_ kind: OperationRequest.Kind) -> Bool {
-        switch kind {
+        switch kind.code {
         case .undo:
             return nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
         case .redo:
@@ -446,9 +449,9 @@ extension ActionStack {
 
     /// Starts `kind` as a request run by a new task on the main actor, for a synchronous call made on
     /// the main thread (an Edit menu); elsewhere reports ``Misuse/needsAwait(_:)``.
-    private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) {
+    private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: OperationKey) {
         guard MainQueue.isCurrent else {
-            report(.needsAwait(operation))
+            report(.needsAwait(operation.reported))
             return
         }
         let request = OperationRequest(kind)
@@ -474,7 +477,7 @@ extension ActionStack {
 
     /// Submits a request and waits for it to settle.
     func submit(
-        _ kind: OperationRequest.Kind, _ operation: Misuse.Operation, isolation: isolated (any Actor)?
+        _ kind: OperationRequest.Kind, _ operation: OperationKey, isolation: isolated (any Actor)?
     ) async -> Result<Bool, OperationError> {
         let request = OperationRequest(kind)
         if let refusal = admit(request, operation) {
@@ -486,17 +489,17 @@ extension ActionStack {
 
     /// Admits a request to the queue; returns why not when it is refused.
     func admit(
-        _ request: OperationRequest, _ operation: Misuse.Operation, fromAnOperationsTask allowed: Bool = false
+        _ request: OperationRequest, _ operation: OperationKey, fromAnOperationsTask allowed: Bool = false
     ) -> OperationError? {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
         if !allowed && operations.runBelongsToCurrentTask() != nil {
-            report(.awaitsOwnOperation(operation))
-            return .misuse(.awaitsOwnOperation(operation))
+            report(.awaitsOwnOperation(operation.reported))
+            return .misuse(.awaitsOwnOperation(operation.reported))
         }
         if operations.broken != nil && request.kind != .group {
-            report(.stepIsBroken(operation))
+            report(.stepIsBroken(operation.reported))
             return .stackBroken
         }
         switch operations.queue.admit(request) {
@@ -523,7 +526,7 @@ extension ActionStack {
         } else if let early = starting() {
             result = early
         } else {
-            switch request.kind {
+            switch request.kind.code {
             case .undo: result = await performStep(.undo, closingOpenGroup: true, isolation: isolation)
             case .redo: result = await performStep(.redo, closingOpenGroup: true, isolation: isolation)
             case .jump(let position): result = await performJumpSteps(to: position, isolation: isolation)
@@ -595,16 +598,16 @@ extension ActionStack {
         defer { leaveCall() }
         let operations = asyncOperations
         let undoing = direction == .undo
-        let operation: Misuse.Operation = undoing ? .undo : .redo
+        let operation: OperationKey = undoing ? .undo : .redo
         if operations.broken != nil {
-            report(.stepIsBroken(operation))
+            report(.stepIsBroken(operation.reported))
             return .failure(.stackBroken)
         }
         postCheckpoint()
         if closingOpenGroup {
             let level = undoSide.frames.count
             guard level < 2 else {
-                let misuse = Misuse.nestedGroupsOpen(operation, groupingLevel: level)
+                let misuse = Misuse.nestedGroupsOpen(operation.reported, groupingLevel: level)
                 report(misuse)
                 return .failure(.misuse(misuse))
             }
@@ -875,7 +878,7 @@ extension ActionStack {
             isUndo: undoing, stepName: run.stepName, actionIndex: failed.index, actionCount: run.pending.count,
             targetType: run.failedTargetType, underlying: failed.error, rollback: rollback, reachedPosition: nil)
         let source = undoing ? undoSide : redoSide
-        switch rollback {
+        switch rollback.code {
         case .restored:
             break
         case .incomplete, .failed:
@@ -891,7 +894,7 @@ extension ActionStack {
                         source.steps[found.position].low = fresh
                     }
                 }
-                if case .failed = rollback {
+                if case .failed = rollback.code {
                     asyncOperations.broken = BrokenMark(serial: run.serial, isUndo: undoing, failure: failure)
                 }
             }
@@ -1013,10 +1016,11 @@ extension ActionStack {
                 return .success(moved)
             case .success(true):
                 moved = true
-            case .failure(.actionFailed(var failure)):
-                reached(&failure)
-                return .failure(.actionFailed(failure))
             case .failure(let error):
+                if var failure = error.actionFailure {
+                    reached(&failure)
+                    return .failure(.actionFailed(failure))
+                }
                 return moved ? .success(true) : .failure(error)
             }
             if operations?.sawNewChangeInLastRun == true { break }

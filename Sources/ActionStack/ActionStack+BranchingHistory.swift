@@ -12,6 +12,11 @@ public import Foundation
 extension ActionStack {
     /// The shape of the history: a line, as Foundation keeps it, or a tree that never loses a redo
     /// future.
+    ///
+    /// Frozen: a history is a line or a tree (every state has one parent, the state it was changed
+    /// from, so a tree is the most general shape); no other shape will be added, and a `switch`
+    /// over it may be exhaustive.
+    @frozen
     public enum HistoryShape: Hashable, Sendable {
         /// A change made outside undo and redo empties the redo stack (Foundation's behaviour).
         case linear
@@ -120,20 +125,58 @@ extension ActionStack {
     }
 
     /// Why a move in a branching history did not happen. Nothing changed.
-    public enum HistoryTreeError: Error, Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// Extensible: new errors may be added in any release; do not switch exhaustively. Compare
+    /// with a static member (`error == .linearHistory`, `error == .noSuchNode(id)`), and read the
+    /// node an error names through ``node``. The ``description`` is stable.
+    public struct HistoryTreeError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The errors this version knows, with what each carries.
+        private enum Code: Hashable, Sendable {
+            case linearHistory
+            case noSuchNode(HistoryNode.ID)
+            case notAChildOfCurrentNode(HistoryNode.ID)
+            case groupIsOpen
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// The history is linear (``ActionStack/historyShape`` is ``HistoryShape/linear``).
-        case linearHistory
+        public static var linearHistory: HistoryTreeError { HistoryTreeError(.linearHistory) }
+
         /// No node has this id: it never existed, or it was pruned, trimmed or removed.
-        case noSuchNode(HistoryNode.ID)
+        ///
+        /// - Parameter node: The node asked for.
+        /// - Returns: The error.
+        public static func noSuchNode(_ node: HistoryNode.ID) -> HistoryTreeError {
+            HistoryTreeError(.noSuchNode(node))
+        }
+
         /// The node is not a child of the current node.
-        case notAChildOfCurrentNode(HistoryNode.ID)
+        ///
+        /// - Parameter node: The node asked for.
+        /// - Returns: The error.
+        public static func notAChildOfCurrentNode(_ node: HistoryNode.ID) -> HistoryTreeError {
+            HistoryTreeError(.notAChildOfCurrentNode(node))
+        }
+
         /// A group is open on the undo stack: it is a change in progress, and the current node's
         /// children are not what redo would take once it closes.
-        case groupIsOpen
+        public static var groupIsOpen: HistoryTreeError { HistoryTreeError(.groupIsOpen) }
+
+        /// For ``noSuchNode(_:)`` and ``notAChildOfCurrentNode(_:)``, the node asked for; nil for
+        /// every other error.
+        public var node: HistoryNode.ID? {
+            switch code {
+            case .noSuchNode(let id), .notAChildOfCurrentNode(let id): id
+            case .linearHistory, .groupIsOpen: nil
+            }
+        }
 
         /// What went wrong, as a sentence fragment.
         public var description: String {
-            switch self {
+            switch code {
             case .linearHistory: "the history is linear; set historyShape to .tree"
             case .noSuchNode(let id): "no node \(id) in the history"
             case .notAChildOfCurrentNode(let id): "node \(id) is not a child of the current node"

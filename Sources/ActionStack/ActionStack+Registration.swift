@@ -134,7 +134,7 @@ extension ActionStack {
         cost: Int,
         key: String?,
         window: Duration?,
-        misuseOperation: Misuse.Operation,
+        misuseOperation: OperationKey,
         commandKey: String? = nil
     ) -> Bool {
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
@@ -171,7 +171,7 @@ extension ActionStack {
         cost: Int,
         key: String?,
         window: Duration?,
-        misuseOperation: Misuse.Operation,
+        misuseOperation: OperationKey,
         commandKey: String?
     ) -> Bool {
         if let key, outside, side.frames.isEmpty,
@@ -181,7 +181,7 @@ extension ActionStack {
             return false
         }
         if side.frames.isEmpty && !groupsByEvent {
-            report(.noOpenGroup(misuseOperation))
+            report(.noOpenGroup(misuseOperation.reported))
             return false
         }
         if outside { clearRedoSide() }

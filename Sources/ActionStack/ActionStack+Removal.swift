@@ -40,7 +40,9 @@ extension ActionStack {
             // A target being freed (Apple's `deinit { removeAllActions(withTarget: self) }`, run
             // when a handler lets go of the object) has no action that could run again: nothing
             // to do that the sweep of freed targets will not do, and no misuse.
-            if !Self.isBeingFreed(target) { report(.reentrantCall(.removeAllActionsWithTarget, during: activity)) }
+            if !Self.isBeingFreed(target) {
+                report(.reentrantCall(.removeAllActionsWithTarget, during: activity.reported))
+            }
             return
         }
         // A value boxes into a new object here, which no action refers to.

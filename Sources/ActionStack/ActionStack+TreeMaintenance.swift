@@ -367,7 +367,7 @@ extension ActionStack {
     /// `resolve` after the open group is closed.
     @discardableResult
     func moveInTree(
-        _ operation: Misuse.Operation,
+        _ operation: OperationKey,
         validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
         resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current }
     ) throws(HistoryTreeError) -> NodeNumber? {
@@ -385,7 +385,7 @@ extension ActionStack {
         if let tree, (validated ?? resolve(tree, currentNodeNumber)) == currentNodeNumber { return currentNodeNumber }
         let level = undoSide.frames.count
         guard level < 2 else {
-            report(.nestedGroupsOpen(operation, groupingLevel: level))
+            report(.nestedGroupsOpen(operation.reported, groupingLevel: level))
             return nil
         }
         sweepFreedTargets()
@@ -435,7 +435,7 @@ extension ActionStack {
 
     /// A time move: the target is found by `resolve` from the current node, after the open group
     /// closed.
-    func moveInTime(_ operation: Misuse.Operation, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
+    func moveInTime(_ operation: OperationKey, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
         throws(HistoryTreeError) -> HistoryNode.ID
     {
         enterCall()

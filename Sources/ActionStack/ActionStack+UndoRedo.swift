@@ -144,7 +144,7 @@ extension ActionStack {
     /// O(1) per action whatever else the stack holds.
     func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
-        let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
+        let notifying: ActivityKey = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = states.current
         performing = direction
 

@@ -642,6 +642,11 @@ open class ActionStack {
 }
 
 /// How the automatic group of an event (see ``ActionStack/groupsByEvent``) is closed.
+///
+/// Frozen: the close is scheduled by the stack, on the run loop, or left to the program, which
+/// calls ``ActionStack/endEvent()`` from wherever its events end (a task, an actor, a `readLine`
+/// loop); no other case will be added, and a `switch` over it may be exhaustive.
+@frozen
 public enum AutomaticGroupClosing: Hashable, Sendable {
     /// Schedule the close on the current `RunLoop` in ``ActionStack/runLoopModes``, as Foundation
     /// does; ``ActionStack/endEvent()`` may still close it earlier.

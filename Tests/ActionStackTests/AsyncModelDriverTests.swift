@@ -268,34 +268,35 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
     }
 
     static func describe(_ error: ActionStack.OperationError) -> String {
-        switch error {
-        case .actionFailed(let failure):
+        if let failure = error.actionFailure {
             let rollback: String
-            switch failure.rollback {
-            case .restored: rollback = "restored"
-            case .incomplete(let indices): rollback = "incomplete\(indices)"
-            case .failed(let index, let error): rollback = "failed(\(index), \(errorText(error)))"
+            if failure.rollback.isRestored {
+                rollback = "restored"
+            } else if let indices = failure.rollback.unrestoredActions {
+                rollback = "incomplete\(indices)"
+            } else if let index = failure.rollback.failedActionIndex, let error = failure.rollback.error {
+                rollback = "failed(\(index), \(errorText(error)))"
+            } else {
+                rollback = "unknown(\(failure.rollback))"
             }
             return "failed(\(failure.isUndo ? "undo" : "redo") '\(failure.stepName)' "
                 + "\(failure.actionIndex)/\(failure.actionCount) "
                 + "\(failure.targetType == "a freed target" ? "freed" : "target") \(errorText(failure.underlying)) "
                 + "rollback \(rollback)) reached \(failure.reachedPosition.map(String.init) ?? "-")"
-        case .cancelled(let reason):
-            let name: ReferenceModel.CancelReason =
-                switch reason {
-                case .task: .task
-                case .cancelPendingRequests: .cancelPendingRequests
-                case .removeAllActions: .removeAllActions
-                case .newChange: .newChange
-                case .brokenStep: .brokenStep
-                }
-            return "cancelled(\(name.rawValue))"
-        case .dropped(.busy): return "dropped(busy)"
-        case .dropped(.queueFull): return "dropped(queueFull)"
-        case .stackBroken: return "stackBroken"
-        case .misuse(let misuse): return "misuse(\(map(misuse)))"
-        case .historyTree(let error): return "historyTree(\(error))"
         }
+        if let reason = error.cancellationReason {
+            let names: [ActionStack.CancellationReason: ReferenceModel.CancelReason] = [
+                .task: .task, .cancelPendingRequests: .cancelPendingRequests, .removeAllActions: .removeAllActions,
+                .newChange: .newChange, .brokenStep: .brokenStep,
+            ]
+            return "cancelled(\(names[reason]?.rawValue ?? "unknown(\(reason))"))"
+        }
+        if error.dropReason == .busy { return "dropped(busy)" }
+        if error.dropReason == .queueFull { return "dropped(queueFull)" }
+        if error.isStackBroken { return "stackBroken" }
+        if let misuse = error.misuse { return "misuse(\(map(misuse)))" }
+        if let error = error.historyTreeError { return "historyTree(\(error))" }
+        return "unknown(\(error))"
     }
 
     static func errorText(_ error: any Error) -> String {
@@ -306,13 +307,15 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
 
     /// The library's misuses as the model's; the asynchronous ones by case name.
     static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
-        switch misuse {
-        case .stepIsBroken(let operation): .asynchronous("stepIsBroken(\(StackWorld.map(operation)))")
-        case .notWhileAsync(let operation): .asynchronous("notWhileAsync(\(StackWorld.map(operation)))")
-        case .awaitsOwnOperation(let operation): .asynchronous("awaitsOwnOperation(\(StackWorld.map(operation)))")
-        case .needsAwait(let operation): .asynchronous("needsAwait(\(StackWorld.map(operation)))")
-        default: StackWorld.map(misuse)
+        let operation = misuse.operation
+        for (name, kind) in [
+            ("stepIsBroken", ActionStack.Misuse.stepIsBroken), ("notWhileAsync", ActionStack.Misuse.notWhileAsync),
+            ("awaitsOwnOperation", ActionStack.Misuse.awaitsOwnOperation),
+            ("needsAwait", ActionStack.Misuse.needsAwait),
+        ] where misuse == kind(operation) {
+            return .asynchronous("\(name)(\(StackWorld.map(operation)))")
         }
+        return StackWorld.map(misuse)
     }
 }
 

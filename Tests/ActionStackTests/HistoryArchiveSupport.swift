@@ -239,7 +239,7 @@ func archiveError(_ data: Data, limits: HistoryArchive.Limits = .default) -> His
 
 /// Whether `error` is a ``HistoryArchiveError/corrupt(_:)`` whose reason contains `text`.
 func isCorrupt(_ error: HistoryArchiveError?, _ text: String = "") -> Bool {
-    guard case .corrupt(let reason) = error else { return false }
+    guard let reason = error?.corruption else { return false }
     return text.isEmpty || reason.contains(text)
 }
 

@@ -133,10 +133,12 @@ extension RestoreReportText {
     init(_ report: ActionStack.RestoreReport) {
         let cuts = report.cuts.map { cut -> Cut in
             let reason: String
-            switch cut.reason {
-            case .unresolvedKey(let key): reason = "no " + key
-            case .branchInLinearHistory: reason = "branch"
-            default: reason = "\(cut.reason)"
+            if let key = cut.reason.key, cut.reason == .unresolvedKey(key) {
+                reason = "no " + key
+            } else if cut.reason == .branchInLinearHistory {
+                reason = "branch"
+            } else {
+                reason = "\(cut.reason)"
             }
             return Cut(node: cut.node, reason: reason, droppedSteps: cut.droppedSteps)
         }
@@ -168,12 +170,11 @@ struct WalkText: Hashable, CustomStringConvertible {
 
 extension StackWorld {
     static func text(_ error: ActionStack.HistoryPersistenceError) -> String {
-        switch error {
-        case .misuse(let misuse): "misuse(\(map(misuse)))"
-        case .groupIsOpen: "groupIsOpen"
-        case .busy: "busy"
-        case .malformed(let reason): "malformed(\(reason))"
-        }
+        if let misuse = error.misuse { return "misuse(\(map(misuse)))" }
+        if error == .groupIsOpen { return "groupIsOpen" }
+        if error == .busy { return "busy" }
+        if let reason = error.malformation { return "malformed(\(reason))" }
+        return "unknown(\(error))"
     }
 
     static func text(_ depth: ActionStack.SavableDepth) -> String {

@@ -15,9 +15,12 @@ import Testing
 /// in it (a handler runs, an observer hears a notification); there every operation is called once,
 /// and the result must be what the table says: allowed, or the misuse `reentrantCall` (for `redo()`
 /// inside an undo, `redoWhileUndoing`) with nothing changed.
+///
+/// It walks the table's own keys (the stack's internal activities and operations), so a new key
+/// is walked too, and the misuse it reports is the public value the key maps to.
 struct ReentrancyTableTests {
-    typealias Activity = ActionStack.Misuse.Activity
-    typealias Operation = ActionStack.Misuse.Operation
+    typealias Activity = ActionStack.ActivityKey
+    typealias Operation = ActionStack.OperationKey
 
     /// What happened inside the situation.
     final class Probe: @unchecked Sendable {  // touched only on the test's thread
@@ -172,12 +175,12 @@ struct ReentrancyTableTests {
                 .setActionIsDiscardable, .setActionUserInfoValue,
             ].contains(operation)
         if allowed || disabledNoOp {
-            if case .reentrantCall? = probe.misuse { Issue.record("\(operation) refused during \(activity)") }
+            if probe.misuse?.activity != nil { Issue.record("\(operation) refused during \(activity)") }
             if probe.misuse == .redoWhileUndoing { Issue.record("\(operation) refused during \(activity)") }
         } else {
             let expected: ActionStack.Misuse =
                 operation == .redo && (activity == .undoing || activity == .notifyingUndo)
-                ? .redoWhileUndoing : .reentrantCall(operation, during: activity)
+                ? .redoWhileUndoing : .reentrantCall(operation.reported, during: activity.reported)
             #expect(probe.misuse == expected)
             #expect(probe.structureAfter == probe.structureBefore, "a refused call changes nothing")
             #expect(probe.shapeAfter == probe.shapeBefore)

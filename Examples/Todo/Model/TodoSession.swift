@@ -169,15 +169,19 @@ public final class TodoSession {
 
     /// Says which action failed, why, and what the rollback did, for a person.
     public static func explain(_ error: ActionStack.OperationError) -> String {
-        guard case .actionFailed(let failure) = error else { return "\(error)" }
+        guard let failure = error.actionFailure else { return "\(error)" }
+        let rollback = failure.rollback
         let outcome: String
-        switch failure.rollback {
-        case .restored:
+        if rollback.isRestored {
             outcome = "the rollback restored the list; the step can be tried again"
-        case .incomplete(let actions):
+        } else if let actions = rollback.unrestoredActions {
             outcome = "the rollback could not undo actions \(actions.map { "#\($0 + 1)" }); the list is changed"
-        case .failed(let index, let error):
-            outcome = "the rollback failed at action #\(index + 1) (\(error)); the step is broken"
+        } else if let index = rollback.failedActionIndex {
+            outcome =
+                "the rollback failed at action #\(index + 1) (\(rollback.error.map { "\($0)" } ?? "")); the step is broken"
+        } else {
+            // An outcome that a later version of ActionStack adds: its own sentence.
+            outcome = "\(rollback)"
         }
         return "action #\(failure.actionIndex + 1) of \(failure.actionCount) failed: \(failure.underlying); \(outcome)"
     }

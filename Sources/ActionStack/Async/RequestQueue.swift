@@ -21,17 +21,50 @@ extension ActionStack {
     /// await it, and the cancellation of the task that awaits it may come from any thread.
     public final class OperationRequest: @unchecked Sendable, CustomStringConvertible {
         /// What was requested.
-        public enum Kind: Hashable, Sendable {
+        ///
+        /// Extensible: new kinds of request may be added in any release; do not switch
+        /// exhaustively. Compare with a static member (`kind == .undo`), and read what a kind
+        /// carries through ``position`` and ``node``.
+        public struct Kind: Hashable, Sendable {
+            /// The kinds this version knows, with what each carries.
+            enum Code: Hashable, Sendable {
+                case undo
+                case redo
+                case jump(to: Int)
+                case jumpToNode(HistoryNode.ID)
+                case group
+            }
+
+            let code: Code
+
+            private init(_ code: Code) { self.code = code }
+
             /// An undo of the newest undo step when the request starts.
-            case undo
+            public static var undo: Kind { Kind(.undo) }
             /// A redo of the newest redo step when the request starts.
-            case redo
+            public static var redo: Kind { Kind(.redo) }
             /// A jump to a history position (see ``ActionStack/historyPosition``).
-            case jump(to: Int)
+            ///
+            /// - Parameter position: The history position.
+            /// - Returns: The kind of request.
+            public static func jump(to position: Int) -> Kind { Kind(.jump(to: position)) }
             /// A jump to a node of a branching history (``ActionStack/performJump(toNode:isolation:)``).
-            case jumpToNode(HistoryNode.ID)
+            ///
+            /// - Parameter node: The node.
+            /// - Returns: The kind of request.
+            public static func jumpToNode(_ node: HistoryNode.ID) -> Kind { Kind(.jumpToNode(node)) }
             /// An asynchronous group (``ActionStack/asyncGroup(named:isolation:_:)``) recording its step.
-            case group
+            public static var group: Kind { Kind(.group) }
+
+            /// For ``jump(to:)``, the history position; nil for every other kind.
+            public var position: Int? {
+                if case .jump(let position) = code { position } else { nil }
+            }
+
+            /// For ``jumpToNode(_:)``, the node; nil for every other kind.
+            public var node: HistoryNode.ID? {
+                if case .jumpToNode(let node) = code { node } else { nil }
+            }
         }
 
         /// What was requested.
@@ -194,7 +227,7 @@ struct RequestQueue {
             request.grant()
             return .runs
         }
-        switch policy {
+        switch policy.code {
         case .dropWhileBusy:
             return .dropped(.busy)
         case .queue(let limit):

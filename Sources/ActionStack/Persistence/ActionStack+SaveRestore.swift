@@ -50,19 +50,73 @@ extension ActionStack {
         }
 
         /// Why a step was left out.
-        public enum Reason: Hashable, Sendable, CustomStringConvertible {
+        ///
+        /// Extensible: new reasons may be added in any release; do not switch exhaustively.
+        /// Compare with a static member (`reason == .unresolvedKey("fig-7")`), and read what a
+        /// reason carries through ``commandProblem``, ``key`` and ``commandType``. The
+        /// ``description`` is stable.
+        public struct Reason: Hashable, Sendable, CustomStringConvertible {
+            /// The reasons this version knows, with what each carries.
+            private enum Code: Hashable, Sendable {
+                case command(SavedActionProblem)
+                case unresolvedKey(String)
+                case wrongTargetType(key: String, commandType: String)
+                case branchInLinearHistory
+            }
+
+            private let code: Code
+
+            private init(_ code: Code) { self.code = code }
+
             /// One of its actions could not be read back.
-            case command(SavedActionProblem)
+            ///
+            /// - Parameter problem: Why.
+            /// - Returns: The reason.
+            public static func command(_ problem: SavedActionProblem) -> Reason { Reason(.command(problem)) }
+
             /// The app found no object for a target key.
-            case unresolvedKey(String)
+            ///
+            /// - Parameter key: The key.
+            /// - Returns: The reason.
+            public static func unresolvedKey(_ key: String) -> Reason { Reason(.unresolvedKey(key)) }
+
             /// The object found for a key is not of the class the command changes.
-            case wrongTargetType(key: String, commandType: String)
+            ///
+            /// - Parameters:
+            ///   - key: The key.
+            ///   - commandType: The command type's name.
+            /// - Returns: The reason.
+            public static func wrongTargetType(key: String, commandType: String) -> Reason {
+                Reason(.wrongTargetType(key: key, commandType: commandType))
+            }
+
             /// A branch, restored into a stack whose history is linear.
-            case branchInLinearHistory
+            public static var branchInLinearHistory: Reason { Reason(.branchInLinearHistory) }
+
+            /// For ``command(_:)``, why the action could not be read back; nil for every other
+            /// reason.
+            public var commandProblem: SavedActionProblem? {
+                if case .command(let problem) = code { problem } else { nil }
+            }
+
+            /// For ``unresolvedKey(_:)`` and ``wrongTargetType(key:commandType:)``, the target key;
+            /// nil for every other reason.
+            public var key: String? {
+                switch code {
+                case .unresolvedKey(let key), .wrongTargetType(let key, _): key
+                case .command, .branchInLinearHistory: nil
+                }
+            }
+
+            /// For ``wrongTargetType(key:commandType:)``, the command type's name; nil for every
+            /// other reason.
+            public var commandType: String? {
+                if case .wrongTargetType(_, let type) = code { type } else { nil }
+            }
 
             /// What went wrong, as a sentence fragment.
             public var description: String {
-                switch self {
+                switch code {
                 case .command(let problem): "\(problem)"
                 case .unresolvedKey(let key): "no object for key \"\(key)\""
                 case .wrongTargetType(let key, let type):
@@ -82,22 +136,61 @@ extension ActionStack {
     }
 
     /// Why a history could not be saved or restored. Nothing changed.
-    public enum HistoryPersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// Extensible: new errors may be added in any release; do not switch exhaustively. Compare
+    /// with a static member (`error == .groupIsOpen`), and read what an error carries through
+    /// ``misuse`` and ``malformation``. The ``description`` is stable.
+    public struct HistoryPersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The errors this version knows, with what each carries.
+        private enum Code: Hashable, Sendable {
+            case misuse(Misuse)
+            case groupIsOpen
+            case busy
+            case malformed(String)
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// The call was a misuse (also reported through ``ActionStack/misusePolicy``).
-        case misuse(Misuse)
+        ///
+        /// - Parameter misuse: The misuse.
+        /// - Returns: The error.
+        public static func misuse(_ misuse: Misuse) -> HistoryPersistenceError {
+            HistoryPersistenceError(.misuse(misuse))
+        }
+
         /// A group is open on the undo stack: a change is in progress and is in no step yet.
-        case groupIsOpen
+        public static var groupIsOpen: HistoryPersistenceError { HistoryPersistenceError(.groupIsOpen) }
+
         /// An asynchronous operation is in progress or waiting, or a broken step waits for
         /// ``ActionStack/discardBrokenStep()`` or ``ActionStack/retryBrokenStep(isolation:)`` (the stack cannot
         /// tell the document's state, so there is no history to save).
-        case busy
+        public static var busy: HistoryPersistenceError { HistoryPersistenceError(.busy) }
+
         /// The saved history is not a well-formed tree (a parent that is not in it, a node twice,
         /// a root or current node that is not in it).
-        case malformed(String)
+        ///
+        /// - Parameter reason: What is wrong.
+        /// - Returns: The error.
+        public static func malformed(_ reason: String) -> HistoryPersistenceError {
+            HistoryPersistenceError(.malformed(reason))
+        }
+
+        /// For ``misuse(_:)``, the misuse; nil for every other error.
+        public var misuse: Misuse? {
+            if case .misuse(let misuse) = code { misuse } else { nil }
+        }
+
+        /// For ``malformed(_:)``, what is wrong with the saved history; nil for every other error.
+        public var malformation: String? {
+            if case .malformed(let reason) = code { reason } else { nil }
+        }
 
         /// What went wrong, as a sentence fragment.
         public var description: String {
-            switch self {
+            switch code {
             case .misuse(let misuse): "\(misuse)"
             case .groupIsOpen: "a group is open on the undo stack; close it first"
             case .busy: "an asynchronous operation is in progress or waiting, or a step is broken"
@@ -154,7 +247,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if let activity = activities.refusing(.savedHistory) {
-            let misuse = Misuse.reentrantCall(.savedHistory, during: activity)
+            let misuse = Misuse.reentrantCall(.savedHistory, during: activity.reported)
             report(misuse)
             throw .misuse(misuse)
         }
@@ -233,7 +326,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if let activity = activities.refusing(.restoreHistory) {
-            let misuse = Misuse.reentrantCall(.restoreHistory, during: activity)
+            let misuse = Misuse.reentrantCall(.restoreHistory, during: activity.reported)
             report(misuse)
             throw .misuse(misuse)
         }

@@ -181,7 +181,7 @@ public struct HistoryArchive: Sendable {
         /// - Parameter kind: A limit.
         /// - Complexity: O(1).
         public subscript(kind: Kind) -> Int {
-            switch kind {
+            switch kind.name {
             case .bytes: maximumBytes
             case .nestingDepth: maximumNestingDepth
             case .histories: maximumHistories

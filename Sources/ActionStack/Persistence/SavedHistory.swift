@@ -255,17 +255,77 @@ public struct SavedAction: Sendable {
 }
 
 /// Why a saved action could not be read back.
-public enum SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
+///
+/// Extensible: new problems may be added in any release; do not switch exhaustively. Compare with
+/// a static member (`problem == .unknownType("Move")`), and read what a problem carries through
+/// ``commandType``, ``version``, ``knownVersion`` and ``reason``. The ``description`` is stable.
+public struct SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
+    /// The problems this version knows, with what each carries.
+    private enum Code: Hashable, Sendable {
+        case unknownType(String)
+        case newerVersion(type: String, version: Int, known: Int)
+        case decodingFailed(type: String, reason: String)
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) { self.code = code }
+
     /// No command type of this name is registered (see ``CommandRegistry``).
-    case unknownType(String)
+    ///
+    /// - Parameter type: The command type's name.
+    /// - Returns: The problem.
+    public static func unknownType(_ type: String) -> SavedActionProblem { SavedActionProblem(.unknownType(type)) }
+
     /// The file's version of the command is newer than the registered type's.
-    case newerVersion(type: String, version: Int, known: Int)
+    ///
+    /// - Parameters:
+    ///   - type: The command type's name.
+    ///   - version: The version in the file.
+    ///   - known: The registered type's version.
+    /// - Returns: The problem.
+    public static func newerVersion(type: String, version: Int, known: Int) -> SavedActionProblem {
+        SavedActionProblem(.newerVersion(type: type, version: version, known: known))
+    }
+
     /// The command's payload did not decode (or its migration threw).
-    case decodingFailed(type: String, reason: String)
+    ///
+    /// - Parameters:
+    ///   - type: The command type's name.
+    ///   - reason: Why, as the decoder or the migration said.
+    /// - Returns: The problem.
+    public static func decodingFailed(type: String, reason: String) -> SavedActionProblem {
+        SavedActionProblem(.decodingFailed(type: type, reason: reason))
+    }
+
+    /// The name of the command type the problem is about (every problem names one).
+    public var commandType: String {
+        switch code {
+        case .unknownType(let type), .newerVersion(let type, _, _), .decodingFailed(let type, _): type
+        }
+    }
+
+    /// For ``newerVersion(type:version:known:)``, the version in the file; nil for every other
+    /// problem.
+    public var version: Int? {
+        if case .newerVersion(_, let version, _) = code { version } else { nil }
+    }
+
+    /// For ``newerVersion(type:version:known:)``, the registered type's version; nil for every
+    /// other problem.
+    public var knownVersion: Int? {
+        if case .newerVersion(_, _, let known) = code { known } else { nil }
+    }
+
+    /// For ``decodingFailed(type:reason:)``, why the payload did not decode; nil for every other
+    /// problem.
+    public var reason: String? {
+        if case .decodingFailed(_, let reason) = code { reason } else { nil }
+    }
 
     /// What went wrong, as a sentence fragment.
     public var description: String {
-        switch self {
+        switch code {
         case .unknownType(let type): "unknown command type \"\(type)\""
         case .newerVersion(let type, let version, let known):
             "command \"\(type)\" has version \(version), newer than the \(known) this app knows"
@@ -275,12 +335,23 @@ public enum SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A user-info value that can be saved: the JSON kinds, a date and data.
+///
+/// Frozen: these are the kinds the history archive's format stores. A new kind would be a new
+/// version of the format that older readers could not read, so it would come with a major release;
+/// until then no case will be added, and a `switch` over a value may be exhaustive.
+@frozen
 public enum SavedValue: Hashable, Sendable, Codable {
+    /// A string.
     case string(String)
+    /// An integer.
     case int(Int)
+    /// A floating-point number.
     case double(Double)
+    /// A Boolean.
     case bool(Bool)
+    /// A date.
     case date(Date)
+    /// Bytes.
     case data(Data)
 
     /// The value for a user-info value, when it is of a kind that can be saved.
