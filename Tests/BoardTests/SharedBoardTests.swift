@@ -209,6 +209,13 @@ struct SharedBoardTests {
         #expect(ann.session.board.figures.map(\.id) == [1, 4])
         #expect(run(ann, "redo") == ["Redo Add Figure"])
         #expect(ann.session.board.figures.map(\.id) == [1, 4, 5])
+        // Ann takes figure 5 off; Bob removes figure 1 below it and adds figure 6 where 5 was.
+        // Ann's undo puts 5 back one place lower, before Bob's figure 6 (a tie: the restored
+        // figure goes first, as restored text goes before a peer's at the same place).
+        run(ann, "remove 5")
+        run(bob, "remove 1", "add 1 1")
+        #expect(run(ann, "undo") == ["Undo Remove Figure"])
+        #expect(ann.session.board.figures.map(\.id) == [4, 5, 6])
         _ = bob.poll()
         #expect(layout(bob) == layout(ann))
     }
