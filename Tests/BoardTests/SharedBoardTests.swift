@@ -404,12 +404,15 @@ struct SharedBoardTests {
                 #expect(layout(other) == first, "step \(step), seed \(seed), after '\(command)'")
             }
         }
-        // Every board, having undone all it can, leaves only what the others did: each undo of
-        // one board changes only figures this board put there or changed, and the boards agree.
+        // Every board then undoes all it can: each press does what its title said, and the boards
+        // still agree.
         for board in boards {
             run(board, "board")
-            while board.session.board.undoStack.canUndo { _ = board.handle("undo") }
-            for other in boards { _ = other.poll() }
+            while board.session.board.undoStack.canUndo {
+                let promised = board.session.buttons.undoTitle
+                #expect(board.handle("undo").first { !$0.hasPrefix("user ") } == promised)
+                for other in boards { _ = other.poll() }
+            }
             #expect(boards.allSatisfy { layout($0) == layout(board) })
         }
     }
