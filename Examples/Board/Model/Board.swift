@@ -192,12 +192,13 @@ public final class Board {
     /// is performed, saved, or looked at as the next step. `version` is the change's place in the
     /// shared log; the stack keeps the last one (`remoteVersion`) and saves it with the history.
     ///
-    /// The board's stack hears every change; a figure's own stack hears the changes to that
-    /// figure (its colour and radius steps move past them, `Figure.receive(_:version:)`). When a
-    /// peer removes a figure, the figure's own steps go with it, by
-    /// `removeAllActions(withTarget:)` inside the closure; the board's steps that move it name it
-    /// by UUID on the board's stack (their target is the board), and die as they rebase over the
-    /// removal (`MoveFigure.rebased(over:)`).
+    /// The board's stack hears every change (so any peer's change ends a run of nudges: the next
+    /// nudge starts a step of its own); a figure's own stack hears the changes to that figure (its
+    /// colour and radius steps move past them, `Figure.receive(_:version:)`). When a peer removes
+    /// a figure, the figure's own steps go with it, by `removeAllActions(withTarget:)` inside the
+    /// closure; the board's steps that move it name it by UUID on the board's stack (their target
+    /// is the board, which is how a saved history finds them again), so there they die as they
+    /// rebase over the removal (`MoveFigure.rebased(over:)`).
     @discardableResult
     public func receive(_ change: BoardChange, version: String) -> Bool {
         // The change as it applies here: an index is where the figure is on this board (the same

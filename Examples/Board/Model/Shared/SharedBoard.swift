@@ -54,7 +54,9 @@ import Foundation
 // user that no running board holds (the one last used in the same terminal first), restores its
 // board and history, and applies the changes logged since as remote changes: the restored steps
 // move past what the others did meanwhile. With none free, it is a new user, with an empty board
-// that it brings up to date by applying the whole log, and an empty history.
+// that it brings up to date by applying the whole log, and an empty history. (Whether the process
+// that holds a user still runs is asked of this machine, by its pid: the boards that share a file
+// run on one machine. The log is never compacted: a new user reads it from the start.)
 //
 // The saved board is this user's own copy of the board as of that place in the log, so its
 // fingerprint (the board file's check that the history belongs to the board) still matches when it
