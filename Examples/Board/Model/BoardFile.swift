@@ -308,9 +308,16 @@ extension Board {
     /// bring back: the figures the history's `InsertFigure` commands hold. Call `save()` after the
     /// file is written, and not before: if writing fails, nothing is marked saved.
     ///
+    /// A shared board (`SharedBoard`) gives `remoteVersion`, the place in the shared log that the
+    /// board reflects: every history is saved with it (`SavedHistory.remoteVersion`), and when the
+    /// board is opened again, the changes logged after it are applied as remote changes, which the
+    /// restored steps move past. (It is the app's version, not the stack's own `remoteVersion`,
+    /// which names the last change another board made: this board's own changes are in the log
+    /// too, and in the saved board.)
+    ///
     /// - Throws: `BoardFileError.historyNotSavable` while a change is in progress, or an encoding
     ///   error.
-    public func fileContents() throws -> Data {
+    public func fileContents(remoteVersion: String? = nil) throws -> Data {
         var histories: [String: SavedHistory] = [:]
         func history(of stack: ActionStack, savedHere: Bool) throws -> SavedHistory {
             var history: SavedHistory
@@ -320,6 +327,7 @@ extension Board {
                 throw BoardFileError.historyNotSavable(error.description)
             }
             if savedHere { history.clean = history.current }
+            if let remoteVersion { history.remoteVersion = remoteVersion }
             return history
         }
         let boardHistory = try history(of: undoStack, savedHere: true)
