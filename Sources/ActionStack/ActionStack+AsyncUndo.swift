@@ -733,6 +733,7 @@ extension ActionStack {
         if let metadata = step.metadata {
             let copy = metadata.copy()
             copy.holdsAsyncActions = false
+            copy.unseenChanges = []
             if !copy.isEmpty { run.built.frameMetadata = copy }
         }
         run.isMidway = true
@@ -751,7 +752,11 @@ extension ActionStack {
                 run.failedTargetType = Self.typeName(of: pending.box)
                 return (index, CancellationError())
             }
-            if run.removedAll || !run.isRemoved(pending.box) {
+            run.nextPendingIndex = index - 1
+            if run.deadPending.contains(index) {
+                // A remote change left it with nothing to do.
+                run.skippedAny = true
+            } else if run.removedAll || !run.isRemoved(pending.box) {
                 run.runningStart = run.built.end
                 do {
                     let ran = try await perform(pending.action, of: run, isolation: isolation)
@@ -880,7 +885,9 @@ extension ActionStack {
             // Gone when `removeAllActions(withTarget:)` took its every action meanwhile: no
             // do-nothing step stands in for it.
             let stepVanished = found == nil
-            removeStep(serial: run.serial, from: source)
+            // The remote changes reported meanwhile, as they read once the step ran, go below it.
+            if remote != nil, let found { deliverCarriedBelow(of: run, source: source, position: found.position) }
+            removeStep(serial: run.serial, from: source, passingUnseenChanges: false)
             let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
             // Measured from the state the operation started in: a new change from another task has
             // moved the document on since, and goes on top of where the operation arrives.
@@ -1032,8 +1039,15 @@ extension ActionStack {
     }
 
     /// Removes the closed step with `serial` from `side`, wherever it is, releasing its actions.
-    func removeStep(serial: UInt32, from side: Side) {
+    /// The remote changes it had not seen pass on to the steps beyond it (unless it leaves because
+    /// it was performed: `passingUnseenChanges` false).
+    func removeStep(serial: UInt32, from side: Side, passingUnseenChanges: Bool = true) {
         guard let found = side.locateStep(serial: serial) else { return }
+        if passingUnseenChanges && remote != nil {
+            deliver(
+                StepMetadata.takeUnseen(from: &side.steps[found.position].metadata), pastStepAt: found.position,
+                of: side)
+        }
         let count = side.steps[found.position].actionCount
         side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
             for _ in 0..<count { releaseAction(side.removeLastAction()) }

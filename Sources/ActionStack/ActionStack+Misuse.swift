@@ -294,6 +294,7 @@ extension ActionStack {
                 case later = "later(_:)"
                 case savedHistory = "savedHistory(maximumSteps:)"
                 case restoreHistory = "restoreHistory(_:resolvingTargets:)"
+                case applyRemoteChange = "applyRemoteChange(_:version:_:)"
             }
 
             private let name: Name
@@ -363,6 +364,8 @@ extension ActionStack {
             public static var savedHistory: Operation { Operation(.savedHistory) }
             /// `restoreHistory(_:resolvingTargets:)`.
             public static var restoreHistory: Operation { Operation(.restoreHistory) }
+            /// `applyRemoteChange(_:version:_:)`.
+            public static var applyRemoteChange: Operation { Operation(.applyRemoteChange) }
         }
 
         /// What the stack was doing when a call came that it cannot take then.
@@ -386,6 +389,7 @@ extension ActionStack {
                 case preparingRedo = "redo() is closing the open group and choosing the step to redo"
                 case jumping = "jump(to:) is moving through the history"
                 case closingScope = "group(named:_:) is closing its groups"
+                case applyingRemoteChange = "applyRemoteChange(_:version:_:) is applying a change to the model"
             }
 
             private let name: Name
@@ -432,6 +436,8 @@ extension ActionStack {
             public static var jumping: Activity { Activity(.jumping) }
             /// A scoped group closing its groups, after its body returned or threw.
             public static var closingScope: Activity { Activity(.closingScope) }
+            /// Running the closure that applies a remote change to the model.
+            public static var applyingRemoteChange: Activity { Activity(.applyingRemoteChange) }
         }
     }
 

@@ -112,12 +112,16 @@ extension ActionStack {
     /// - Complexity: O(1) amortized: each removed action is released once.
     func dropDeadSteps(atTopOf side: Side) {
         guard side.frames.isEmpty, side.inFlight == 0 else { return }
+        if remote != nil { rebaseNewestSteps(of: side) }
         let isUndoSide = side === undoSide
         while let step = side.steps.last, step.count > 0 {
             if side.action(at: side.end - 1).isTargetAlive { return }
             releaseAction(side.removeLastAction())
             let last = side.steps.count - 1
             if step.count == 1 {
+                if remote != nil {
+                    deliver(StepMetadata.takeUnseen(from: &side.steps[last].metadata), pastStepAt: last, of: side)
+                }
                 _ = side.steps.removeLast()
                 if tree != nil { nodeVanished(step.node) }
             } else {
@@ -203,7 +207,13 @@ extension ActionStack {
         for position in 0..<stepCount {
             var step = side.steps[position]
             let kept = pass(step.actionCount)
-            if kept == 0 && step.count > 0 { continue }
+            if kept == 0 && step.count > 0 {
+                // The remote changes the step had not seen pass on to the steps beyond it.
+                if remote != nil, step.metadata?.unseenChanges.isEmpty == false {
+                    passUnseenChanges(of: step, droppedFrom: side, below: stepWrite)
+                }
+                continue
+            }
             if kept < step.actionCount {
                 step.count = Int32(kept)
                 if isUndoSide { step.low = states.fresh() } else { step.high = states.fresh() }

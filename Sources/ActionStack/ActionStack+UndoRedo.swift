@@ -114,6 +114,11 @@ extension ActionStack {
     private func performNewestStep(of side: Side, _ direction: Direction, to destination: Side) -> Bool {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
+            // A step runs only once rebased past the remote changes it has not seen.
+            if remote != nil {
+                rebaseNewestSteps(of: side)
+                if side.steps.count == 0 { break }
+            }
             if perform(direction, from: side, to: destination, group: .newestStep) { return true }
             if direction == .undo { coalescer.clear() }
         }

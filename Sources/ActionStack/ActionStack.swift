@@ -147,6 +147,9 @@ open class ActionStack {
     /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
     /// until the first asynchronous registration or operation.
     @exclusivity(unchecked) var operations: AsyncOperations?
+    /// The remote changes reported (``applyRemoteChange(_:version:_:)``). Nil until the first, so
+    /// that a stack that never hears of one pays one `nil` check.
+    @exclusivity(unchecked) var remote: RemoteChanges?
     /// The branching history: the node table and the branches off the current path. Nil while the
     /// history is linear (``historyShape``), so that a linear stack pays one `nil` check.
     @exclusivity(unchecked) var tree: TreeStore?

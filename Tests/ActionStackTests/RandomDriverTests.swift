@@ -425,6 +425,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .later: .later
         case .savedHistory: .savedHistory
         case .restoreHistory: .restoreHistory
+        case .applyRemoteChange: .applyRemoteChange
         }
     }
 
@@ -441,6 +442,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .preparingRedo: .preparingRedo
         case .jumping: .jumping
         case .closingScope: .closingScope
+        case .applyingRemoteChange: .applyingRemoteChange
         }
     }
 }

@@ -23,7 +23,7 @@ struct ReentrancyArticleTests {
         .undoing: "undoing", .redoing: "redoing", .notifyingUndo: "notifyingUndo", .notifyingRedo: "notifyingRedo",
         .closingGroup: "closingGroup", .openingGroup: "openingGroup", .rollingBack: "rollingBack",
         .preparingUndo: "preparingUndo", .preparingRedo: "preparingRedo", .jumping: "jumping",
-        .closingScope: "closingScope",
+        .closingScope: "closingScope", .applyingRemoteChange: "applyingRemoteChange",
     ]
 
     /// The article's table: for each operation (by its Swift spelling), the activities (by column

@@ -63,6 +63,7 @@ struct ReentrancyTableTests {
             _ = try? stack.restoreHistory(
                 SavedHistory(shape: .linear, root: 0, current: 0, clean: nil, steps: []), resolvingTargets: { _ in nil }
             )
+        case .applyRemoteChange: stack.applyRemoteChange(1) {}
         }
     }
 
@@ -150,6 +151,9 @@ struct ReentrancyTableTests {
         case .closingScope:
             hooks.append(NotificationHook(ActionStack.didCloseUndoGroupNotification, stack, hookInside))
             stack.group { other.set(1, on: stack) }
+        case .applyingRemoteChange:
+            group(stack) { other.set(1, on: stack) }
+            stack.applyRemoteChange(1) { inside(stack) }
         }
         hooks.removeAll()
         return probe
@@ -196,9 +200,13 @@ struct ReentrancyTableTests {
         #expect(ActionStack._allows(.markClean, during: .notifyingUndo))
         // Nothing restructures the history under an operation in progress.
         for activity in Activity.allCases {
-            for operation in [Operation.undo, .redo, .jump, .removeAllActions, .removeAllActionsWithTarget, .endEvent] {
+            for operation in [Operation.undo, .redo, .jump, .removeAllActions, .endEvent, .applyRemoteChange] {
                 #expect(!ActionStack._allows(operation, during: activity))
             }
+            // Except a peer's deletion of an object, while its remote change applies.
+            #expect(
+                ActionStack._allows(.removeAllActionsWithTarget, during: activity)
+                    == (activity == .applyingRemoteChange))
         }
     }
 }

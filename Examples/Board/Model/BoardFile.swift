@@ -310,9 +310,18 @@ extension Board {
     /// bring back: the figures the history's `InsertFigure` commands hold. Call `save()` after the
     /// file is written, and not before: if writing fails, nothing is marked saved.
     ///
+    /// A shared board (`SharedBoard`) gives `remoteVersion`, the place in the shared log that the
+    /// board reflects: every history is saved with it (`SavedHistory.remoteVersion`), and when the
+    /// board is opened again, the changes logged after it are applied as remote changes, which the
+    /// restored steps move past. (It is the app's version, not the stack's own `remoteVersion`,
+    /// which names the last change another board made: this board's own changes are in the log
+    /// too, and in the saved board.)
+    ///
     /// - Throws: `BoardFileError.historyNotSavable` while a change is in progress, or an encoding
     ///   error.
-    public func fileContents() throws -> Data { try file().data }
+    public func fileContents(remoteVersion: String? = nil) throws -> Data {
+        try file(remoteVersion: remoteVersion).data
+    }
 
     /// The file for the board as it is (see `fileContents()`), and what its histories left out,
     /// one line per history that left something out ("figure #2's history: 1 step at and beyond
@@ -321,7 +330,7 @@ extension Board {
     /// step holds a closure (as one registered with `registerUndo(withTarget:handler:)` would).
     ///
     /// - Throws: As `fileContents()`.
-    public func file() throws -> (data: Data, leftOut: [String]) {
+    public func file(remoteVersion: String? = nil) throws -> (data: Data, leftOut: [String]) {
         var histories: [String: SavedHistory] = [:]
         var leftOut: [String] = []
         func history(of stack: ActionStack, savedHere: Bool, named name: String) throws -> SavedHistory {
@@ -338,6 +347,7 @@ extension Board {
             if !history.omissions.isEmpty {
                 leftOut.append("\(name): " + history.omissions.map(\.description).joined(separator: ", and "))
             }
+            if let remoteVersion { history.remoteVersion = remoteVersion }
             return history
         }
         let boardHistory = try history(of: undoStack, savedHere: true, named: "the board's history")

@@ -60,10 +60,21 @@ public final class Session {
     }
 
     /// Creates a session on `board`, which `save` without a name writes to `file`.
-    public init(board: Board, file: URL?, usesColor: Bool = false) {
+    public convenience init(board: Board, file: URL?, usesColor: Bool = false) {
+        self.init(board: board, file: file, usesColor: usesColor, isShared: false)
+    }
+
+    /// Whether the board is shared (`SharedBoard`): every change is written to the shared
+    /// database as it is made, so the status line shows no `* unsaved`, `quit` quits at once, and
+    /// `save` is refused.
+    public let isShared: Bool
+
+    /// Creates a session on `board`; `isShared` for a `SharedBoard`'s session.
+    init(board: Board, file: URL?, usesColor: Bool, isShared: Bool) {
         self.board = board
         self.file = file
         self.usesColor = usesColor
+        self.isShared = isShared
         buttons = UndoButtons(following: board.undoStack)
         edit.activeStack = board.undoStack
         updateEditMenu()
@@ -125,7 +136,14 @@ public final class Session {
     private func endEvent() {
         board.undoStack.endEvent()
         for figure in board.figures { figure.undoStack.endEvent() }
-        // A figure removed (or un-added) by the last command leaves the selection.
+        boardChanged()
+    }
+
+    /// After the board changed, by a command or by another board (`SharedBoard`): a figure that
+    /// left the board leaves the selection, and the Edit menu and the buttons are brought up to
+    /// date. The buttons re-read the stacks: a peer's change can leave the next step with nothing
+    /// to do, and the titles then name the step that the next press will undo.
+    func boardChanged() {
         if selectedID != nil && selectedFigure == nil {
             selectedID = nil
             context = .board
@@ -266,6 +284,10 @@ public final class Session {
             return try chooseBranch(id, in: branching())
         case "save":
             guard arguments.count <= 1 else { throw .invalid("usage: save [FILE]") }
+            if isShared {
+                throw .invalid(
+                    "a shared board is written to its database with every change: there is nothing to save")
+            }
             guard let target = arguments.first.map({ URL(fileURLWithPath: $0) }) ?? file else {
                 board.save()
                 return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
@@ -281,7 +303,7 @@ public final class Session {
             return Reply(message: Session.help, showsBoard: false)
         case "quit", "exit":
             try expectNoArguments(command, arguments)
-            if board.hasUnsavedChanges && !quitIsConfirmed {
+            if board.hasUnsavedChanges && !quitIsConfirmed && !isShared {
                 quitWasRefused = true
                 return Reply(
                     message: "the board has unsaved changes; type \(command) again to quit without saving, "
@@ -480,7 +502,8 @@ public final class Session {
         } else {
             lines.append("selected: none")
         }
-        let unsaved = board.unsavedHistories
+        // A shared board is saved with every command: it is never unsaved.
+        let unsaved = isShared ? [] : board.unsavedHistories
         lines.append(
             "\(contextName): \(buttons.rendered)"
                 + (unsaved.isEmpty ? "" : "  * unsaved: " + unsaved.joined(separator: ", ")))
@@ -615,6 +638,12 @@ public final class Session {
         line quits
         board FILE (swift run board FILE) opens a saved board with its history:
         undo then takes back the last change made before it was saved
+        board --shared FILE (swift run board --shared FILE, in two terminals)
+        edits one board from several: each change goes to the SQLite database
+        FILE at once, and the others' changes show up as they are made. Undo
+        takes back only your own changes: it skips a move of a figure that
+        someone moved since, and the steps of a figure someone removed. A board
+        that quits and starts again gets its history back; save is not needed
         privacy: the saved history keeps what undo can bring back, so the file
         holds what you removed (figures, old positions and colours) for as long
         as undo could bring it back

@@ -133,8 +133,15 @@ final class RunningOperation {
     /// The serial of the newest step made before the operation started: steps made later on the
     /// undo side are new changes from other tasks.
     let serialMark: UInt32
-    /// The step's actions, oldest first.
-    let pending: [PendingAction]
+    /// The step's actions, oldest first (rewritten in place by remote changes reported meanwhile).
+    var pending: [PendingAction]
+    /// The index in `pending` of the next action that has not started; -1 once every action has.
+    var nextPendingIndex: Int
+    /// Actions of `pending` that a remote change left with nothing to do: skipped.
+    var deadPending: Set<Int> = []
+    /// Remote changes reported meanwhile, as they read once every action of the step has run: they
+    /// go to the step below when the operation succeeds.
+    var carriedBelow: [any Sendable] = []
     /// Where the handlers' registrations build the opposite step.
     let built = Side()
     /// Where a rollback's inverses' registrations go, to be thrown away.
@@ -185,6 +192,7 @@ final class RunningOperation {
         self.metadata = step.metadata
         self.serialMark = serialMark
         self.pending = pending
+        self.nextPendingIndex = pending.count - 1
     }
 
     /// The side that handler calls from the operation's task act on.
@@ -240,6 +248,7 @@ final class RunningOperation {
         self.metadata = nil
         self.serialMark = serialMark
         self.pending = []
+        self.nextPendingIndex = -1
     }
 }
 

@@ -86,6 +86,9 @@ struct Activities {
             // of a call there is no group that could receive them.
             switch activity {
             case .undoing, .redoing, .closingGroup, .openingGroup, .rollingBack: return true
+            // (While a remote change applies, registration is disabled: these calls do nothing,
+            // which is no misuse.)
+            case .applyingRemoteChange: return true
             case .notifyingUndo, .notifyingRedo, .preparingUndo, .preparingRedo, .jumping, .closingScope:
                 return false
             }
@@ -94,17 +97,21 @@ struct Activities {
             // registration disabled, where grouping calls do nothing and are no misuse (that rule
             // comes first), so its column allows them, as it allows registrations.
             switch activity {
-            case .undoing, .redoing, .rollingBack: return true
+            case .undoing, .redoing, .rollingBack, .applyingRemoteChange: return true
             default: return false
             }
         case .markClean:
             // The document is consistent except while handlers change it.
             switch activity {
-            case .undoing, .redoing, .rollingBack: return false
+            case .undoing, .redoing, .rollingBack, .applyingRemoteChange: return false
             default: return true
             }
-        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget,
-            .jumpToNode, .selectRedoBranch, .earlier, .later, .savedHistory, .restoreHistory:
+        case .removeAllActionsWithTarget:
+            // A peer deleted an object: its actions go while the change applies (nothing is in
+            // flight then). Elsewhere, as the other restructuring calls.
+            return activity == .applyingRemoteChange
+        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .jumpToNode, .selectRedoBranch,
+            .earlier, .later, .savedHistory, .restoreHistory, .applyRemoteChange:
             // Restructuring the history under a call that is using it.
             return false
         }
@@ -123,6 +130,7 @@ extension ActionStack {
         case undo, undoNestedGroup, redo, jump, removeAllActions, removeAllActionsWithTarget
         case setActionName, setActionIsDiscardable, setActionUserInfoValue, markClean
         case jumpToNode, selectRedoBranch, earlier, later, savedHistory, restoreHistory
+        case applyRemoteChange
     }
 
     /// What the stack is doing while client code runs in the middle of a call: the re-entrancy
@@ -136,6 +144,7 @@ extension ActionStack {
     package enum ActivityKey: CaseIterable, Sendable {
         case undoing, redoing, notifyingUndo, notifyingRedo, closingGroup, openingGroup, rollingBack
         case preparingUndo, preparingRedo, jumping, closingScope
+        case applyingRemoteChange
     }
 }
 
@@ -166,6 +175,7 @@ extension ActionStack.OperationKey {
         case .later: .later
         case .savedHistory: .savedHistory
         case .restoreHistory: .restoreHistory
+        case .applyRemoteChange: .applyRemoteChange
         }
     }
 }
@@ -185,6 +195,7 @@ extension ActionStack.ActivityKey {
         case .preparingRedo: .preparingRedo
         case .jumping: .jumping
         case .closingScope: .closingScope
+        case .applyingRemoteChange: .applyingRemoteChange
         }
     }
 }

@@ -154,6 +154,7 @@ extension ActionStack {
         let lastKept = newRoot + (plan.high - plan.low)
         let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
         states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        if let version = saved.remoteVersion { remoteChanges.version = version }
         coalescer.clear()
         let before = undoSide.closedCount + redoSide.closedCount
         trimToLimits()

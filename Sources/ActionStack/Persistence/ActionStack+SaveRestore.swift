@@ -292,6 +292,8 @@ extension ActionStack {
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
         sweepFreedTargets()
+        // What is saved reads in the document as it is now.
+        if remote != nil { rebaseEverything() }
         if tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
@@ -316,7 +318,7 @@ extension ActionStack {
         let rootDate = tree?.table.record(NodeNumber(root)).map { Date(timeIntervalSinceReferenceDate: $0.date) }
         return SavedHistory(
             shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
-            rootDate: rootDate, omissions: omissions)
+            rootDate: rootDate, omissions: omissions, remoteVersion: remote?.version)
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -715,7 +717,7 @@ extension ActionStack {
         }
         var history = SavedHistory(
             shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved,
-            omissions: omitted.omissions)
+            omissions: omitted.omissions, remoteVersion: remote?.version)
         // Made by this walk, which keeps each side's steps in a line from the root, with costs of
         // 0 or more: a valid history, unless a command type gave a version below 1.
         history.isKnownValid = !capture.sawVersionBelowOne
@@ -1083,6 +1085,7 @@ extension ActionStack {
         }
         let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
         states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        if let version = saved.remoteVersion { remoteChanges.version = version }
         coalescer.clear()
         let before = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
         trimToLimits()

@@ -199,6 +199,11 @@ struct ArchiveWriter {
             }
             head.byte(UInt8(ascii: "]"))
         }
+        if let remoteVersion = history.remoteVersion {
+            try limits.check(remoteVersion)
+            head.raw(#","remoteVersion":"#)
+            head.string(remoteVersion)
+        }
         if !entries.isEmpty {
             depth = Swift.max(depth, 5)
             head.raw(#","commands":["#)
@@ -501,6 +506,7 @@ private struct HistoryReader {
     var clean: Int?
     var rootDate: Double?
     var omissions: [SavedHistory.Omission] = []
+    var remoteVersion: String?
     var commands: [(type: String, version: Int, key: String)] = []
     var names: [String] = []
     var steps: [StepHeader]?
@@ -604,7 +610,8 @@ private struct HistoryReader {
         }
         return SavedHistory(
             shape: shape, root: root, current: current, clean: clean, steps: saved,
-            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)), omissions: omissions)
+            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)), omissions: omissions,
+            remoteVersion: remoteVersion)
     }
 
     private mutating func readFields(_ cursor: inout JSONCursor) throws {
@@ -635,6 +642,10 @@ private struct HistoryReader {
             if cursor.peek() == UInt8(ascii: "n") { try cursor.skipValue() } else { clean = try cursor.readInt() }
         case "rootDate": rootDate = try cursor.readDouble()
         case "omitted": try readOmissions(&cursor)
+        case "remoteVersion":
+            let version = try cursor.readString()
+            try check(version)
+            remoteVersion = version
         case "commands": try readCommands(&cursor)
         case "names":
             try cursor.beginArray()

@@ -49,6 +49,12 @@ public struct SavedHistory: Sendable {
     /// did not survive. The fix for a closure is to register the change as a command
     /// (``UndoCommand``, ``AsyncUndoCommand``).
     public var omissions: [Omission]
+    /// The app's version of the document when the history was saved, for a document that others
+    /// change too: the version given with the last remote change the stack had heard of
+    /// (``ActionStack/applyRemoteChange(_:version:_:)``). After a restore, the app reports the
+    /// remote changes made since this version, and the restored steps move past them (see
+    /// <doc:UndoInASharedDocument>). Nil when none was given.
+    public var remoteVersion: String?
 
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
@@ -65,9 +71,10 @@ public struct SavedHistory: Sendable {
     ///   - steps: The steps, parents before children.
     ///   - rootDate: When the root's state began, if known.
     ///   - omissions: What the save left out (see ``omissions``).
+    ///   - remoteVersion: The app's version of the document, for a document that others change too.
     public init(
         shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep],
-        rootDate: Date? = nil, omissions: [Omission] = []
+        rootDate: Date? = nil, omissions: [Omission] = [], remoteVersion: String? = nil
     ) {
         self.shape = shape
         self.root = root
@@ -76,6 +83,7 @@ public struct SavedHistory: Sendable {
         self.steps = steps
         self.rootDate = rootDate
         self.omissions = omissions
+        self.remoteVersion = remoteVersion
     }
 
     /// The number of steps the save left out, for every reason (the sum of ``omissions``).

@@ -19,10 +19,15 @@ final class StepMetadata {
     /// Whether the step holds an asynchronous action (see `registerAsyncUndo`): undoing it is an
     /// asynchronous operation.
     var holdsAsyncActions = false
+    /// The remote changes this step has not been rebased over yet, oldest first, as they read in
+    /// the document the step applies to (see `ActionStack.applyRemoteChange`).
+    var unseenChanges: [any Sendable] = []
 
     init() {}
 
-    var isEmpty: Bool { name.isEmpty && !isDiscardable && userInfo.isEmpty && !holdsAsyncActions }
+    var isEmpty: Bool {
+        name.isEmpty && !isDiscardable && userInfo.isEmpty && !holdsAsyncActions && unseenChanges.isEmpty
+    }
 
     func copy() -> StepMetadata {
         let copy = StepMetadata()
@@ -30,6 +35,7 @@ final class StepMetadata {
         copy.isDiscardable = isDiscardable
         copy.userInfo = userInfo
         copy.holdsAsyncActions = holdsAsyncActions
+        copy.unseenChanges = unseenChanges
         return copy
     }
 }
@@ -236,6 +242,15 @@ final class Side {
             costs.append(counted)
             totalCost.add(counted)
         }
+    }
+
+    /// Stores `handler` in place of the handler of the action at absolute index `index` (a command
+    /// rewritten past a remote change); the target's box stays.
+    ///
+    /// - Complexity: O(1).
+    func replaceHandler(at index: Int, with handler: @escaping (AnyObject) -> Void) {
+        let old = actions[index &- base]
+        actions[index &- base] = Action(box: old.unmanagedBox, handler: handler)
     }
 
     /// Removes the newest action (and its cost from the total).
