@@ -35,9 +35,11 @@ let package = Package(
         // the example. (An explicit `board` product was built by every client and its binary took
         // the place of a client's own `board`.) The model's name has the `ActionStack` prefix
         // besides. Tests/ClientPackage, with its own `board` and `BoardModel` targets, checks it.
+        // `swift run board --shared FILE` shares a board between processes through a SQLite
+        // database: the model reaches the system's SQLite as the to-do example does (below).
         .target(
             name: "ActionStackBoardModel",
-            dependencies: ["ActionStack"],
+            dependencies: ["ActionStack", "ActionStackCSQLite"],
             path: "Examples/Board/Model"
         ),
         .executableTarget(
@@ -77,8 +79,11 @@ let package = Package(
         ),
         .testTarget(
             name: "BoardTests",
-            // The executable is listed so that it is built before the tests that run it.
-            dependencies: ["ActionStackBoardModel", "ActionStack", "ActionStackExampleTestSupport", "board"]
+            // The executable is listed so that it is built before the tests that run it. SQLite is
+            // there for the tests of the shared board that write to its database as a hostile peer.
+            dependencies: [
+                "ActionStackBoardModel", "ActionStack", "ActionStackExampleTestSupport", "ActionStackCSQLite", "board",
+            ]
         ),
         // A client module that names every public top-level type as `ActionStack.X`.
         .testTarget(

@@ -19,8 +19,8 @@ Where the samples come from:
   them, is put in front of it. Only doc-comment samples get the prelude.
 
 Each sample becomes an executable in a generated package (.build-snippets/) that depends on this
-checkout's ActionStack library and is compiled in the Swift 6 language mode (tools version 6.2,
-`.swiftLanguageMode(.v6)`), so a sample can never drift from the API and never has a data-race
+checkout's ActionStack library and is compiled in the Swift 6 language mode (the tools version of
+Package.swift, `.swiftLanguageMode(.v6)`), so a sample can never drift from the API and never has a data-race
 or isolation error that Swift 6 code would have. Compiler errors point at the sample's own file
 and line (each sample starts with a `#sourceLocation` directive). A line of the form
 `print(...)   // expected output` is also checked: the sample's printed lines must match those
@@ -34,14 +34,25 @@ Two kinds of sample are checked differently:
 - A sample whose first line is `// swift-tools-version: ...` is a package manifest. It is loaded
   with `swift package describe` as the manifest of a package `App` whose sibling folder
   `../ActionStack` is this checkout, so a dependency line such as `.package(path: "../ActionStack")`
-  and the product it names must resolve.
+  and the product it names must resolve. Its tools version must be Package.swift's, and its
+  `platforms:` must be Package.swift's (ActionStack's minimums), so that a newcomer who copies it
+  gets a manifest that builds ActionStack.
+- A sample with a line `// Run this program twice...` is run twice, in one fresh temporary
+  directory (TMPDIR), so that what the first run saves the second reads: its `// expected output`
+  comments are checked against the first run's output followed by the second's.
+
+The toolchain is stated once: Package.swift's tools version. Besides the manifests, every "Swift
+N.N tools", "Swift N.N toolchain" and "Swift N.N or later" of the README and the articles must
+name it.
 
 Usage: Scripts/check-snippets.py
 """
+import os
 import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 root = pathlib.Path(__file__).resolve().parent.parent
 articles = [root / "README.md"] + sorted((root / "Sources/ActionStack/ActionStack.docc").glob("*.md"))
@@ -50,6 +61,20 @@ prelude_path = root / "Scripts/snippet-prelude.swift"
 prelude = prelude_path.read_text()
 work = root / ".build-snippets"
 package = work / "package"
+
+# The one toolchain truth: the manifest's tools version and platforms.
+manifest_text = (root / "Package.swift").read_text()
+tools_version = re.match(r"// swift-tools-version: *(\d+\.\d+)", manifest_text).group(1)
+platform_entry = re.compile(r"\.(macOS|iOS|tvOS|watchOS|visionOS|macCatalyst)\(\.(v[\d_]+)\)")
+
+
+def platforms_of(manifest):
+    """The entries of a manifest's `platforms:` list, in order, or None when it has none."""
+    found = re.search(r"platforms:\s*\[(.*?)\]", manifest, re.S)
+    return platform_entry.findall(found.group(1)) if found else None
+
+
+package_platforms = platforms_of(manifest_text)
 
 fence_open = re.compile(r"^(\s*)```swift\s*$")
 fence_close = re.compile(r"^\s*```\s*$")
@@ -126,10 +151,34 @@ if not snippets:
 
 failures = 0
 
+# The toolchain in the prose: every "Swift N.N tools / toolchain / or later" names the manifest's.
+stated = re.compile(r"Swift (\d+\.\d+)(?= tools| toolchain| or later)")
+for source in articles:
+    for number, text in enumerate(source.read_text().splitlines(), 1):
+        for version in stated.findall(text):
+            if version != tools_version:
+                failures += 1
+                print(
+                    f"FAIL {source.relative_to(root)}:{number}: says Swift {version}; the package's tools version "
+                    f"(Package.swift) is {tools_version}"
+                )
+
 # Package manifests: loaded, not built.
 manifests = [snippet for snippet in snippets if snippet[3].lstrip().startswith("// swift-tools-version")]
 snippets = [snippet for snippet in snippets if snippet not in manifests]
 for index, (where, relative, line, code, _) in enumerate(manifests):
+    version = re.match(r"\s*// swift-tools-version: *(\d+\.\d+)", code).group(1)
+    if version != tools_version:
+        failures += 1
+        print(f"FAIL {where}: swift-tools-version {version}; Package.swift's is {tools_version}")
+        continue
+    if platforms_of(code) != package_platforms:
+        failures += 1
+        print(
+            f"FAIL {where}: its platforms: {platforms_of(code)} are not ActionStack's minimums {package_platforms} "
+            "(Package.swift)"
+        )
+        continue
     folder = work / "manifests" / f"manifest{index:02d}"
     app = folder / "App"
     if folder.exists():
@@ -169,7 +218,8 @@ for index, (where, relative, line, code, uses_prelude) in enumerate(snippets):
         text += "#sourceLocation()\n" + xctest_driver(where, code)
     (target / "main.swift").write_text(text)
     expected = [m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s*//\s*(.+)$", code, re.M)]
-    expectations[name] = (where, expected, "XCTMain(" in text)
+    runs_twice = re.search(r"^// Run this program twice", code, re.M) is not None
+    expectations[name] = (where, expected, "XCTMain(" in text, runs_twice)
     targets.append(
         f'        .executableTarget(\n            name: "{name}",\n'
         '            dependencies: [.product(name: "ActionStack", package: "ActionStack")],\n'
@@ -177,7 +227,7 @@ for index, (where, relative, line, code, uses_prelude) in enumerate(snippets):
     )
 
 (package / "Package.swift").write_text(
-    "// swift-tools-version: 6.2\n"
+    f"// swift-tools-version: {tools_version}\n"
     "import PackageDescription\n"
     "let package = Package(\n"
     '    name: "Snippets",\n'
@@ -199,10 +249,28 @@ if build.returncode != 0:
 bin_path = subprocess.run(
     ["swift", "build", "--package-path", str(package), "--show-bin-path"], capture_output=True, text=True
 ).stdout.strip()
-for name, (where, expected, is_test_suite) in expectations.items():
-    run = subprocess.run(
-        [f"{bin_path}/{name}"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
-    )
+for name, (where, expected, is_test_suite, runs_twice) in expectations.items():
+    if runs_twice:
+        # Two launches of one program, sharing a fresh temporary directory.
+        with tempfile.TemporaryDirectory(prefix="snippet-") as folder:
+            environment = dict(os.environ, TMPDIR=folder + "/")
+            first = subprocess.run(
+                [f"{bin_path}/{name}"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                env=environment,
+            )
+            run = first
+            if first.returncode == 0:
+                run = subprocess.run(
+                    [f"{bin_path}/{name}"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                    env=environment,
+                )
+                run = subprocess.CompletedProcess(
+                    run.args, run.returncode, first.stdout + run.stdout, first.stderr + run.stderr
+                )
+    else:
+        run = subprocess.run(
+            [f"{bin_path}/{name}"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
     lines = [line.strip() for line in run.stdout.splitlines()]
     if run.returncode != 0:
         failures += 1
@@ -218,7 +286,7 @@ for name, (where, expected, is_test_suite) in expectations.items():
         else:
             print(f"ok   {where} ({summary[-1]} XCTest tests passed)")
     else:
-        print(f"ok   {where} ({len(expected)} outputs checked)")
+        print(f"ok   {where} ({len(expected)} outputs checked{', run twice' if runs_twice else ''})")
 if failures:
     sys.exit(f"{failures} sample(s) failed")
 print(f"all {len(snippets)} samples compile and run; {len(manifests)} package manifest(s) load")

@@ -76,9 +76,10 @@ private func describe(_ archive: HistoryArchive) -> String {
     var text = "fingerprint \(archive.fingerprint)\n"
     for (name, history) in archive.histories.sorted(by: { $0.key < $1.key }) {
         let rootDate = history.rootDate.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil"
+        let omissions = history.omissions.map { "\($0.reason.rawValue)/\($0.steps)/\($0.stepName ?? "nil")" }
         text +=
             "[\(name)] \(history.shape) \(history.root) \(history.current) \(String(describing: history.clean)) "
-            + "\(rootDate)\n"
+            + "\(rootDate) \(omissions)\n"
         for step in history.steps {
             let date = step.date.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil"
             let userInfo = step.userInfo.sorted { $0.key < $1.key }.map { key, value in

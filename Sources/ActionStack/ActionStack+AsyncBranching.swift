@@ -12,9 +12,11 @@ extension ActionStack {
     /// until it has settled: the awaitable form of ``jump(toNode:)``, queued as one request.
     ///
     /// The way is found when the request starts, and again before each step (a freed target may
-    /// take a step away). Each step is an operation of its own, with its notifications, and
-    /// completes or rolls back on its own; the branches on the way are entered between steps, which
-    /// costs O(1) each. If a step fails, the move stops at the last node it reached, which is where
+    /// take a step away). Each step posts its own notifications, and completes or rolls back on its
+    /// own; the branches on the way are entered between steps, which costs O(1) each. The state
+    /// observers hear the move as one: when its first step starts and when it has ended (where it
+    /// stopped, for a failing move), never a state per step; limits and pruning set meanwhile wait
+    /// until it has ended. If a step fails, the move stops at the last node it reached, which is where
     /// the stack is, and the error says it (``ActionFailure/reachedNode``). A new change from
     /// another task ends the move after the step in flight. Steps with synchronous actions only
     /// are operations too: a move may mix them.

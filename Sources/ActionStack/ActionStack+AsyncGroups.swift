@@ -10,7 +10,10 @@
 extension ActionStack {
     /// Runs `body`, which may await, as one step of its own: what `body` and the tasks it starts
     /// register becomes one undo step when it returns; if it throws, what it registered is undone,
-    /// newest first (awaiting asynchronous actions), and the error is passed on.
+    /// newest first (awaiting asynchronous actions), and the error is passed on. Either way the
+    /// group's ``didOpenUndoGroupNotification`` is paired with a will-close and a did-close, as a
+    /// scoped group's is (a throwing body's before its rollback), and the observers of the
+    /// will-close may add to the group.
     ///
     /// The asynchronous form of ``group(named:_:)``, for a change that awaits a server or a
     /// database between its registrations:
@@ -78,11 +81,16 @@ extension ActionStack {
         let chain = OperationChain(id: run.chainID, parent: OperationChain.current)
         do {
             let result = try await OperationChain.$current.withValue(chain) { try await body() }
-            closeRecording(run, name: name)
+            // In the group's chain: observers of its will-close notification may add to it, as to
+            // any closing group.
+            OperationChain.$current.withValue(chain) { closeRecording(run, name: name) }
             request.finish(.success(true))
             handOff()
             return result
         } catch {
+            // Its open notification is paired first, as a throwing `group(named:_:)` pairs it
+            // before its rollback; what an observer of the will-close adds is rolled back too.
+            OperationChain.$current.withValue(chain) { postRecordingClose(of: run) }
             let rollback = await rollBack(run, failedIndex: -1, isolation: isolation)
             settleRecordingFailure(run, rollback: rollback)
             request.finish(.success(false))
@@ -144,6 +152,20 @@ extension ActionStack {
         post(ActionStack.didCloseUndoGroupNotification, discardable: discardable)
     }
 
+    /// The body threw: its group closes with the will-close and did-close notifications (it never
+    /// becomes a step), before its registrations are rolled back.
+    private func postRecordingClose(of run: RunningOperation) {
+        guard postsNotifications else { return }
+        enterCall()
+        defer { leaveCall() }
+        activities.push(.closingScope)
+        defer { activities.pop() }
+        activities.push(.closingGroup)
+        post(ActionStack.willCloseUndoGroupNotification)
+        activities.pop()
+        post(ActionStack.didCloseUndoGroupNotification, discardable: run.built.frameMetadata?.isDiscardable ?? false)
+    }
+
     /// The body threw and its registrations were rolled back: no step is left.
     private func settleRecordingFailure(_ run: RunningOperation, rollback: Rollback) {
         enterCall()
@@ -152,7 +174,7 @@ extension ActionStack {
         operations?.sawNewChangeInLastRun = run.sawNewChange
         // A change another task made meanwhile ends the redo future, as it would have at once.
         if run.sawNewChange { clearRedoSide() }
-        if case .restored = rollback {
+        if case .restored = rollback.code {
             // The body's changes are undone: the document is where the group began, plus other
             // tasks' changes, which now lead from there.
             if run.removedAll { return }

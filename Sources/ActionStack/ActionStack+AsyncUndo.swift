@@ -121,18 +121,29 @@ extension ActionStack {
     /// the step stays where it was, ``didFailUndoChangeNotification`` pairs with the
     /// will-notification, and the error says which action failed and whether the rollback restored
     /// the document. ``isUndoing`` is `true` for the operation's task from the will-notification
-    /// to the did- or fail-notification, across its suspension points.
+    /// to the did- or fail-notification, across its suspension points, in its handlers and in the
+    /// observers of those notifications.
+    ///
+    /// Cancelling the awaiting task while the request waits for its turn (or before it asks) ends
+    /// it there: it throws ``OperationError/cancelled(_:)`` (``CancellationReason/task``) at once and
+    /// nothing ran. Cancelled while its own step runs, the step fails and rolls back (the rollback
+    /// runs in a new task, so that inverses that honour cancellation still complete), and the call
+    /// returns once the rollback has ended: a step is never left half applied. State observers hear
+    /// the operation when it starts and when it has ended (see <doc:NotificationsAndObservation>).
     ///
     /// ```swift
     /// struct Offline: Error {}
     /// stack.registerAsyncUndo(withTarget: document) { _ in throw Offline() }
     /// do {
     ///     try await stack.performUndo()
-    /// } catch .actionFailed(let failure) {
-    ///     print(failure.actionIndex, failure.underlying is Offline)   // 0 true
-    ///     print(failure.rollback)   // the rollback restored the document
     /// } catch {
-    ///     print(error)
+    ///     // OperationError is extensible: read the failure through its accessor.
+    ///     if let failure = error.actionFailure {
+    ///         print(failure.actionIndex, failure.underlying is Offline)   // 0 true
+    ///         print(failure.rollback)   // the rollback restored the document
+    ///     } else {
+    ///         print(error)
+    ///     }
     /// }
     /// print(stack.canUndo)   // true
     /// ```
@@ -145,7 +156,8 @@ extension ActionStack {
     /// - Returns: Whether a step was undone (`false`: nothing to undo).
     /// - Throws: ``OperationError``: nothing ran (cancelled, dropped, a broken step, a misuse), or
     ///   an action failed.
-    /// - Complexity: O(n) for the n actions of the step, plus what its handlers await; no task hop.
+    /// - Complexity: O(n) for the n actions of the step, plus what its handlers await; no task hop
+    ///   (but for a cancelled task's rollback).
     @discardableResult
     public func performUndo(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
         try await submit(.undo, .undo, isolation: isolation).get()
@@ -166,11 +178,13 @@ extension ActionStack {
     /// Undoes or redoes step by step until the history reaches `position`, and waits until it has
     /// settled: the awaitable form of ``jump(to:)``, queued as one request.
     ///
-    /// The number of steps is resolved when the request starts. Each step is an operation of its
-    /// own, with its notifications, and completes or rolls back on its own: if one fails, the jump
+    /// The number of steps is resolved when the request starts. Each step posts its own will- and
+    /// did- (or fail-) notification, and completes or rolls back on its own: if one fails, the jump
     /// stops at the last position it reached, which is where the stack is, and the error says it
     /// (``ActionFailure/reachedPosition``). A new change from another task ends the jump after the
-    /// step in flight.
+    /// step in flight. The state observers hear the jump as one move: when its first step starts
+    /// and when it has ended, never a state per step. Limits set meanwhile (``levelsOfUndo``,
+    /// ``maximumCost``) wait until it has ended, so they never cut it short.
     ///
     /// - Parameters:
     ///   - position: The position to reach (see ``historyPosition``); clamped.
@@ -250,7 +264,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         operations.broken = nil
-        removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
+        history.removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
         if history.tree != nil { history.resyncTree() }
         history.states.move(to: history.states.fresh())
     }
@@ -271,17 +285,29 @@ extension ActionStack {
     @discardableResult
     public func retryBrokenStep(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
         guard let operations, let mark = operations.broken, brokenStepIsNext(mark) else { return false }
-        let operation: Misuse.Operation = mark.isUndo ? .undo : .redo
+        let operation: OperationKey = mark.isUndo ? .undo : .redo
         let request = OperationRequest(mark.isUndo ? .undo : .redo)
-        // The mark is lifted only for a request that gets the turn: a refused one leaves it.
-        operations.broken = nil
-        if let refusal = admit(request, operation) {
-            operations.broken = mark
-            request.finish(.failure(refusal))
-            throw refusal
+        let chain = OperationChain(id: RunNumbers.next(), parent: OperationChain.current)
+        let result = await OperationChain.$current.withValue(chain) { () async -> Result<Bool, OperationError> in
+            // The mark is lifted only for a request that gets the turn: a refused one leaves it.
+            operations.broken = nil
+            if let refusal = admit(request, operation, quietChain: chain.id) {
+                operations.broken = mark
+                request.finish(.failure(refusal))
+                return .failure(refusal)
+            }
+            return await runRetry(request, of: mark, requestChain: chain.id, isolation: isolation)
         }
-        let result = await runAdmitted(
-            request, isolation: isolation,
+        return try result.get()
+    }
+
+    /// The retry of the broken step `mark`, admitted.
+    private func runRetry(
+        _ request: OperationRequest, of mark: BrokenMark, requestChain: UInt64, isolation: isolated (any Actor)?
+    ) async -> Result<Bool, OperationError> {
+        let operations = asyncOperations
+        return await runAdmitted(
+            request, isolation: isolation, requestChain: requestChain,
             starting: {
                 // Newer changes came while the retry waited for its turn: it runs nothing.
                 if brokenStepIsNext(mark) { return nil }
@@ -291,7 +317,7 @@ extension ActionStack {
             settled: { result in
                 // Before the turn passes on: the requests waiting behind a failed retry are
                 // cancelled, as behind any operation that leaves a broken step.
-                guard case .failure(.actionFailed(let failure)) = result, operations.broken == nil,
+                guard case .failure(let error) = result, let failure = error.actionFailure, operations.broken == nil,
                     (mark.isUndo ? undoSide : redoSide).locateStep(serial: mark.serial) != nil
                 else { return }
                 // The document was partly changed before the retry, and still is: the step stays
@@ -302,7 +328,6 @@ extension ActionStack {
                 leaveCall()
             }
         )
-        return try result.get()
     }
 
     /// Whether the broken step is the one its operation performs next: no newer step, and no open
@@ -312,7 +337,7 @@ extension ActionStack {
         defer { leaveCall() }
         let side = mark.isUndo ? undoSide : redoSide
         guard side.frames.isEmpty else { return false }
-        if isIdle { history.dropDeadSteps(atTopOf: side) }
+        if isIdle { dropDeadSteps(atTopOf: side) }
         return side.steps.last?.serial == mark.serial
     }
 
@@ -369,10 +394,12 @@ extension ActionStack {
         defer { leaveCall() }
         guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
+        let side = currentSide
+        let end = side.end
         let opened = register(
             target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo, commandKey: commandKey)
-        let side = currentSide
-        if !side.frames.isEmpty {
+        // Marked only when recorded (not dropped for a target removed during the operation).
+        if !side.frames.isEmpty && side.end != end {
             side.updateFrameMetadata { $0.holdsAsyncActions = true }
         }
         if opened { post(ActionStack.didOpenUndoGroupNotification) }
@@ -390,10 +417,10 @@ extension ActionStack {
     /// For a synchronous `undo()`, `redo()` or `jump(to:)`, after its refusal checks: whether the
     /// call belongs to the asynchronous machinery (a broken step, an operation in flight, or a step
     /// with an asynchronous action on the way), in which case it has been handled.
-    func routesToAsyncOperation(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) -> Bool {
+    func routesToAsyncOperation(_ kind: OperationRequest.Kind, _ operation: OperationKey) -> Bool {
         guard let operations else { return false }
         if operations.broken != nil {
-            report(.stepIsBroken(operation))
+            report(.stepIsBroken(operation.reported))
             return true
         }
         guard operations.queue.isBusy || pathHoldsAsyncActions(kind) else { return false }
@@ -415,7 +442,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1) for an undo or redo; O(k) for a jump over k steps.
     private func pathHoldsAsyncActions(_ kind: OperationRequest.Kind) -> Bool {
-        switch kind {
+        switch kind.code {
         case .undo:
             return nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
         case .redo:
@@ -443,9 +470,9 @@ extension ActionStack {
 
     /// Starts `kind` as a request run by a new task on the main actor, for a synchronous call made on
     /// the main thread (an Edit menu); elsewhere reports ``Misuse/needsAwait(_:)``.
-    private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: Misuse.Operation) {
+    private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: OperationKey) {
         guard MainQueue.isCurrent else {
-            report(.needsAwait(operation))
+            report(.needsAwait(operation.reported))
             return
         }
         let request = OperationRequest(kind)
@@ -471,33 +498,43 @@ extension ActionStack {
 
     /// Submits a request and waits for it to settle.
     func submit(
-        _ kind: OperationRequest.Kind, _ operation: Misuse.Operation, isolation: isolated (any Actor)?
+        _ kind: OperationRequest.Kind, _ operation: OperationKey, isolation: isolated (any Actor)?
     ) async -> Result<Bool, OperationError> {
         let request = OperationRequest(kind)
-        if let refusal = admit(request, operation) {
-            request.finish(.failure(refusal))
-            return .failure(refusal)
+        let chain = OperationChain(id: RunNumbers.next(), parent: OperationChain.current)
+        return await OperationChain.$current.withValue(chain) { () async -> Result<Bool, OperationError> in
+            if let refusal = admit(request, operation, quietChain: chain.id) {
+                request.finish(.failure(refusal))
+                return .failure(refusal)
+            }
+            return await runAdmitted(request, isolation: isolation, requestChain: chain.id)
         }
-        return await runAdmitted(request, isolation: isolation)
     }
 
-    /// Admits a request to the queue; returns why not when it is refused.
+    /// Admits a request to the queue; returns why not when it is refused. `quietChain`: the chain
+    /// of the awaiting task, whose own calls are not heard from the request's turn on (see
+    /// `callIsHeard`); a request that gets the turn at once is heard when its first step starts,
+    /// not when it is made.
     func admit(
-        _ request: OperationRequest, _ operation: Misuse.Operation, fromAnOperationsTask allowed: Bool = false
+        _ request: OperationRequest, _ operation: OperationKey, fromAnOperationsTask allowed: Bool = false,
+        quietChain: UInt64? = nil
     ) -> OperationError? {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
         if !allowed && operations.runBelongsToCurrentTask() != nil {
-            report(.awaitsOwnOperation(operation))
-            return .misuse(.awaitsOwnOperation(operation))
+            report(.awaitsOwnOperation(operation.reported))
+            return .misuse(.awaitsOwnOperation(operation.reported))
         }
         if operations.broken != nil && request.kind != .group {
-            report(.stepIsBroken(operation))
+            report(.stepIsBroken(operation.reported))
             return .stackBroken
         }
         switch operations.queue.admit(request) {
-        case .runs, .waits: return nil
+        case .runs:
+            if let quietChain { operations.quietRequest = QuietRequest(chain: quietChain) }
+            return nil
+        case .waits: return nil
         case .dropped(let reason): return .dropped(reason)
         }
     }
@@ -505,8 +542,12 @@ extension ActionStack {
     /// Waits for the request's turn, runs it, finishes it and passes the turn on. `starting` runs
     /// when the turn comes and may end the request there with a result; `settled` runs between the
     /// operation's end and the hand-off.
+    ///
+    /// From its turn to its end the request runs in a task-local chain of its own, and its own
+    /// calls (its steps, its handlers between their awaits, the tasks they start) are not heard by
+    /// the state observers one by one: see `callIsHeard`.
     func runAdmitted(
-        _ request: OperationRequest, isolation: isolated (any Actor)?,
+        _ request: OperationRequest, isolation: isolated (any Actor)?, requestChain: UInt64? = nil,
         starting: () -> Result<Bool, OperationError>? = { nil },
         settled: (Result<Bool, OperationError>) -> Void = { _ in }
     ) async -> Result<Bool, OperationError> {
@@ -514,13 +555,34 @@ extension ActionStack {
             request.finish(.failure(.cancelled(reason)))
             return .failure(.cancelled(reason))
         }
+        guard let requestChain else {
+            let chain = OperationChain(id: RunNumbers.next(), parent: OperationChain.current)
+            return await OperationChain.$current.withValue(chain) { () async -> Result<Bool, OperationError> in
+                await runTurn(
+                    request, requestChain: chain.id, isolation: isolation, starting: starting, settled: settled)
+            }
+        }
+        return await runTurn(
+            request, requestChain: requestChain, isolation: isolation, starting: starting, settled: settled)
+    }
+
+    /// The request holds the turn, in `requestChain`: runs it, finishes it and passes the turn on.
+    private func runTurn(
+        _ request: OperationRequest, requestChain: UInt64, isolation: isolated (any Actor)?,
+        starting: () -> Result<Bool, OperationError>?,
+        settled: (Result<Bool, OperationError>) -> Void
+    ) async -> Result<Bool, OperationError> {
+        let operations = asyncOperations
+        if operations.quietRequest?.chain != requestChain {
+            operations.quietRequest = QuietRequest(chain: requestChain)
+        }
         let result: Result<Bool, OperationError>
         if Task.isCancelled {
             result = .failure(.cancelled(.task))
         } else if let early = starting() {
             result = early
         } else {
-            switch request.kind {
+            switch request.kind.code {
             case .undo: result = await performStep(.undo, closingOpenGroup: true, isolation: isolation)
             case .redo: result = await performStep(.redo, closingOpenGroup: true, isolation: isolation)
             case .jump(let position): result = await performJumpSteps(to: position, isolation: isolation)
@@ -551,57 +613,85 @@ extension ActionStack {
         return reason
     }
 
-    /// The running request finished: the next one waiting gets the turn (or, after a broken step,
-    /// every waiting request is cancelled).
+    /// The running request finished: what waited for its end is done (the limits, pruning and a
+    /// change of shape set meanwhile; its state, for the observers), then the next one waiting gets
+    /// the turn (or, after a broken step, every waiting request is cancelled).
     func handOff() {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
+        operations.quietRequest = nil
         if operations.broken != nil {
             for request in operations.queue.removeAllWaiting() { request.cancel(.brokenStep) }
         }
+        // While the request still holds the turn, so that nothing runs between its end and the trim.
+        applyLimitsThatWaited()
         _ = operations.queue.finishRunning()
     }
 
     // MARK: Internals: one step
 
     /// Performs the newest step of one side as an asynchronous operation.
+    ///
+    /// The step, from its will-notification to its did- or fail-notification, runs in the
+    /// operation's task-local chain: the observers of its notifications, as its handlers, read
+    /// ``isUndoing`` or ``isRedoing`` as `true`.
     func performStep(
         _ direction: Direction, closingOpenGroup: Bool, isolation: isolated (any Actor)?
     ) async -> Result<Bool, OperationError> {
+        let chainID = RunNumbers.next()
+        let chain = OperationChain(id: chainID, parent: OperationChain.current)
+        let started = OperationChain.$current.withValue(chain) {
+            startStep(direction, closingOpenGroup: closingOpenGroup, chainID: chainID)
+        }
         let run: RunningOperation
-        switch startStep(direction, closingOpenGroup: closingOpenGroup) {
+        switch started {
         case .failure(let error): return .failure(error)
         case .success(nil): return .success(false)
         case .success(let started?): run = started
         }
-        if let failed = await runActions(run, isolation: isolation) {
-            let rollback = await rollBack(run, failedIndex: failed.index, isolation: isolation)
-            return .failure(.actionFailed(settleFailure(run, failed, rollback: rollback)))
+        // Outside the step's chain: the state observers are not its handlers.
+        publishRequestStart()
+        return await OperationChain.$current.withValue(chain) { () async -> Result<Bool, OperationError> in
+            if let failed = await runActions(run, isolation: isolation) {
+                let rollback = await rollBack(run, failedIndex: failed.index, isolation: isolation)
+                return .failure(.actionFailed(settleFailure(run, failed, rollback: rollback)))
+            }
+            settleSuccess(run)
+            return .success(true)
         }
-        settleSuccess(run)
-        return .success(true)
+    }
+
+    /// The first step of the request in progress has started: the observers hear it now, once
+    /// (the step in flight, the direction); the request's own calls are not heard again until it
+    /// ends (see `callIsHeard`).
+    private func publishRequestStart() {
+        guard let operations, let quiet = operations.quietRequest, !quiet.startHeard else { return }
+        operations.quietRequest = nil
+        enterCall()
+        leaveCall()
+        operations.quietRequest = QuietRequest(chain: quiet.chain, startHeard: true)
     }
 
     /// Decides the step, copies its actions out, opens the opposite step and posts the
     /// will-notification. The step stays on its side.
     private func startStep(
-        _ direction: Direction, closingOpenGroup: Bool
+        _ direction: Direction, closingOpenGroup: Bool, chainID: UInt64
     ) -> Result<RunningOperation?, OperationError> {
         enterCall()
         defer { leaveCall() }
         let operations = asyncOperations
         let undoing = direction == .undo
-        let operation: Misuse.Operation = undoing ? .undo : .redo
+        let operation: OperationKey = undoing ? .undo : .redo
         if operations.broken != nil {
-            report(.stepIsBroken(operation))
+            report(.stepIsBroken(operation.reported))
             return .failure(.stackBroken)
         }
         postCheckpoint()
         if closingOpenGroup {
             let level = undoSide.frames.count
             guard level < 2 else {
-                let misuse = Misuse.nestedGroupsOpen(operation, groupingLevel: level)
+                let misuse = Misuse.nestedGroupsOpen(operation.reported, groupingLevel: level)
                 report(misuse)
                 return .failure(.misuse(misuse))
             }
@@ -614,7 +704,7 @@ extension ActionStack {
         }
         history.endCoalescing()
         let source = undoing ? undoSide : redoSide
-        history.dropDeadSteps(atTopOf: source)
+        dropDeadSteps(atTopOf: source)
         guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
 
         let end = source.openStart
@@ -626,19 +716,23 @@ extension ActionStack {
         }
         let run = RunningOperation(
             direction: direction, step: step, stateBefore: history.states.current, serialMark: history.nextStepSerial,
-            pending: pending)
-        history.openFrame(on: run.built)
-        if let metadata = step.metadata {
-            let copy = metadata.copy()
-            copy.holdsAsyncActions = false
-            if !copy.isEmpty { run.built.setFrameMetadata(copy) }
-        }
+            pending: pending, chainID: chainID)
         operations.run = run
         if postsNotifications {
             activities.push(undoing ? .notifyingUndo : .notifyingRedo)
             post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
             activities.pop()
         }
+        // Opened after the will-notification, as a synchronous undo opens it: its observers read
+        // the grouping level 0.
+        history.openFrame(on: run.built)
+        if let metadata = step.metadata {
+            let copy = metadata.copy()
+            copy.holdsAsyncActions = false
+            copy.unseenChanges = []
+            if !copy.isEmpty { run.built.setFrameMetadata(copy) }
+        }
+        run.isMidway = true
         return .success(run)
     }
 
@@ -646,37 +740,39 @@ extension ActionStack {
     private func runActions(
         _ run: RunningOperation, isolation: isolated (any Actor)?
     ) async -> (index: Int, error: any Error)? {
-        let chain = OperationChain(id: run.chainID, parent: OperationChain.current)
-        return await OperationChain.$current.withValue(chain) { () async -> (index: Int, error: any Error)? in
-            var index = run.pending.count - 1
-            while index >= 0 {
-                let pending = run.pending[index]
-                if Task.isCancelled {
+        // (In the operation's chain, which `performStep` set.)
+        var index = run.pending.count - 1
+        while index >= 0 {
+            let pending = run.pending[index]
+            if Task.isCancelled {
+                run.failedTargetType = Self.typeName(of: pending.box)
+                return (index, CancellationError())
+            }
+            run.nextPendingIndex = index - 1
+            if run.deadPending.contains(index) {
+                // A remote change left it with nothing to do.
+                run.skippedAny = true
+            } else if run.removedAll || !run.isRemoved(pending.box) {
+                run.runningStart = run.built.end
+                do {
+                    let ran = try await perform(pending.action, of: run, isolation: isolation)
+                    run.ranges.append((index, run.runningStart, run.built.end, ran))
+                } catch {
+                    run.ranges.append((index, run.runningStart, run.built.end, true))
                     run.failedTargetType = Self.typeName(of: pending.box)
-                    return (index, CancellationError())
+                    return (index, error)
                 }
-                if run.removedAll || !run.isRemoved(pending.box) {
-                    run.runningStart = run.built.end
-                    do {
-                        let ran = try await perform(pending.action, of: run, isolation: isolation)
-                        run.ranges.append((index, run.runningStart, run.built.end, ran))
-                    } catch {
-                        run.ranges.append((index, run.runningStart, run.built.end, true))
-                        run.failedTargetType = Self.typeName(of: pending.box)
-                        return (index, error)
-                    }
-                } else {
-                    run.skippedAny = true
-                }
-                index -= 1
+            } else {
+                run.skippedAny = true
             }
-            // Cancelled while the last action ran: the operation still fails, and rolls back.
-            if Task.isCancelled, let last = run.ranges.last {
-                run.failedTargetType = Self.typeName(of: run.pending[last.index].box)
-                return (last.index, CancellationError())
-            }
-            return nil
+            index -= 1
         }
+        // Cancelled while the last action ran: the operation still fails, and rolls back.
+        if Task.isCancelled, let last = run.ranges.last {
+            run.failedTargetType = Self.typeName(of: run.pending[last.index].box)
+            return (last.index, CancellationError())
+        }
+        return nil
     }
 
     private static func typeName(of box: TargetBox) -> String {
@@ -770,14 +866,23 @@ extension ActionStack {
     private func settleSuccess(_ run: RunningOperation) {
         enterCall()
         defer { leaveCall() }
+        leaveMidwayMarks(of: run)
         let undoing = run.direction == .undo
         let built = run.built
         let (builtCount, builtMetadata) = closeBuiltStep(of: run)
 
         if !run.removedAll {
             let source = undoing ? undoSide : redoSide
-            let node = source.locateStep(serial: run.serial).map { source.steps[$0.position].node } ?? 0
-            removeStep(serial: run.serial, from: source)
+            let found = source.locateStep(serial: run.serial)
+            let node = found.map { source.steps[$0.position].node } ?? 0
+            // Gone when `removeAllActions(withTarget:)` took its every action meanwhile: no
+            // do-nothing step stands in for it.
+            let stepVanished = found == nil
+            // The remote changes reported meanwhile, as they read once the step ran, go below it.
+            if history.remote != nil, let found {
+                deliverCarriedBelow(of: run, source: source, position: found.position)
+            }
+            history.removeStep(serial: run.serial, from: source, passingUnseenChanges: false)
             let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
             // Measured from the state the operation started in: a new change from another task has
             // moved the document on since, and goes on top of where the operation arrives.
@@ -798,7 +903,7 @@ extension ActionStack {
                     redoSide.appendStep(
                         history.makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
                 }
-            } else if builtCount > 0 || (!dropsEmptyGroups && registration.isEnabled) {
+            } else if builtCount > 0 || (!dropsEmptyGroups && registration.isEnabled && !stepVanished) {
                 // A step the redo's handlers left empty does nothing: it leads from where it ends.
                 let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
                 let above = undoSide.firstStep(madeAfter: run.serialMark)
@@ -854,12 +959,13 @@ extension ActionStack {
     ) -> ActionFailure {
         enterCall()
         defer { leaveCall() }
+        leaveMidwayMarks(of: run)
         let undoing = run.direction == .undo
         let failure = ActionFailure(
             isUndo: undoing, stepName: run.stepName, actionIndex: failed.index, actionCount: run.pending.count,
             targetType: run.failedTargetType, underlying: failed.error, rollback: rollback, reachedPosition: nil)
         let source = undoing ? undoSide : redoSide
-        switch rollback {
+        switch rollback.code {
         case .restored:
             break
         case .incomplete, .failed:
@@ -875,7 +981,7 @@ extension ActionStack {
                         source.relinkStep(at: found.position, low: fresh)
                     }
                 }
-                if case .failed = rollback {
+                if case .failed = rollback.code {
                     asyncOperations.broken = BrokenMark(serial: run.serial, isUndo: undoing, failure: failure)
                 }
             }
@@ -894,14 +1000,26 @@ extension ActionStack {
         return failure
     }
 
-    /// Removes the closed step with `serial` from `side`, wherever it is, releasing its actions.
-    func removeStep(serial: UInt32, from side: Side) {
-        guard let found = side.locateStep(serial: serial) else { return }
-        let count = side.steps[found.position].actionCount
-        side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
-            for _ in 0..<count { history.releaseAction(side.removeLastAction()) }
-            side.removeLastStep()
+    /// The operation settles: the document leaves the clean marks made while its actions ran
+    /// (`markCurrentStateClean()`). Each named a new state, which the document, as the stack
+    /// records it, was put in; the state it was in before is put back wherever the mark was used
+    /// since (the current state, and the new changes other tasks recorded after it), so that the
+    /// operation settles as if the marks had not moved it, and no node has the clean state: the
+    /// document is clean again only if it comes back to exactly that state (a new mark).
+    ///
+    /// - Complexity: O(k) for the k steps and groups other tasks recorded meanwhile.
+    private func leaveMidwayMarks(of run: RunningOperation) {
+        run.isMidway = false
+        guard !run.midwayMarks.isEmpty else { return }
+        let marks = run.midwayMarks
+        run.midwayMarks = []
+        func before(_ state: StateID) -> StateID {
+            var state = state
+            // Newest first: a mark made right after another was made from it.
+            for mark in marks.reversed() where mark.mark == state { state = mark.before }
+            return state
         }
+        history.renameStates(fromStep: undoSide.firstStep(madeAfter: run.serialMark).position, before)
     }
 
     /// A new change from another task came in while an operation was in flight: the redo stack is
@@ -989,10 +1107,11 @@ extension ActionStack {
                 return .success(moved)
             case .success(true):
                 moved = true
-            case .failure(.actionFailed(var failure)):
-                reached(&failure)
-                return .failure(.actionFailed(failure))
             case .failure(let error):
+                if var failure = error.actionFailure {
+                    reached(&failure)
+                    return .failure(.actionFailed(failure))
+                }
                 return moved ? .success(true) : .failure(error)
             }
             if operations?.sawNewChangeInLastRun == true { break }

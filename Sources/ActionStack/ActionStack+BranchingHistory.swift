@@ -12,6 +12,11 @@ public import Foundation
 extension ActionStack {
     /// The shape of the history: a line, as Foundation keeps it, or a tree that never loses a redo
     /// future.
+    ///
+    /// Frozen: a history is a line or a tree (every state has one parent, the state it was changed
+    /// from, so a tree is the most general shape); no other shape will be added, and a `switch`
+    /// over it may be exhaustive.
+    @frozen
     public enum HistoryShape: Hashable, Sendable {
         /// A change made outside undo and redo empties the redo stack (Foundation's behaviour).
         case linear
@@ -69,6 +74,13 @@ extension ActionStack {
         /// Whether it lies on the current path: the root, the current node and their ancestors, and
         /// the nodes ``ActionStack/redo()`` would reach from the current node.
         public var isOnCurrentPath: Bool
+        /// Whether the step that leads to it is being undone or redone right now by an awaited
+        /// operation (as ``ActionStack/HistoryEntry/isInFlight``): the document moves from or to
+        /// this node when it succeeds.
+        public var isInFlight = false
+        /// Whether the step that leads to it is the broken one (``ActionStack/brokenStep``), as
+        /// ``ActionStack/HistoryEntry/isBroken``.
+        public var isBroken = false
     }
 
     /// A snapshot of a branching history, for a history panel.
@@ -120,20 +132,58 @@ extension ActionStack {
     }
 
     /// Why a move in a branching history did not happen. Nothing changed.
-    public enum HistoryTreeError: Error, Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// Extensible: new errors may be added in any release; do not switch exhaustively. Compare
+    /// with a static member (`error == .linearHistory`, `error == .noSuchNode(id)`), and read the
+    /// node an error names through ``node``. The ``description`` is stable.
+    public struct HistoryTreeError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The errors this version knows, with what each carries.
+        private enum Code: Hashable, Sendable {
+            case linearHistory
+            case noSuchNode(HistoryNode.ID)
+            case notAChildOfCurrentNode(HistoryNode.ID)
+            case groupIsOpen
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// The history is linear (``ActionStack/historyShape`` is ``HistoryShape/linear``).
-        case linearHistory
+        public static var linearHistory: HistoryTreeError { HistoryTreeError(.linearHistory) }
+
         /// No node has this id: it never existed, or it was pruned, trimmed or removed.
-        case noSuchNode(HistoryNode.ID)
+        ///
+        /// - Parameter node: The node asked for.
+        /// - Returns: The error.
+        public static func noSuchNode(_ node: HistoryNode.ID) -> HistoryTreeError {
+            HistoryTreeError(.noSuchNode(node))
+        }
+
         /// The node is not a child of the current node.
-        case notAChildOfCurrentNode(HistoryNode.ID)
+        ///
+        /// - Parameter node: The node asked for.
+        /// - Returns: The error.
+        public static func notAChildOfCurrentNode(_ node: HistoryNode.ID) -> HistoryTreeError {
+            HistoryTreeError(.notAChildOfCurrentNode(node))
+        }
+
         /// A group is open on the undo stack: it is a change in progress, and the current node's
         /// children are not what redo would take once it closes.
-        case groupIsOpen
+        public static var groupIsOpen: HistoryTreeError { HistoryTreeError(.groupIsOpen) }
+
+        /// For ``noSuchNode(_:)`` and ``notAChildOfCurrentNode(_:)``, the node asked for; nil for
+        /// every other error.
+        public var node: HistoryNode.ID? {
+            switch code {
+            case .noSuchNode(let id), .notAChildOfCurrentNode(let id): id
+            case .linearHistory, .groupIsOpen: nil
+            }
+        }
 
         /// What went wrong, as a sentence fragment.
         public var description: String {
-            switch self {
+            switch code {
             case .linearHistory: "the history is linear; set historyShape to .tree"
             case .noSuchNode(let id): "no node \(id) in the history"
             case .notAChildOfCurrentNode(let id): "node \(id) is not a child of the current node"
@@ -163,7 +213,7 @@ extension ActionStack {
             enterCall()
             defer { leaveCall() }
             guard newValue != historyShape || history.treeSettings.pendingShape != nil else { return }
-            if isIdle && operations?.run == nil && !scopes.isRunning {
+            if isIdle && mayRestructure {
                 history.switchShape(to: newValue)
             } else {
                 history.switchShapeLater(to: newValue)
@@ -214,9 +264,11 @@ extension ActionStack {
     /// A snapshot of the whole tree (nil in a linear history).
     ///
     /// Reading it sweeps freed targets first, as ``undoEntries`` does. Read from a handler or an
-    /// observer of an operation in progress, it shows the tree without the step in flight (it has
-    /// left its stack and its opposite is not built yet): read it at the end of the call, or from
-    /// ``observe(_:)``, which hears of a move once it is complete.
+    /// observer of a synchronous undo or redo in progress, it shows the tree without the step in
+    /// flight (it has left its stack and its opposite is not built yet): read it at the end of the
+    /// call, or from ``observe(_:)``, which hears of a move once it is complete. The step an awaited
+    /// operation is performing stays where it was until it has succeeded, and its node is marked
+    /// ``HistoryNode/isInFlight``; the broken step's node is marked ``HistoryNode/isBroken``.
     ///
     /// - Complexity: O(s log s) for the s steps held, plus O(t) for t distinct targets (O(n) for the
     ///   n stored actions when one was freed).
@@ -230,6 +282,17 @@ extension ActionStack {
 
     /// The clock that dates the nodes of a branching history (``earlier(by:)`` and ``later(by:)``
     /// move by these dates). Replace it in tests so they need not sleep.
+    ///
+    /// It applies whatever the order of the settings: set before or after ``historyShape``, it
+    /// dates the nodes made from then on. Dates never decrease with the node numbers, so a clock
+    /// whose time is earlier than the newest date held (a test's fixed date, set after the switch
+    /// to a tree dated the root by the system clock) moves the nodes held back, keeping the
+    /// intervals between them, until the newest is dated now by the new clock; a root alone is then
+    /// dated exactly as if the clock had been set first. A clock at or after the newest date leaves
+    /// the dates held as they are (so setting a new clock before each change, as a test that moves
+    /// time by hand does, dates each change by it).
+    ///
+    /// - Complexity: O(s) for the s nodes held when they move back; O(1) otherwise.
     public var historyClock: @Sendable () -> Date {
         get { history.clock ?? { Date() } }
         set { history.clock = newValue }

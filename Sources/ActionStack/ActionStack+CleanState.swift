@@ -28,7 +28,11 @@ extension ActionStack {
     ///
     /// Marking also ends coalescing, so a later keystroke cannot join the saved step. From a
     /// handler (while the document is half undone) it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)``.
+    /// ``Misuse/reentrantCall(_:during:)``. From another task while an asynchronous undo or redo
+    /// runs its actions (the document half changed), it marks a state that no node has: the stack
+    /// is clean until the operation moves the document, and clean again only if the document comes
+    /// back to exactly that state, which no undo, redo or rollback does (see
+    /// <doc:UndoingThroughAServerOrADatabase>).
     ///
     /// ```swift
     /// try document.save()
@@ -42,7 +46,22 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.markClean) { return }
-        history.markClean()
+        markCurrentStateClean()
+    }
+
+    /// Marks the document's state clean: the current state; or, while an asynchronous undo or redo
+    /// is running its actions (the document between the step's states), a new state that no node
+    /// has, which the document leaves when the operation settles (see `leaveMidwayMarks(of:)`), so
+    /// that it is clean again only if it comes back to exactly that state.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func markCurrentStateClean() {
+        if operations != nil, let run = operations?.run, run.isMidway {
+            run.midwayMarks.append(history.markCleanMidway())
+        } else {
+            history.markClean()
+        }
     }
 
     /// Whether the document is in the state last marked with ``markClean()`` (the saved state).

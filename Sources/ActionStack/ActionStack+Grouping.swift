@@ -41,6 +41,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.endEvent) { return }
+        eventClose.programEndedAnEvent()
         guard let token = eventClose.pending else { return }
         if scopes.isRunning {
             scopes.putOffEventEnd(token)
@@ -150,6 +151,8 @@ extension ActionStack {
             report(.endWithoutBegin)
             return
         }
+        // The program closes the event's automatic group itself: it ends its events.
+        if eventClose.isPending && side === undoSide && side.frames.count == 1 { eventClose.programClosesTheGroup() }
         closeInnermostFrame(of: side, notify: notifies)
     }
 
@@ -167,12 +170,26 @@ extension ActionStack {
     /// the same modes, that has not fired yet is reused for the new event: a program that ends its
     /// events with ``endEvent()`` and never turns its run loop keeps one queued block, not one per
     /// event.
+    ///
+    /// A new event whose close nothing will bring is warned of once
+    /// (``Warning/Kind/eventsNeverEnd``): the last automatic group closed before its event ended
+    /// (`undo()` closed it, say), the program never ended an event itself, and either
+    /// ``automaticGroupClosing`` is ``AutomaticGroupClosing/manual``, or the close queued for the
+    /// earlier event has not fired (the run loop has not turned since) and the run loop is not
+    /// running now. A program whose run loop turns handles its events inside a pass of it, so it
+    /// is never warned; the check costs nothing when the run loop's close fired, and a few loads
+    /// otherwise.
     func scheduleEventClose() {
-        guard let token = eventClose.schedule(), automaticGroupClosing == .runLoop else { return }
+        guard let token = eventClose.schedule() else { return }
+        guard automaticGroupClosing == .runLoop else {
+            if eventClose.mayNeverEnd { warnThatEventsNeverEnd(manual: true) }
+            return
+        }
         let runLoop = RunLoop.current
         let modes = runLoopModes
         if let queued = eventClose.queued, !queued.hasFired, queued.runLoop === runLoop, queued.modes == modes {
             queued.token = token
+            if eventClose.mayNeverEnd && runLoop.currentMode == nil { warnThatEventsNeverEnd(manual: false) }
             return
         }
         let queued = QueuedClose(token: token, runLoop: runLoop, modes: modes)

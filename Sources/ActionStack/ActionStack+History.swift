@@ -33,11 +33,23 @@ extension ActionStack {
         /// (``UndoCommand``). The open group cannot. Saving stops at the first step that cannot be
         /// saved, walking outward from the current state (see ``ActionStack/savableDepth``).
         public var canBeSaved = false
+        /// Whether the step is being undone or redone right now by an awaited operation
+        /// (``ActionStack/performUndo(isolation:)``, an Edit menu's ``ActionStack/undo()`` of an
+        /// asynchronous step, a step of a jump): it stays in its list until it has succeeded. A
+        /// history panel may show it as pending. (A synchronous undo's step has left its list while
+        /// its handlers run, and is not listed then.)
+        public var isInFlight = false
+        /// Whether the step is the broken one (``ActionStack/brokenStep``): its rollback failed, the
+        /// document is partly changed, and undo, redo and jumps wait until the app retries or
+        /// discards it.
+        public var isBroken = false
     }
 
     /// The steps that ``undo()`` would undo, newest first (the next to undo is first). An open
     /// group is the first entry when ``undo()`` would close and undo it (always as Foundation
-    /// counts it; with ``dropsEmptyGroups`` on, when it holds an action).
+    /// counts it; with ``dropsEmptyGroups`` on, when it holds an action). The step an awaited
+    /// operation is undoing is marked ``HistoryEntry/isInFlight``, and a broken step
+    /// ``HistoryEntry/isBroken``.
     ///
     /// Read from a handler or an observer of an operation in progress, the entries are what they
     /// would be once freed targets are swept (nothing is removed while an operation runs): a step
@@ -61,16 +73,19 @@ extension ActionStack {
             )
             state = open.lostSome ? nil : undoSide.frames[0].low
         }
+        let marks = stepMarks(undoSide: true)
         forEachSweptStep(of: undoSide) { step, kept, lostSome, start in
             var made = entry(step.metadata, count: kept, isUndoSide: true, state: state, isOpen: false, node: step.node)
             made.canBeSaved = stepHoldsOnlyCommands(undoSide, start: start, count: step.actionCount)
+            if let marks { marks.mark(&made, serial: step.serial) }
             result.append(made)
             state = !lostSome && state == step.high ? step.low : nil
         }
         return result
     }
 
-    /// The steps that ``redo()`` would redo, next to redo first.
+    /// The steps that ``redo()`` would redo, next to redo first. The step an awaited operation is
+    /// redoing is marked ``HistoryEntry/isInFlight``, and a broken step ``HistoryEntry/isBroken``.
     ///
     /// - Complexity: O(s) for s steps, plus O(t) for t distinct targets (and O(n) for the n stored
     ///   actions when one was freed, or when read during an operation in progress).
@@ -80,11 +95,13 @@ extension ActionStack {
         if isIdle { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
         var state: StateID? = history.states.current
+        let marks = stepMarks(undoSide: false)
         forEachSweptStep(of: redoSide) { step, kept, lostSome, start in
             state = !lostSome && state == step.low ? step.high : nil
             var made = entry(
                 step.metadata, count: kept, isUndoSide: false, state: state, isOpen: false, node: step.node)
             made.canBeSaved = stepHoldsOnlyCommands(redoSide, start: start, count: step.actionCount)
+            if let marks { marks.mark(&made, serial: step.serial) }
             result.append(made)
         }
         return result
@@ -180,6 +197,31 @@ extension ActionStack {
     }
 
     // MARK: Internals
+
+    /// The serials of the step in flight and of the broken step on one side, for the marks of the
+    /// history entries and nodes; nil when there is neither.
+    struct StepMarks {
+        var inFlight: UInt32?
+        var broken: UInt32?
+
+        func mark(_ entry: inout HistoryEntry, serial: UInt32) {
+            entry.isInFlight = serial == inFlight
+            entry.isBroken = serial == broken
+        }
+    }
+
+    /// The marks of one side (or of every side, for `undoSide` nil: the tree's nodes).
+    func stepMarks(undoSide: Bool?) -> StepMarks? {
+        guard let operations else { return nil }
+        var marks = StepMarks()
+        if let run = operations.run, let direction = run.direction,
+            undoSide == nil || undoSide == (direction == .undo)
+        {
+            marks.inFlight = run.serial
+        }
+        if let broken = operations.broken, undoSide == nil || undoSide == broken.isUndo { marks.broken = broken.serial }
+        return marks.inFlight == nil && marks.broken == nil ? nil : marks
+    }
 
     /// Whether the open group is the first undo entry: it is the step ``undo()`` would close and
     /// undo (as Foundation counts it, always; with ``dropsEmptyGroups`` on, when it holds an action).

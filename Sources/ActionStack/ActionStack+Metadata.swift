@@ -114,7 +114,7 @@ extension ActionStack {
             return newestLiveStep(of: side)
         }
         if noticing {
-            history.dropDeadSteps(atTopOf: side)
+            dropDeadSteps(atTopOf: side)
             return side.steps.last.map { NextStep(metadata: $0.metadata) }
         }
         return newestLiveStep(of: side)
@@ -137,7 +137,7 @@ extension ActionStack {
 
     /// Applies `change` to the metadata of the step being recorded: the open top-level group of
     /// the current stack, the step a coalescing registration continued, or a new automatic group.
-    func updateMetadata(_ operation: Misuse.Operation, _ change: (StepMetadata) -> Void) {
+    func updateMetadata(_ operation: OperationKey, _ change: (StepMetadata) -> Void) {
         enterCall()
         defer { leaveCall() }
         guard registration.isEnabled else { return }
@@ -150,7 +150,7 @@ extension ActionStack {
         var opened = false
         if side.frames.isEmpty {
             guard groupsByEvent else {
-                report(.noOpenGroup(operation))
+                report(.noOpenGroup(operation.reported))
                 return
             }
             openAutomaticGroup()

@@ -15,107 +15,119 @@ extension ActionStack {
     /// Foundation's `UndoManager` raises an exception for each of these, which kills a Swift
     /// process. `ActionStack` names the mistake, leaves the stack exactly as it was (nothing lost,
     /// nothing half-done, coalescing not ended, nothing published, the clean point not moved), and
-    /// reports it according to ``ActionStack/misusePolicy``.
-    public enum Misuse: Error, Hashable, Sendable, CustomStringConvertible {
+    /// reports it according to ``ActionStack/misusePolicy``. <doc:Misuse> lists every misuse, why it
+    /// is refused and what to call instead.
+    ///
+    /// Extensible: new misuses may be added in any release; do not switch exhaustively. Compare with
+    /// a static member (`misuse == .endWithoutBegin`, or `case .endWithoutBegin:` in a `switch`
+    /// with a `default`), and read what a misuse carries through ``operation``, ``activity`` and
+    /// ``groupingLevel``. The ``description`` is stable.
+    public struct Misuse: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The misuses this version knows, with what each carries.
+        private enum Code: Hashable, Sendable {
+            case endWithoutBegin
+            case enableWithoutDisable
+            case nestedGroupsOpen(Operation, groupingLevel: Int)
+            case undoNestedGroupWithOpenGroup
+            case redoWhileUndoing
+            case noOpenGroup(Operation)
+            case reentrantCall(Operation, during: Activity)
+            case awaitsOwnOperation(Operation)
+            case stepIsBroken(Operation)
+            case needsAwait(Operation)
+            case notWhileAsync(Operation)
+            case historyNotEmpty(Operation)
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// `endUndoGrouping()` with no group open (or only the group that an undo or redo in
         /// progress is building).
-        case endWithoutBegin
+        public static var endWithoutBegin: Misuse { Misuse(.endWithoutBegin) }
+
         /// `enableUndoRegistration()` with no matching `disableUndoRegistration()`.
-        case enableWithoutDisable
+        public static var enableWithoutDisable: Misuse { Misuse(.enableWithoutDisable) }
+
         /// `undo()`, `redo()` or `jump(to:)` with more than one group open on the undo stack.
-        case nestedGroupsOpen(Operation, groupingLevel: Int)
+        ///
+        /// - Parameters:
+        ///   - operation: The call.
+        ///   - groupingLevel: The number of groups open.
+        /// - Returns: The misuse.
+        public static func nestedGroupsOpen(_ operation: Operation, groupingLevel: Int) -> Misuse {
+            Misuse(.nestedGroupsOpen(operation, groupingLevel: groupingLevel))
+        }
+
         /// `undoNestedGroup()` when the newest item of the open group is not a closed group.
-        case undoNestedGroupWithOpenGroup
+        public static var undoNestedGroupWithOpenGroup: Misuse { Misuse(.undoNestedGroupWithOpenGroup) }
+
         /// `redo()` from inside an undo (a handler, or an observer of its notifications).
-        case redoWhileUndoing
+        public static var redoWhileUndoing: Misuse { Misuse(.redoWhileUndoing) }
+
         /// A registration or a metadata setter with no group open and `groupsByEvent` off.
-        case noOpenGroup(Operation)
+        ///
+        /// - Parameter operation: The call.
+        /// - Returns: The misuse.
+        public static func noOpenGroup(_ operation: Operation) -> Misuse { Misuse(.noOpenGroup(operation)) }
+
         /// A call that the stack cannot take while it is in the middle of `activity` (see the
         /// table in <doc:Reentrancy>).
-        case reentrantCall(Operation, during: Activity)
+        ///
+        /// - Parameters:
+        ///   - operation: The call.
+        ///   - activity: What the stack was doing.
+        /// - Returns: The misuse.
+        public static func reentrantCall(_ operation: Operation, during activity: Activity) -> Misuse {
+            Misuse(.reentrantCall(operation, during: activity))
+        }
+
         /// `performUndo()`, `performRedo()`, `performJump(to:)` or `asyncGroup(named:_:)` awaited by a
         /// handler of the asynchronous operation in flight on the same stack, or by the body of the
         /// asynchronous group that holds the turn: it would wait for itself. (The synchronous
         /// `undo()`, `redo()` and `jump(to:)` do not wait: from a group's body they queue.)
-        case awaitsOwnOperation(Operation)
+        ///
+        /// - Parameter operation: The call.
+        /// - Returns: The misuse.
+        public static func awaitsOwnOperation(_ operation: Operation) -> Misuse {
+            Misuse(.awaitsOwnOperation(operation))
+        }
+
         /// An undo, redo or jump while the stack holds a broken step (see
         /// ``ActionStack/brokenStep``): discard or retry it first.
-        case stepIsBroken(Operation)
+        ///
+        /// - Parameter operation: The call.
+        /// - Returns: The misuse.
+        public static func stepIsBroken(_ operation: Operation) -> Misuse { Misuse(.stepIsBroken(operation)) }
+
         /// A synchronous `undo()`, `redo()` or `jump(to:)` that would start an asynchronous
         /// operation (the step holds an asynchronous action, or an operation is in flight), called
         /// off the main thread: await ``ActionStack/performUndo(isolation:)`` and its siblings there.
-        case needsAwait(Operation)
-        /// `undoNestedGroup()` on a group with an asynchronous action, or while an asynchronous
-        /// operation is in flight: it has no asynchronous form.
-        case notWhileAsync(Operation)
+        ///
+        /// - Parameter operation: The call.
+        /// - Returns: The misuse.
+        public static func needsAwait(_ operation: Operation) -> Misuse { Misuse(.needsAwait(operation)) }
+
+        /// `undoNestedGroup()` on a group with an asynchronous action, or `undoNestedGroup()` or
+        /// `selectRedoBranch(_:)` while an asynchronous operation is in flight: it has no
+        /// asynchronous form.
+        ///
+        /// - Parameter operation: The call.
+        /// - Returns: The misuse.
+        public static func notWhileAsync(_ operation: Operation) -> Misuse { Misuse(.notWhileAsync(operation)) }
+
         /// ``ActionStack/restoreHistory(_:resolvingTargets:)`` on a stack that holds a history (a
         /// step, a branch, an open group, an asynchronous operation): a restore never mixes with
         /// what is there.
-        case historyNotEmpty(Operation)
-
-        /// The public call that was misused.
-        public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-            case registerUndo = "registerUndo(withTarget:handler:)"
-            case setValue = "setValue(_:for:on:actionName:)"
-            case beginUndoGrouping = "beginUndoGrouping()"
-            case group = "group(named:_:)"
-            case endUndoGrouping = "endUndoGrouping()"
-            case enableUndoRegistration = "enableUndoRegistration()"
-            case endEvent = "endEvent()"
-            case undo = "undo()"
-            case undoNestedGroup = "undoNestedGroup()"
-            case redo = "redo()"
-            case jump = "jump(to:)"
-            case removeAllActions = "removeAllActions()"
-            case removeAllActionsWithTarget = "removeAllActions(withTarget:)"
-            case setActionName = "setActionName(_:)"
-            case setActionIsDiscardable = "setActionIsDiscardable(_:)"
-            case setActionUserInfoValue = "setActionUserInfoValue(_:forKey:)"
-            case markClean = "markClean()"
-            case jumpToNode = "jump(toNode:)"
-            case selectRedoBranch = "selectRedoBranch(_:)"
-            case earlier = "earlier(_:)"
-            case later = "later(_:)"
-            case savedHistory = "savedHistory(maximumSteps:)"
-            case restoreHistory = "restoreHistory(_:resolvingTargets:)"
-
-            /// The Swift spelling of the call.
-            public var description: String { rawValue }
-        }
-
-        /// What the stack was doing when a call came that it cannot take then.
-        public enum Activity: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-            /// Running the handlers of an undo.
-            case undoing = "an undo is running its handlers"
-            /// Running the handlers of a redo.
-            case redoing = "a redo is running its handlers"
-            /// Posting `willUndoChangeNotification` or `didUndoChangeNotification`.
-            case notifyingUndo = "an undo is posting its will/did notifications"
-            /// Posting `willRedoChangeNotification` or `didRedoChangeNotification`.
-            case notifyingRedo = "a redo is posting its will/did notifications"
-            /// Posting `willCloseUndoGroupNotification`.
-            case closingGroup = "a group is about to close (willCloseUndoGroupNotification)"
-            /// Posting the automatic group's `didOpenUndoGroupNotification` inside
-            /// `beginUndoGrouping()`, before the explicit group opens.
-            case openingGroup = "beginUndoGrouping() is opening the automatic group (didOpenUndoGroupNotification)"
-            /// Running the inverse actions of a scoped group whose body threw.
-            case rollingBack = "a scoped group is rolling back what its failed body registered"
-            /// `undo()` posting its notifications before the step (closing the open group, checkpoints).
-            case preparingUndo = "undo() is closing the open group and choosing the step to undo"
-            /// `redo()` posting its notifications before the step.
-            case preparingRedo = "redo() is closing the open group and choosing the step to redo"
-            /// `jump(to:)` undoing or redoing its steps.
-            case jumping = "jump(to:) is moving through the history"
-            /// A scoped group closing its groups, after its body returned or threw.
-            case closingScope = "group(named:_:) is closing its groups"
-
-            /// A sentence fragment for the misuse message.
-            public var description: String { rawValue }
-        }
+        ///
+        /// - Parameter operation: The call.
+        /// - Returns: The misuse.
+        public static func historyNotEmpty(_ operation: Operation) -> Misuse { Misuse(.historyNotEmpty(operation)) }
 
         /// The call that was misused.
         public var operation: Operation {
-            switch self {
+            switch code {
             case .endWithoutBegin: .endUndoGrouping
             case .enableWithoutDisable: .enableUndoRegistration
             case .nestedGroupsOpen(let operation, _): operation
@@ -131,9 +143,20 @@ extension ActionStack {
             }
         }
 
+        /// For ``reentrantCall(_:during:)``, what the stack was doing; nil for every other misuse.
+        public var activity: Activity? {
+            if case .reentrantCall(_, let activity) = code { activity } else { nil }
+        }
+
+        /// For ``nestedGroupsOpen(_:groupingLevel:)``, the number of groups that were open; nil for
+        /// every other misuse.
+        public var groupingLevel: Int? {
+            if case .nestedGroupsOpen(_, let level) = code { level } else { nil }
+        }
+
         /// What was called and what was wrong.
         public var description: String {
-            switch self {
+            switch code {
             case .endWithoutBegin:
                 "endUndoGrouping() called with no matching beginUndoGrouping()"
             case .enableWithoutDisable:
@@ -170,29 +193,288 @@ extension ActionStack {
                     + "(call removeAllActions() first), and the call was ignored"
             }
         }
+
+        /// Which misuse this is, without what it carries: `misuse.kind == .reentrantCall`.
+        public var kind: Kind {
+            switch code {
+            case .endWithoutBegin: .endWithoutBegin
+            case .enableWithoutDisable: .enableWithoutDisable
+            case .nestedGroupsOpen: .nestedGroupsOpen
+            case .undoNestedGroupWithOpenGroup: .undoNestedGroupWithOpenGroup
+            case .redoWhileUndoing: .redoWhileUndoing
+            case .noOpenGroup: .noOpenGroup
+            case .reentrantCall: .reentrantCall
+            case .awaitsOwnOperation: .awaitsOwnOperation
+            case .stepIsBroken: .stepIsBroken
+            case .needsAwait: .needsAwait
+            case .notWhileAsync: .notWhileAsync
+            case .historyNotEmpty: .historyNotEmpty
+            }
+        }
+
+        /// Which misuse a ``Misuse`` is, without what it carries: one static member for each of
+        /// ``Misuse``'s, with the same name.
+        ///
+        /// Extensible: new kinds may be added in any release (with new misuses); do not switch
+        /// exhaustively. ``allCases`` lists the kinds this version knows. The ``description`` (the
+        /// name, as `"reentrantCall"`) is stable.
+        public struct Kind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+            /// The kinds this version knows, by name.
+            private enum Name: String, CaseIterable {
+                case endWithoutBegin, enableWithoutDisable, nestedGroupsOpen, undoNestedGroupWithOpenGroup
+                case redoWhileUndoing, noOpenGroup, reentrantCall, awaitsOwnOperation, stepIsBroken, needsAwait
+                case notWhileAsync, historyNotEmpty
+            }
+
+            private let name: Name
+
+            private init(_ name: Name) { self.name = name }
+
+            /// The name of the misuse's static member, as `"reentrantCall"`.
+            public var description: String { name.rawValue }
+
+            /// The kinds this version knows. A later version may add more.
+            public static var allCases: [Kind] { Name.allCases.map(Kind.init) }
+
+            /// ``Misuse/endWithoutBegin``.
+            public static var endWithoutBegin: Kind { Kind(.endWithoutBegin) }
+            /// ``Misuse/enableWithoutDisable``.
+            public static var enableWithoutDisable: Kind { Kind(.enableWithoutDisable) }
+            /// ``Misuse/nestedGroupsOpen(_:groupingLevel:)``.
+            public static var nestedGroupsOpen: Kind { Kind(.nestedGroupsOpen) }
+            /// ``Misuse/undoNestedGroupWithOpenGroup``.
+            public static var undoNestedGroupWithOpenGroup: Kind { Kind(.undoNestedGroupWithOpenGroup) }
+            /// ``Misuse/redoWhileUndoing``.
+            public static var redoWhileUndoing: Kind { Kind(.redoWhileUndoing) }
+            /// ``Misuse/noOpenGroup(_:)``.
+            public static var noOpenGroup: Kind { Kind(.noOpenGroup) }
+            /// ``Misuse/reentrantCall(_:during:)``.
+            public static var reentrantCall: Kind { Kind(.reentrantCall) }
+            /// ``Misuse/awaitsOwnOperation(_:)``.
+            public static var awaitsOwnOperation: Kind { Kind(.awaitsOwnOperation) }
+            /// ``Misuse/stepIsBroken(_:)``.
+            public static var stepIsBroken: Kind { Kind(.stepIsBroken) }
+            /// ``Misuse/needsAwait(_:)``.
+            public static var needsAwait: Kind { Kind(.needsAwait) }
+            /// ``Misuse/notWhileAsync(_:)``.
+            public static var notWhileAsync: Kind { Kind(.notWhileAsync) }
+            /// ``Misuse/historyNotEmpty(_:)``.
+            public static var historyNotEmpty: Kind { Kind(.historyNotEmpty) }
+        }
+
+        /// The public call that was misused.
+        ///
+        /// Extensible: new operations may be added in any release (each new public call that can be
+        /// misused adds one); do not switch exhaustively. ``allCases`` lists the operations this
+        /// version knows. The ``rawValue`` and ``description`` are the call's Swift spelling and are
+        /// stable.
+        public struct Operation: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+            /// The operations this version knows, by their Swift spelling.
+            private enum Name: String, CaseIterable {
+                case registerUndo = "registerUndo(withTarget:handler:)"
+                case setValue = "setValue(_:for:on:actionName:)"
+                case beginUndoGrouping = "beginUndoGrouping()"
+                case group = "group(named:_:)"
+                case endUndoGrouping = "endUndoGrouping()"
+                case enableUndoRegistration = "enableUndoRegistration()"
+                case endEvent = "endEvent()"
+                case undo = "undo()"
+                case undoNestedGroup = "undoNestedGroup()"
+                case redo = "redo()"
+                case jump = "jump(to:)"
+                case removeAllActions = "removeAllActions()"
+                case removeAllActionsWithTarget = "removeAllActions(withTarget:)"
+                case setActionName = "setActionName(_:)"
+                case setActionIsDiscardable = "setActionIsDiscardable(_:)"
+                case setActionUserInfoValue = "setActionUserInfoValue(_:forKey:)"
+                case markClean = "markClean()"
+                case jumpToNode = "jump(toNode:)"
+                case selectRedoBranch = "selectRedoBranch(_:)"
+                case earlier = "earlier(_:)"
+                case later = "later(_:)"
+                case savedHistory = "savedHistory(maximumSteps:)"
+                case restoreHistory = "restoreHistory(_:resolvingTargets:)"
+                case applyRemoteChange = "applyRemoteChange(_:version:_:)"
+            }
+
+            private let name: Name
+
+            private init(_ name: Name) { self.name = name }
+
+            /// The operation with this Swift spelling (`"undo()"`), when this version knows it.
+            ///
+            /// - Parameter rawValue: The call's Swift spelling.
+            public init?(rawValue: String) {
+                guard let name = Name(rawValue: rawValue) else { return nil }
+                self.init(name)
+            }
+
+            /// The Swift spelling of the call, as `"undo()"`.
+            public var rawValue: String { name.rawValue }
+
+            /// The Swift spelling of the call.
+            public var description: String { name.rawValue }
+
+            /// The operations this version knows. A later version may add more.
+            public static var allCases: [Operation] { Name.allCases.map(Operation.init) }
+
+            /// `registerUndo(withTarget:handler:)`, and every other form of registration.
+            public static var registerUndo: Operation { Operation(.registerUndo) }
+            /// `setValue(_:for:on:actionName:)`.
+            public static var setValue: Operation { Operation(.setValue) }
+            /// `beginUndoGrouping()`.
+            public static var beginUndoGrouping: Operation { Operation(.beginUndoGrouping) }
+            /// `group(named:_:)`, and the asynchronous group `asyncGroup(named:_:)`.
+            public static var group: Operation { Operation(.group) }
+            /// `endUndoGrouping()`.
+            public static var endUndoGrouping: Operation { Operation(.endUndoGrouping) }
+            /// `enableUndoRegistration()`.
+            public static var enableUndoRegistration: Operation { Operation(.enableUndoRegistration) }
+            /// `endEvent()`.
+            public static var endEvent: Operation { Operation(.endEvent) }
+            /// `undo()`, and its awaited form `performUndo()`.
+            public static var undo: Operation { Operation(.undo) }
+            /// `undoNestedGroup()`.
+            public static var undoNestedGroup: Operation { Operation(.undoNestedGroup) }
+            /// `redo()`, and its awaited form `performRedo()`.
+            public static var redo: Operation { Operation(.redo) }
+            /// `jump(to:)`, and its awaited form `performJump(to:)`.
+            public static var jump: Operation { Operation(.jump) }
+            /// `removeAllActions()`.
+            public static var removeAllActions: Operation { Operation(.removeAllActions) }
+            /// `removeAllActions(withTarget:)`.
+            public static var removeAllActionsWithTarget: Operation { Operation(.removeAllActionsWithTarget) }
+            /// `setActionName(_:)`.
+            public static var setActionName: Operation { Operation(.setActionName) }
+            /// `setActionIsDiscardable(_:)`.
+            public static var setActionIsDiscardable: Operation { Operation(.setActionIsDiscardable) }
+            /// `setActionUserInfoValue(_:forKey:)`.
+            public static var setActionUserInfoValue: Operation { Operation(.setActionUserInfoValue) }
+            /// `markClean()`.
+            public static var markClean: Operation { Operation(.markClean) }
+            /// `jump(toNode:)`, and its awaited form `performJump(toNode:)`.
+            public static var jumpToNode: Operation { Operation(.jumpToNode) }
+            /// `selectRedoBranch(_:)`.
+            public static var selectRedoBranch: Operation { Operation(.selectRedoBranch) }
+            /// `earlier(_:)`, and `earlier(by:)`.
+            public static var earlier: Operation { Operation(.earlier) }
+            /// `later(_:)`, and `later(by:)`.
+            public static var later: Operation { Operation(.later) }
+            /// `savedHistory(maximumSteps:)`.
+            public static var savedHistory: Operation { Operation(.savedHistory) }
+            /// `restoreHistory(_:resolvingTargets:)`.
+            public static var restoreHistory: Operation { Operation(.restoreHistory) }
+            /// `applyRemoteChange(_:version:_:)`.
+            public static var applyRemoteChange: Operation { Operation(.applyRemoteChange) }
+        }
+
+        /// What the stack was doing when a call came that it cannot take then.
+        ///
+        /// Extensible: new activities may be added in any release; do not switch exhaustively.
+        /// ``allCases`` lists the activities this version knows. The ``rawValue`` and
+        /// ``description`` (a sentence fragment, as "an undo is running its handlers") are stable.
+        /// The stack's own phases are internal: each is reported as one of these.
+        public struct Activity: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+            /// The activities this version knows, by their sentence fragment.
+            private enum Name: String, CaseIterable {
+                case undoing = "an undo is running its handlers"
+                case redoing = "a redo is running its handlers"
+                case notifyingUndo = "an undo is posting its will/did notifications"
+                case notifyingRedo = "a redo is posting its will/did notifications"
+                case closingGroup = "a group is about to close (willCloseUndoGroupNotification)"
+                case openingGroup =
+                    "beginUndoGrouping() is opening the automatic group (didOpenUndoGroupNotification)"
+                case rollingBack = "a scoped group is rolling back what its failed body registered"
+                case preparingUndo = "undo() is closing the open group and choosing the step to undo"
+                case preparingRedo = "redo() is closing the open group and choosing the step to redo"
+                case jumping = "jump(to:) is moving through the history"
+                case closingScope = "group(named:_:) is closing its groups"
+                case applyingRemoteChange = "applyRemoteChange(_:version:_:) is applying a change to the model"
+            }
+
+            private let name: Name
+
+            private init(_ name: Name) { self.name = name }
+
+            /// The activity with this sentence fragment, when this version knows it.
+            ///
+            /// - Parameter rawValue: The activity's sentence fragment.
+            public init?(rawValue: String) {
+                guard let name = Name(rawValue: rawValue) else { return nil }
+                self.init(name)
+            }
+
+            /// A sentence fragment for the misuse message.
+            public var rawValue: String { name.rawValue }
+
+            /// A sentence fragment for the misuse message.
+            public var description: String { name.rawValue }
+
+            /// The activities this version knows. A later version may add more.
+            public static var allCases: [Activity] { Name.allCases.map(Activity.init) }
+
+            /// Running the handlers of an undo.
+            public static var undoing: Activity { Activity(.undoing) }
+            /// Running the handlers of a redo.
+            public static var redoing: Activity { Activity(.redoing) }
+            /// Posting `willUndoChangeNotification` or `didUndoChangeNotification`.
+            public static var notifyingUndo: Activity { Activity(.notifyingUndo) }
+            /// Posting `willRedoChangeNotification` or `didRedoChangeNotification`.
+            public static var notifyingRedo: Activity { Activity(.notifyingRedo) }
+            /// Posting `willCloseUndoGroupNotification`.
+            public static var closingGroup: Activity { Activity(.closingGroup) }
+            /// Posting the automatic group's `didOpenUndoGroupNotification` inside
+            /// `beginUndoGrouping()`, before the explicit group opens.
+            public static var openingGroup: Activity { Activity(.openingGroup) }
+            /// Running the inverse actions of a scoped group whose body threw.
+            public static var rollingBack: Activity { Activity(.rollingBack) }
+            /// `undo()` posting its notifications before the step (closing the open group, checkpoints).
+            public static var preparingUndo: Activity { Activity(.preparingUndo) }
+            /// `redo()` posting its notifications before the step.
+            public static var preparingRedo: Activity { Activity(.preparingRedo) }
+            /// `jump(to:)` undoing or redoing its steps.
+            public static var jumping: Activity { Activity(.jumping) }
+            /// A scoped group closing its groups, after its body returned or threw.
+            public static var closingScope: Activity { Activity(.closingScope) }
+            /// Running the closure that applies a remote change to the model.
+            public static var applyingRemoteChange: Activity { Activity(.applyingRemoteChange) }
+        }
     }
 
     /// What a stack does when it is misused.
-    public enum MisusePolicy: Hashable, Sendable {
+    ///
+    /// Extensible: new policies may be added in any release; do not switch exhaustively.
+    public struct MisusePolicy: Hashable, Sendable {
+        /// The policies this version knows.
+        enum Code: Hashable, Sendable {
+            case log
+            case report
+            case trap
+        }
+
+        let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// The default: leave the stack as it was, store the misuse in ``ActionStack/lastMisuse``,
         /// pass it to ``ActionStack/onMisuse``, and write one line to standard error that starts
         /// with `ActionStack misuse:`. Code that would have crashed on Apple platforms never loses an
         /// undo step without a trace.
-        case log
+        public static var log: MisusePolicy { MisusePolicy(.log) }
         /// As ``log``, without the line on standard error: for programs that handle every misuse
         /// themselves through ``ActionStack/onMisuse`` or ``ActionStack/lastMisuse``.
-        case report
+        public static var report: MisusePolicy { MisusePolicy(.report) }
         /// Stop the process with the misuse's description, as Foundation's exception does.
-        case trap
+        public static var trap: MisusePolicy { MisusePolicy(.trap) }
     }
 
     /// Whether the activity the stack is in refuses `operation` (the re-entrancy table); when it
     /// does, the ``Misuse/reentrantCall(_:during:)`` is reported. Entry points ask before they
     /// change anything.
     @inline(__always)
-    func refusesReentrantCall(_ operation: Misuse.Operation) -> Bool {
+    func refusesReentrantCall(_ operation: OperationKey) -> Bool {
         if let activity = activities.refusing(operation) {
-            report(.reentrantCall(operation, during: activity))
+            report(.reentrantCall(operation.reported, during: activity.reported))
             return true
         }
         guard operations != nil, activities.isEmpty, let run = operations?.runBelongsToCurrentTask() else {
@@ -202,16 +484,16 @@ extension ActionStack {
         if run.direction == nil && run.phase == .running { return false }
         // A handler of the asynchronous operation in flight, between its own awaits: the rows of a
         // synchronous undo's handlers (or of a rollback) apply.
-        let activity: Misuse.Activity =
+        let activity: ActivityKey =
             run.phase == .rollingBack ? .rollingBack : run.direction == .undo ? .undoing : .redoing
         guard !Activities.allows(operation, during: activity) else { return false }
-        report(.reentrantCall(operation, during: activity))
+        report(.reentrantCall(operation.reported, during: activity.reported))
         return true
     }
 
     /// Reports `misuse` according to ``misusePolicy``. The caller has changed nothing.
     func report(_ misuse: Misuse) {
-        switch misusePolicy {
+        switch misusePolicy.code {
         case .trap:
             fatalError("ActionStack misuse: \(misuse)")
         case .log:

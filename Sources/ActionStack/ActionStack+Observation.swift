@@ -47,6 +47,16 @@ extension ActionStack {
         /// In a branching history, the node ``ActionStack/redo()`` would enter (the branch
         /// ``ActionStack/selectRedoBranch(_:)`` chose); nil at a leaf and in a linear history.
         public var redoNode: HistoryNode.ID? = nil
+        /// Whether an awaited operation is undoing a step right now, from its will-notification to
+        /// its did- or fail-notification (the step is the undo entry marked
+        /// ``ActionStack/HistoryEntry/isInFlight``). An Edit menu may show "Undoing…".
+        public var isUndoInFlight = false
+        /// Whether an awaited operation is redoing a step right now.
+        public var isRedoInFlight = false
+        /// Whether the stack holds a broken step (``ActionStack/brokenStep``; the entry marked
+        /// ``ActionStack/HistoryEntry/isBroken``): undo, redo and jumps wait until the app retries
+        /// or discards it.
+        public var hasBrokenStep = false
     }
 
     /// The stack's state now. Unlike reading ``canRedo``, taking a snapshot posts no notification.
@@ -60,7 +70,9 @@ extension ActionStack {
 
     /// Calls `body` with the new ``state`` after each call on the stack that changes it: once per
     /// call (a whole undo, a jump of several steps), never in the middle of one, never when nothing
-    /// changed. Keep the returned token; the observation ends when it is cancelled or freed.
+    /// changed. An awaited undo, redo or jump is heard when its first step starts and when it has
+    /// ended, never step by step (and, when it waits for its turn, when it is made). Keep the
+    /// returned token; the observation ends when it is cancelled or freed.
     ///
     /// ```swift
     /// let token = stack.observe { state in
@@ -181,9 +193,7 @@ extension ActionStack {
         if history.states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
             history.renumberStates()
         }
-        if history.needsTrim && !scopes.isRunning && activities.isEmpty && !operationInFlight {
-            history.finishPutOffWork(limits)
-        }
+        if history.needsTrim && !requestHoldsTurn { applyLimitsThatWaited() }
         if checksInvariants { _checkInvariants() }
         publish()
         // Not while a delivery further up the call stack is in progress: the work waits for its
@@ -216,7 +226,7 @@ extension ActionStack {
     /// Queues the state after a call if it changed, then (unless a delivery is already in
     /// progress further up the call stack) delivers the queue in order.
     func publish() {
-        enqueueIfChanged()
+        if callIsHeard { enqueueIfChanged() }
         guard !publisher.isPublishing else { return }
         publisher.isPublishing = true
         defer { publisher.isPublishing = false }
@@ -261,6 +271,19 @@ extension ActionStack {
         return ObservationToken(list: publisher.callEndListeners, id: id)
     }
 
+    /// Whether the state observers hear the end of the call ending now. Every call is heard but
+    /// those of an awaited undo, redo or jump made from its own task (its steps, its handlers
+    /// between their awaits, the tasks they start): observers hear such a request when its first
+    /// step starts and when it ends, so a move is heard once, never step by step, as a synchronous
+    /// one is. A call from any other task is heard as always, and shows the request in flight.
+    ///
+    /// - Complexity: O(d) for d operations nested in the current task, while a request holds the
+    ///   turn; O(1) otherwise.
+    var callIsHeard: Bool {
+        guard let operations, let quiet = operations.quietRequest else { return true }
+        return OperationChain.current?.contains(quiet.chain) != true
+    }
+
     /// Whether the stack is between calls: no call, handler or operation step in progress (an
     /// observer's delivery may be), so that its history can be read whole.
     var isBetweenCalls: Bool { callDepth == 0 && activities.isEmpty }
@@ -296,6 +319,13 @@ extension ActionStack {
         let redoNext = nextStep(of: redoSide, noticing: noticing)
         let undoName = undoNext?.name ?? ""
         let redoName = redoNext?.name ?? ""
+        // One check on a stack that never used an asynchronous operation.
+        var inFlight: Direction?
+        var hasBrokenStep = false
+        if let operations {
+            inFlight = operations.run?.direction
+            hasBrokenStep = operations.broken != nil
+        }
         return State(
             canUndo: undoNext != nil,
             canRedo: redoNext != nil,
@@ -310,7 +340,10 @@ extension ActionStack {
             isBusy: operations?.queue.isBusy ?? false,
             pendingRequestCount: operations?.queue.pendingCount ?? 0,
             currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)),
-            redoNode: history.tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) }
+            redoNode: history.tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) },
+            isUndoInFlight: inFlight == .undo,
+            isRedoInFlight: inFlight == .redo,
+            hasBrokenStep: hasBrokenStep
         )
     }
 }

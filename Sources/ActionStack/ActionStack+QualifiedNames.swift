@@ -101,4 +101,20 @@ extension ActionStack {
     /// The module's ``/ActionStack/JournalRecord``, so that clients can write
     /// `ActionStack.JournalRecord` (the module and this class share the name `ActionStack`).
     public typealias JournalRecord = ActionStack::JournalRecord
+
+    /// The module's ``/ActionStack/RebasableCommand``, so that clients can write
+    /// `ActionStack.RebasableCommand` (the module and this class share the name `ActionStack`).
+    public typealias RebasableCommand = ActionStack::RebasableCommand
+
+    /// The module's ``/ActionStack/SequenceEdit``, so that clients can write
+    /// `ActionStack.SequenceEdit` (the module and this class share the name `ActionStack`).
+    public typealias SequenceEdit<Element: Equatable & Sendable> = ActionStack::SequenceEdit<Element>
+
+    /// The module's ``/ActionStack/SequenceEditError``, so that clients can write
+    /// `ActionStack.SequenceEditError` (the module and this class share the name `ActionStack`).
+    public typealias SequenceEditError = ActionStack::SequenceEditError
+
+    /// The module's ``/ActionStack/TextEdit``, so that clients can write
+    /// `ActionStack.TextEdit` (the module and this class share the name `ActionStack`).
+    public typealias TextEdit = ActionStack::TextEdit
 }

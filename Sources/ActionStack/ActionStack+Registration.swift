@@ -133,13 +133,17 @@ extension ActionStack {
         cost: Int,
         key: String?,
         window: Duration?,
-        misuseOperation: Misuse.Operation,
+        misuseOperation: OperationKey,
         commandKey: String? = nil
     ) -> Bool {
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
-            // A handler of the asynchronous operation in flight: into the step it builds. An
-            // asynchronous group's body: into its step, and the document changes, as for any change
-            // (so `markClean()` in the body marks what the body did so far).
+            // A handler of the asynchronous operation in flight: into the step it builds, unless
+            // `removeAllActions(withTarget:)` removed its target meanwhile (the removal took the
+            // target's actions from every step, the one being built included, and what comes for
+            // it later goes the same way). An asynchronous group's body: into its step, and the
+            // document changes, as for any change (so `markClean()` in the body marks what the body
+            // did so far).
+            if !run.removedTargets.isEmpty && run.direction != nil && run.removedTarget(target) { return false }
             let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation, commandKey: commandKey)
@@ -170,7 +174,7 @@ extension ActionStack {
         cost: Int,
         key: String?,
         window: Duration?,
-        misuseOperation: Misuse.Operation,
+        misuseOperation: OperationKey,
         commandKey: String?
     ) -> Bool {
         if let key, outside, side.frames.isEmpty,
@@ -180,7 +184,7 @@ extension ActionStack {
             return false
         }
         if side.frames.isEmpty && !groupsByEvent {
-            report(.noOpenGroup(misuseOperation))
+            report(.noOpenGroup(misuseOperation.reported))
             return false
         }
         if outside { clearRedoSide() }

@@ -25,6 +25,9 @@ extension ActionStack {
         history.removeAll()
         eventClose.cancel()
         registration.reset()
+        // The document is clean, as a freshly opened one; while an asynchronous operation is in the
+        // middle of its step, at a state no node has (see `markCurrentStateClean()`).
+        markCurrentStateClean()
     }
 
     func _removeAllActions(withTarget target: Any) {
@@ -34,13 +37,18 @@ extension ActionStack {
             // A target being freed (Apple's `deinit { removeAllActions(withTarget: self) }`, run
             // when a handler lets go of the object) has no action that could run again: nothing
             // to do that the sweep of freed targets will not do, and no misuse.
-            if !Self.isBeingFreed(target) { report(.reentrantCall(.removeAllActionsWithTarget, during: activity)) }
+            if !Self.isBeingFreed(target) {
+                report(.reentrantCall(.removeAllActionsWithTarget, during: activity.reported))
+            }
             return
         }
         // A value boxes into a new object here, which no action refers to.
+        let object = target as AnyObject
         history.coalescingEventEnded()
+        // What the operation in flight registers for the target from now on is dropped too.
+        if operations != nil, let run = operations?.run { run.removedTargets.append(WeakTarget(object: object)) }
         // A target has one box for its closure actions and one per key for its command actions.
-        for box in history.registry.allBoxes(for: target as AnyObject) {
+        for box in history.registry.allBoxes(for: object) {
             history.removeActions(on: box)
             if let run = operations?.run {
                 // The step in flight skips the target's actions it has not run yet; the step it
@@ -80,11 +88,11 @@ extension ActionStack {
     /// subclass may override) and ``maximumCost``.
     var limits: HistoryLimits { HistoryLimits(levelsOfUndo: levelsOfUndo, maximumCost: maximumCost) }
 
-    /// A limit changed: trims now, or at the end of the call in progress.
+    /// A limit changed: trims now, or at the end of the call, scope or request in progress.
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if scopes.isRunning || !isIdle || operations?.run != nil {
+        if !mayRestructure || !isIdle {
             history.deferTrim()
         } else {
             history.trimToLimits(limits)
@@ -92,23 +100,45 @@ extension ActionStack {
     }
 
     /// A top-level group closed on the undo stack (or a coalesced step grew): trims now, unless a
-    /// scoped group's body is running.
+    /// scoped group's body is running or an awaited request holds the turn.
     @inline(__always)
     func trimOrDefer() {
         let levelsOfUndo = levelsOfUndo
         guard levelsOfUndo > 0 || maximumCost > 0 else { return }
         // (Branch pruning is asked for where branches grow: see `History.pruneBranchesOrDefer`.)
-        if scopes.isRunning || (operations != nil && operations?.run != nil) {
-            // Never a step in flight: the limits are applied when the operation settles.
+        if !mayRestructure {
+            // Never a step in flight, nor between the steps of a jump: the limits are applied when
+            // the request ends.
             history.deferTrim()
         } else {
             history.trimToLimits(HistoryLimits(levelsOfUndo: levelsOfUndo, maximumCost: maximumCost))
         }
     }
 
-    /// Whether the history may be restructured now (branches pruned): no scoped group's body and
-    /// no asynchronous operation is running.
-    var mayRestructure: Bool { !scopes.isRunning && operations?.run == nil }
+    /// Whether an awaited request (an undo, a redo, a jump, a retry, an asynchronous group) holds
+    /// the turn, from its start to its end: the limits, pruning and a change of shape set or reached
+    /// meanwhile wait until it ends (``handOff()`` applies them before the turn passes on), so that
+    /// nothing is trimmed under a step in flight or between the steps of a jump.
+    ///
+    /// - Complexity: O(1); one `nil` check on a stack that never used an asynchronous operation.
+    @inline(__always)
+    var requestHoldsTurn: Bool { operations != nil && operations!.queue.isBusy }
+
+    /// Whether the history may be restructured now (trimmed, branches pruned, its shape changed):
+    /// no scoped group's body is running and no awaited request holds the turn. The one question
+    /// every trim, prune and change of shape asks.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var mayRestructure: Bool { !scopes.isRunning && !requestHoldsTurn }
+
+    /// Applies the limits, pruning and change of shape that waited, unless a scoped group's body
+    /// or client code in the middle of a call (an activity) is still running. The caller has
+    /// checked that no request holds the turn, or is the request ending.
+    func applyLimitsThatWaited() {
+        guard history.needsTrim && !scopes.isRunning && activities.isEmpty else { return }
+        history.finishPutOffWork(limits)
+    }
 
     /// A change is being made: the redo stack becomes a branch (see ``History/detachRedoSide(maximumCost:restructuringAllowed:)``).
     func detachRedoSide() {

@@ -91,9 +91,7 @@ extension ActionStack {
     private func scopeEnded() {
         guard !scopes.isRunning else { return }
         endEventPutOffByScopes()
-        if !scopes.isRunning && history.needsTrim && isIdle && operations?.run == nil {
-            history.finishPutOffWork(limits)
-        }
+        if history.needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
     }
 
     /// The index of the open frame `scope` on `side`, if it is still open.
@@ -177,7 +175,7 @@ extension ActionStack {
         }
         // Run the scope's actions, which are the last `count` the side holds, with registration
         // disabled; a handler cannot take that away.
-        registration.disableForRollback()
+        registration.disableProtected()
         activities.push(.rollingBack)
         // Taking actions out of the undo stack ends coalescing (the step being recorded changed).
         history.beginRollback(of: count, on: side)
@@ -191,7 +189,7 @@ extension ActionStack {
             history.releaseAction(action)
         }
         activities.pop()
-        registration.enableAfterRollback()
+        registration.enableProtected()
         history.finishRollback(everyActionRan: everyActionRan, farEnd: farEnd)
         // Before the close below trims: the branch the body's registrations left is the redo stack
         // again, not a branch to prune.

@@ -213,7 +213,7 @@ extension ActionStack {
     }
 
     /// Whether `operation` is allowed while the stack is doing `activity` (the re-entrancy table).
-    package static func _allows(_ operation: Misuse.Operation, during activity: Misuse.Activity) -> Bool {
+    package static func _allows(_ operation: OperationKey, during activity: ActivityKey) -> Bool {
         Activities.allows(operation, during: activity)
     }
 
@@ -224,7 +224,7 @@ extension ActionStack {
     }
 
     /// The activities in progress, outermost first.
-    package var _activities: [Misuse.Activity] { activities.stack }
+    package var _activities: [ActivityKey] { activities.stack }
 
     /// The number of state observers (observe tokens, state streams, models, groups) registered.
     package var _observerCount: Int { publisher.observers.count }

@@ -15,7 +15,7 @@ import Foundation
 extension ActionStack {
     @discardableResult
     func moveInTree(
-        _ operation: Misuse.Operation,
+        _ operation: OperationKey,
         validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
         resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current }
     ) throws(HistoryTreeError) -> NodeNumber? {
@@ -36,7 +36,7 @@ extension ActionStack {
         }
         let level = undoSide.frames.count
         guard level < 2 else {
-            report(.nestedGroupsOpen(operation, groupingLevel: level))
+            report(.nestedGroupsOpen(operation.reported, groupingLevel: level))
             return nil
         }
         history.sweepFreedTargets()
@@ -88,7 +88,7 @@ extension ActionStack {
 
     /// A time move: the target is found by `resolve` from the current node, after the open group
     /// closed.
-    func moveInTime(_ operation: Misuse.Operation, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
+    func moveInTime(_ operation: OperationKey, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
         throws(HistoryTreeError) -> HistoryNode.ID
     {
         enterCall()
@@ -154,6 +154,7 @@ extension ActionStack {
             if let parent = places[record.number]?.parent { children[parent, default: []].append(record.number) }
         }
         func id(_ number: NodeNumber) -> HistoryNode.ID { HistoryNode.ID(sequence: Int(number)) }
+        let marks = stepMarks(undoSide: nil)
         let nodes = records.compactMap { record -> HistoryNode? in
             guard let place = places[record.number] else { return nil }
             let name = place.step?.name ?? ""
@@ -172,7 +173,9 @@ extension ActionStack {
                 actionCount: place.step?.actionCount ?? 0,
                 isClean: place.state != nil && place.state == history.states.clean,
                 isCurrent: record.number == current,
-                isOnCurrentPath: place.onPath
+                isOnCurrentPath: place.onPath,
+                isInFlight: marks?.inFlight != nil && place.step?.serial == marks?.inFlight,
+                isBroken: marks?.broken != nil && place.step?.serial == marks?.broken
             )
         }
         return HistoryTree(nodes: nodes, root: id(tree.root), current: id(current))

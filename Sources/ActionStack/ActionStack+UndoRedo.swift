@@ -111,8 +111,13 @@ extension ActionStack {
     /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
     /// way the only weak load per action is the one that runs its handler.
     private func performNewestStep(of side: Side, _ direction: Direction, to destination: Side) -> Bool {
-        if postsNotifications { history.dropDeadSteps(atTopOf: side) }
+        if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
+            // A step runs only once rebased past the remote changes it has not seen.
+            if history.remote != nil {
+                rebaseNewestSteps(of: side)
+                if side.steps.count == 0 { break }
+            }
             if perform(direction, from: side, to: destination, group: .newestStep) { return true }
         }
         return false
@@ -137,7 +142,7 @@ extension ActionStack {
     /// O(1) per action whatever else the stack holds.
     func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
-        let notifying: Misuse.Activity = undoing ? .notifyingUndo : .notifyingRedo
+        let notifying: ActivityKey = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = history.states.current
         performing = direction
 

@@ -83,6 +83,12 @@ public import Foundation
 /// each is written to standard error as one line, stored in ``lastMisuse`` and passed to
 /// ``onMisuse`` (``misusePolicy``). See <doc:Misuse>.
 ///
+/// A call that did what it says but, most likely, not what the program meant is a ``Warning``:
+/// told once, the same way (one line on standard error unless the policy is
+/// ``MisusePolicy/report``, ``lastWarning``, ``onWarning``), and the call is not undone. The one
+/// warning so far is ``Warning/Kind/eventsNeverEnd``: changes that nothing separates into steps
+/// in a program whose run loop does not turn.
+///
 /// ## Subclassing
 ///
 /// `ActionStack` is an `open` class, as `UndoManager` is: the members that are `open` on Apple
@@ -212,6 +218,13 @@ open class ActionStack {
     /// policies), after ``lastMisuse`` is set. A misuse made from inside it is not passed to it again.
     @exclusivity(unchecked) public var onMisuse: ((Misuse) -> Void)?
 
+    /// The most recent warning (see ``Warning``). Each warning replaces it; set it to `nil` to
+    /// clear it.
+    @exclusivity(unchecked) public var lastWarning: Warning?
+
+    /// Called with each warning (see ``Warning``), after ``lastWarning`` is set.
+    @exclusivity(unchecked) public var onWarning: ((Warning) -> Void)?
+
     /// The clock that coalescing windows are measured with. Replace it in tests so they need not
     /// sleep.
     @exclusivity(unchecked) public var coalescingClock: () -> ContinuousClock.Instant = { ContinuousClock.now }
@@ -227,7 +240,8 @@ open class ActionStack {
     /// When a top-level group closes on the undo stack, after a registration continues a coalesced
     /// step, and when the limit is set, the oldest whole steps are dropped while the total is over
     /// the limit; a step is never split, the newest closed step is always kept, and open groups are
-    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``. In a branching
+    /// never dropped. The redo stack is not limited. Works alongside ``levelsOfUndo``, and waits as it
+    /// does while a call or an awaited request is in progress. In a branching
     /// history (``historyShape``) the total counts the branches too, and the deepest steps of the
     /// least recently visited branches are dropped first (see <doc:BranchingHistory>).
     ///
@@ -261,7 +275,9 @@ open class ActionStack {
     ///
     /// When a top-level group closes on the undo stack (the group a redo builds included) and there
     /// are more closed steps than the limit, the oldest are dropped silently; setting the limit trims
-    /// at once (at the end of the call in progress, when set from a handler or an observer). The redo
+    /// at once (at the end of the call in progress, when set from a handler or an observer; when an
+    /// awaited request such as ``performJump(to:isolation:)`` holds the turn, once the whole request
+    /// has ended, so that a jump is never cut short). The redo
     /// stack is never trimmed. Steps are counted as the stack holds them: a step whose targets were
     /// all freed counts until the stack drops it (see <doc:Performance>). In a branching history
     /// (``historyShape``) it limits the undo stack, the current path above the current node: the
@@ -287,7 +303,10 @@ open class ActionStack {
     }
 
     /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
-    /// ``didUndoChangeNotification``, handlers included.
+    /// ``didUndoChangeNotification``, handlers and the observers of those notifications included.
+    /// For an awaited undo (``performUndo(isolation:)``) it is `true` for the operation's task (its
+    /// handlers across their awaits, the observers of its will-, did- and
+    /// ``didFailUndoChangeNotification``) and `false` for every other task.
     ///
     /// A method that both makes a change and serves as the inverse of another reads it to name its
     /// step only when the user acts (see <doc:NamingUndoSteps>).
@@ -296,7 +315,8 @@ open class ActionStack {
     open var isUndoing: Bool { asCall { performingAsSeen == .undo } }
 
     /// Whether a redo is in progress: from its ``willRedoChangeNotification`` to its
-    /// ``didRedoChangeNotification``, handlers included.
+    /// ``didRedoChangeNotification``, handlers and the observers of those notifications included
+    /// (for an awaited redo, in the operation's task only, as ``isUndoing``).
     ///
     /// - Complexity: O(1).
     open var isRedoing: Bool { asCall { performingAsSeen == .redo } }
@@ -460,7 +480,10 @@ open class ActionStack {
     /// state was not clean).
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
-    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes.
+    /// ``Misuse/reentrantCall(_:during:)`` and nothing changes. Called from another task while an
+    /// asynchronous operation awaits, it cancels the waiting requests, the operation goes on and
+    /// nothing it touched survives; its clean mark is then one no node has, as ``markClean()``'s
+    /// (see <doc:UndoingThroughAServerOrADatabase>).
     ///
     /// - Complexity: O(n) for the n stored actions (they are released).
     open func removeAllActions() { _removeAllActions() }
@@ -478,6 +501,10 @@ open class ActionStack {
     /// before it (see <doc:CleanStateAndHistory>). Every accepted call ends the continuation of a
     /// coalesced step, and removing the target of the step being coalesced ends coalescing (see
     /// <doc:RecordingTheRightSteps>).
+    ///
+    /// Called from another task while an asynchronous undo or redo awaits, it removes the target's
+    /// actions from the step in flight and the one it builds too, and what the operation registers
+    /// for the target afterwards is dropped: a step it emptied never comes back.
     ///
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)`` and nothing changes, except for a target that is being
@@ -619,6 +646,11 @@ open class ActionStack {
 }
 
 /// How the automatic group of an event (see ``ActionStack/groupsByEvent``) is closed.
+///
+/// Frozen: the close is scheduled by the stack, on the run loop, or left to the program, which
+/// calls ``ActionStack/endEvent()`` from wherever its events end (a task, an actor, a `readLine`
+/// loop); no other case will be added, and a `switch` over it may be exhaustive.
+@frozen
 public enum AutomaticGroupClosing: Hashable, Sendable {
     /// Schedule the close on the current `RunLoop` in ``ActionStack/runLoopModes``, as Foundation
     /// does; ``ActionStack/endEvent()`` may still close it earlier.

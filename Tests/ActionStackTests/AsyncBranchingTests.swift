@@ -59,7 +59,8 @@ import Testing
         do {
             try await stack.performJump(toNode: node(2))
             Issue.record("the move should fail")
-        } catch .actionFailed(let failure) {
+        } catch {
+            let failure = try #require(error.actionFailure, "\(error)")
             #expect(failure.reachedNode == node(1), "it stopped at the fork, after the undo of 3")
             #expect(failure.isUndo == false)
         }
@@ -81,8 +82,8 @@ import Testing
         do {
             try await stack.performJump(toNode: node(99))
             Issue.record("the move should fail")
-        } catch .historyTree(let error) {
-            #expect(error == .noSuchNode(node(99)))
+        } catch {
+            #expect(error.historyTreeError == .noSuchNode(node(99)))
         }
         #expect(remote.value == 1)
     }

@@ -136,7 +136,7 @@ import Testing
         }
         stack.endUndoGrouping()
         try await stack.performUndo()
-        guard case .misuse(.awaitsOwnOperation(.group)) = probe.error as? ActionStack.OperationError else {
+        guard (probe.error as? ActionStack.OperationError)?.misuse == .awaitsOwnOperation(.group) else {
             Issue.record("unexpected \(String(describing: probe.error))")
             return
         }

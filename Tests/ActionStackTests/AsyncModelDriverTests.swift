@@ -59,6 +59,23 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
                     world.events.append(.result(text))
                 })
         }
+        // Observers of an operation's own notifications read isUndoing (isRedoing) as true, as in a
+        // synchronous undo (issue 28, item 2); a wrong reading is logged, which the model never does.
+        for (name, undoing) in [
+            (ActionStack.willUndoChangeNotification, true), (ActionStack.didUndoChangeNotification, true),
+            (ActionStack.didFailUndoChangeNotification, true), (ActionStack.willRedoChangeNotification, false),
+            (ActionStack.didRedoChangeNotification, false), (ActionStack.didFailRedoChangeNotification, false),
+        ] {
+            tokens.append(
+                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) {
+                    [unowned world] note in
+                    guard let stack = note.object as? ActionStack,
+                        stack.isUndoing != undoing || stack.isRedoing != !undoing
+                    else { return }
+                    world.events.append(
+                        .result("\(name.rawValue): isUndoing \(stack.isUndoing), isRedoing \(stack.isRedoing)"))
+                })
+        }
     }
 
     isolated deinit {
@@ -189,6 +206,12 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
             }
         case .asyncGroup(let name, let body, let throwing):
             spawn { world in await world.runGroup(name: name, body: body, throwing: throwing) }
+        case .cancelledAwaiter:
+            guard let request = stack.startedRequest else { return }
+            spawn(cancellable: false) { _ in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return await Self.text { () async throws(ActionStack.OperationError) in try await request.value() }
+            }
         case .resume(let position, let fails):
             guard !suspensions.isEmpty else { return }
             suspensions.remove(at: position % suspensions.count).continuation.resume(returning: !fails)
@@ -268,34 +291,35 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
     }
 
     static func describe(_ error: ActionStack.OperationError) -> String {
-        switch error {
-        case .actionFailed(let failure):
+        if let failure = error.actionFailure {
             let rollback: String
-            switch failure.rollback {
-            case .restored: rollback = "restored"
-            case .incomplete(let indices): rollback = "incomplete\(indices)"
-            case .failed(let index, let error): rollback = "failed(\(index), \(errorText(error)))"
+            if failure.rollback.isRestored {
+                rollback = "restored"
+            } else if let indices = failure.rollback.unrestoredActions {
+                rollback = "incomplete\(indices)"
+            } else if let index = failure.rollback.failedActionIndex, let error = failure.rollback.error {
+                rollback = "failed(\(index), \(errorText(error)))"
+            } else {
+                rollback = "unknown(\(failure.rollback))"
             }
             return "failed(\(failure.isUndo ? "undo" : "redo") '\(failure.stepName)' "
                 + "\(failure.actionIndex)/\(failure.actionCount) "
                 + "\(failure.targetType == "a freed target" ? "freed" : "target") \(errorText(failure.underlying)) "
                 + "rollback \(rollback)) reached \(failure.reachedPosition.map(String.init) ?? "-")"
-        case .cancelled(let reason):
-            let name: ReferenceModel.CancelReason =
-                switch reason {
-                case .task: .task
-                case .cancelPendingRequests: .cancelPendingRequests
-                case .removeAllActions: .removeAllActions
-                case .newChange: .newChange
-                case .brokenStep: .brokenStep
-                }
-            return "cancelled(\(name.rawValue))"
-        case .dropped(.busy): return "dropped(busy)"
-        case .dropped(.queueFull): return "dropped(queueFull)"
-        case .stackBroken: return "stackBroken"
-        case .misuse(let misuse): return "misuse(\(map(misuse)))"
-        case .historyTree(let error): return "historyTree(\(error))"
         }
+        if let reason = error.cancellationReason {
+            let names: [ActionStack.CancellationReason: ReferenceModel.CancelReason] = [
+                .task: .task, .cancelPendingRequests: .cancelPendingRequests, .removeAllActions: .removeAllActions,
+                .newChange: .newChange, .brokenStep: .brokenStep,
+            ]
+            return "cancelled(\(names[reason]?.rawValue ?? "unknown(\(reason))"))"
+        }
+        if error.dropReason == .busy { return "dropped(busy)" }
+        if error.dropReason == .queueFull { return "dropped(queueFull)" }
+        if error.isStackBroken { return "stackBroken" }
+        if let misuse = error.misuse { return "misuse(\(map(misuse)))" }
+        if let error = error.historyTreeError { return "historyTree(\(error))" }
+        return "unknown(\(error))"
     }
 
     static func errorText(_ error: any Error) -> String {
@@ -306,13 +330,15 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
 
     /// The library's misuses as the model's; the asynchronous ones by case name.
     static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
-        switch misuse {
-        case .stepIsBroken(let operation): .asynchronous("stepIsBroken(\(StackWorld.map(operation)))")
-        case .notWhileAsync(let operation): .asynchronous("notWhileAsync(\(StackWorld.map(operation)))")
-        case .awaitsOwnOperation(let operation): .asynchronous("awaitsOwnOperation(\(StackWorld.map(operation)))")
-        case .needsAwait(let operation): .asynchronous("needsAwait(\(StackWorld.map(operation)))")
-        default: StackWorld.map(misuse)
+        let operation = misuse.operation
+        for (name, kind) in [
+            ("stepIsBroken", ActionStack.Misuse.stepIsBroken), ("notWhileAsync", ActionStack.Misuse.notWhileAsync),
+            ("awaitsOwnOperation", ActionStack.Misuse.awaitsOwnOperation),
+            ("needsAwait", ActionStack.Misuse.needsAwait),
+        ] where misuse == kind(operation) {
+            return .asynchronous("\(name)(\(StackWorld.map(operation)))")
         }
+        return StackWorld.map(misuse)
     }
 }
 
@@ -476,6 +502,92 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
                 .sync(.undo),
                 .resume(0, fails: false),
                 .sync(.jump(6)),
+            ]
+        ),
+        // Issue 28, item 6: an undo's inverse registered after `removeAllActions(withTarget:)` for
+        // that target is dropped, and the step the undo builds is not marked asynchronous for it
+        // (the stack marked the built step as holding an asynchronous action it had dropped).
+        AsyncDriverCase(
+            seed: 7,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.register(slot: 2, delta: 45, options: .init(key: "k2"))),
+                .registerAsync(slot: 1, delta: 17, suspends: true, registersInverse: true),
+                .performUndo,
+                .sync(.removeTarget(slot: 1)),
+            ]
+        ),
+        // Issue 28, item 6: the one-action step the removal emptied does not come back on the redo
+        // side when its handler registers its inverse after the await.
+        AsyncDriverCase(
+            seed: 2_801,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 5, suspends: true, registersInverse: true),
+                .sync(.end),
+                .performUndo,
+                .sync(.removeTarget(slot: 0)),
+                .resume(0, fails: false),
+            ]
+        ),
+        // Issue 28, item 4: a mark made while a two-action undo awaits its second action, which
+        // fails; the rollback restores the document, which is not the saved one.
+        AsyncDriverCase(
+            seed: 2_802,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 5, suspends: true, registersInverse: true),
+                .registerAsync(slot: 1, delta: 7, suspends: true, registersInverse: true),
+                .sync(.end),
+                .performUndo,
+                .resume(0, fails: false),
+                .sync(.markClean),
+                .sync(.query(.isClean)),
+                .resume(0, fails: true),
+                .sync(.query(.isClean)),
+            ]
+        ),
+        // Issue 28, item 5: levelsOfUndo set while the second step of a jump awaits waits for the
+        // whole jump.
+        AsyncDriverCase(
+            seed: 2_803,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin), .registerAsync(slot: 0, delta: 1, suspends: true, registersInverse: true), .sync(.end),
+                .sync(.begin), .registerAsync(slot: 0, delta: 2, suspends: true, registersInverse: true), .sync(.end),
+                .sync(.begin), .registerAsync(slot: 0, delta: 3, suspends: true, registersInverse: true), .sync(.end),
+                .performJump(0),
+                .resume(0, fails: false),
+                .sync(.levels(1)),
+                .resume(0, fails: false),
+                .resume(0, fails: false),
+            ]
+        ),
+        // Issue 28, item 1: a cancelled awaiter of the Edit menu's request returns at once; the
+        // request goes on.
+        AsyncDriverCase(
+            seed: 2_804,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 5, suspends: true, registersInverse: true),
+                .sync(.end),
+                .sync(.undo),
+                .cancelledAwaiter,
+                .resume(0, fails: false),
+                .cancelledAwaiter,
+            ]
+        ),
+        // Issue 28, item 3: an asynchronous group whose body throws after it registered.
+        AsyncDriverCase(
+            seed: 2_805,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3),
+            ops: [
+                .asyncGroup(
+                    name: "Z", body: [.register(slot: 0, delta: 4, async: nil), .suspend], throwing: true),
+                .resume(0, fails: false),
             ]
         ),
     ]

@@ -547,7 +547,7 @@ func probeNamedStep2(_ remote: RemoteValue, _ value: Int, _ holder: ProbeHolder2
             }
             let request = try #require(stack.startedRequest)
             #expect(request.isFinished)
-            if case .failure(.dropped(.queueFull))? = request.result {
+            if case .failure(let error)? = request.result, error.dropReason == .queueFull {
             } else {
                 Issue.record("\(call): \(String(describing: request.result))")
             }
@@ -900,7 +900,7 @@ final class ProbeReceived2: @unchecked Sendable {  // guarded by `lock`
         var stepName = ""
         if let error = payload as? ActionStack.OperationError {
             tag = probeTag(error)
-            if case .actionFailed(let failure) = error {
+            if let failure = error.actionFailure {
                 isUndo = failure.isUndo
                 stepName = failure.stepName
             }

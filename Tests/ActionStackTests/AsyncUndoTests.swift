@@ -321,7 +321,7 @@ final class OperationLog {
             try await stack.performUndo()
             Issue.record("the undo should have failed")
         } catch {
-            guard case .actionFailed(let failure) = error else {
+            guard let failure = error.actionFailure else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -331,7 +331,7 @@ final class OperationLog {
             #expect(failure.stepName == "Three")
             #expect(failure.targetType.hasSuffix("RemoteValue"))
             #expect((failure.underlying as? RemoteFailure) == RemoteFailure(value: 0))
-            guard case .restored = failure.rollback else {
+            guard failure.rollback.isRestored else {
                 Issue.record("rollback: \(failure.rollback)")
                 return
             }
@@ -367,7 +367,7 @@ final class OperationLog {
             try await stack.performUndo()
             Issue.record("expected a failure")
         } catch {
-            guard case .actionFailed(let failure) = error, case .failed(let index, _) = failure.rollback else {
+            guard let failure = error.actionFailure, let index = failure.rollback.failedActionIndex else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -432,8 +432,8 @@ final class OperationLog {
             try await stack.performUndo()
             Issue.record("expected a failure")
         } catch {
-            guard case .actionFailed(let failure) = error,
-                case .incomplete(let indices) = failure.rollback
+            guard let failure = error.actionFailure,
+                let indices = failure.rollback.unrestoredActions
             else {
                 Issue.record("unexpected \(error)")
                 return
@@ -459,7 +459,7 @@ final class OperationLog {
             try await stack.performUndo()
             Issue.record("expected a drop")
         } catch {
-            guard case .dropped(.busy) = error else {
+            guard error.dropReason == .busy else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -483,7 +483,7 @@ final class OperationLog {
             try await stack.performUndo()
             Issue.record("expected a drop")
         } catch {
-            guard case .dropped(.queueFull) = error else {
+            guard error.dropReason == .queueFull else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -535,7 +535,7 @@ final class OperationLog {
                 _ = try await task.value
                 Issue.record("expected a cancellation")
             } catch {
-                guard case .cancelled(.cancelPendingRequests) = error as? ActionStack.OperationError else {
+                guard (error as? ActionStack.OperationError)?.cancellationReason == .cancelPendingRequests else {
                     Issue.record("unexpected \(error)")
                     continue
                 }
@@ -569,12 +569,12 @@ final class OperationLog {
             _ = try await undo.value
             Issue.record("expected a failure")
         } catch {
-            guard case .actionFailed(let failure) = error as? ActionStack.OperationError else {
+            guard let failure = (error as? ActionStack.OperationError)?.actionFailure else {
                 Issue.record("unexpected \(error)")
                 return
             }
             // b's handler finished its write; the next check of cancellation failed the step.
-            guard case .restored = failure.rollback else {
+            guard failure.rollback.isRestored else {
                 Issue.record("rollback \(failure.rollback)")
                 return
             }
@@ -598,7 +598,7 @@ final class OperationLog {
             _ = try await waiting.value
             Issue.record("expected a cancellation")
         } catch {
-            guard case .cancelled(.removeAllActions) = error as? ActionStack.OperationError else {
+            guard (error as? ActionStack.OperationError)?.cancellationReason == .removeAllActions else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -609,7 +609,9 @@ final class OperationLog {
         #expect(remote.value == 2)
         #expect(!stack.canUndo && !stack.canRedo)
         #expect(stack.undoCount == 0 && stack.redoCount == 0)
-        #expect(stack.isClean)
+        // The removal marked the document clean while the step's action ran (half undone): the
+        // undo then changed it, so it is not the document the removal called clean.
+        #expect(!stack.isClean)
     }
 
     @Test func removingATargetsActionsDuringAnOperationSkipsTheOnesNotRunYet() async throws {
@@ -676,8 +678,8 @@ final class OperationLog {
             _ = try await undo.value
             Issue.record("expected a failure")
         } catch {
-            guard case .actionFailed(let failure) = error as? ActionStack.OperationError,
-                case .incomplete(let indices) = failure.rollback
+            guard let failure = (error as? ActionStack.OperationError)?.actionFailure,
+                let indices = failure.rollback.unrestoredActions
             else {
                 Issue.record("unexpected \(error)")
                 return
@@ -750,7 +752,7 @@ final class OperationLog {
         }
         stack.endUndoGrouping()
         try await stack.performUndo()
-        guard case .misuse(.awaitsOwnOperation(.undo)) = probe.error as? ActionStack.OperationError else {
+        guard (probe.error as? ActionStack.OperationError)?.misuse == .awaitsOwnOperation(.undo) else {
             Issue.record("unexpected \(String(describing: probe.error))")
             return
         }
@@ -806,7 +808,7 @@ final class OperationLog {
             try await stack.performJump(to: 0)
             Issue.record("expected a failure")
         } catch {
-            guard case .actionFailed(let failure) = error else {
+            guard let failure = error.actionFailure else {
                 Issue.record("unexpected \(error)")
                 return
             }

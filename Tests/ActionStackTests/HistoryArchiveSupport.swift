@@ -182,6 +182,7 @@ func dump(_ history: SavedHistory) -> String {
     var lines = [
         "\(history.shape) root \(history.root) current \(history.current) clean \(String(describing: history.clean))"
             + " rootDate \(history.rootDate.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil")"
+            + " omitted \(history.omissions.map { "\($0.reason.rawValue)/\($0.steps)/\($0.stepName ?? "nil")" })"
     ]
     for step in history.steps {
         let date = step.date.map { "\($0.timeIntervalSinceReferenceDate.bitPattern)" } ?? "nil"
@@ -239,7 +240,7 @@ func archiveError(_ data: Data, limits: HistoryArchive.Limits = .default) -> His
 
 /// Whether `error` is a ``HistoryArchiveError/corrupt(_:)`` whose reason contains `text`.
 func isCorrupt(_ error: HistoryArchiveError?, _ text: String = "") -> Bool {
-    guard case .corrupt(let reason) = error else { return false }
+    guard let reason = error?.corruption else { return false }
     return text.isEmpty || reason.contains(text)
 }
 

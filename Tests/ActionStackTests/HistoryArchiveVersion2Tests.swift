@@ -193,7 +193,7 @@ func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
             .replacingOccurrences(of: #"["test.rename",2,"k"]"#, with: #"["test.rename",9,"k"]"#)
         let archive = try HistoryArchive(decoding: Data(archive2(history).utf8), registry: testRegistry())
         let step = try #require(archive.histories["h"]?.steps[1])
-        guard case .decodingFailed(type: "test.move", _) = step.actions[0].problem else {
+        guard step.actions[0].problem?.commandType == "test.move", step.actions[0].problem?.reason != nil else {
             Issue.record("\(String(describing: step.actions[0].problem))")
             return
         }

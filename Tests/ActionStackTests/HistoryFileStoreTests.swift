@@ -103,14 +103,16 @@ struct HistoryFileStoreTests {
         defer { directory.remove() }
         let url = directory.file("missing").appendingPathComponent("doc.history")
         let error = #expect(throws: HistoryFileError.self) { try HistoryFileStore(url: url).write(Data("x".utf8)) }
-        guard case .cannotWrite(let path, let reason, let code) = error else {
+        guard let error, error.kind == .cannotWrite, let reason = error.reason else {
             Issue.record("expected cannotWrite, got \(String(describing: error))")
             return
         }
+        let path = error.path
+        let code = error.code
         #expect(path == url.path)
         #expect(code == ENOENT)
         #expect(reason.contains("No such file or directory"), "\(reason)")
-        #expect(error?.description.hasPrefix("cannot write \(url.path): cannot create a temporary file: ") == true)
+        #expect(error.description.hasPrefix("cannot write \(url.path): cannot create a temporary file: "))
     }
 
     /// A directory that cannot hold files even for root (its "directory" is a regular file).
@@ -120,13 +122,13 @@ struct HistoryFileStoreTests {
         try Data().write(to: directory.file("plain"))
         let url = directory.file("plain").appendingPathComponent("doc.history")
         let error = #expect(throws: HistoryFileError.self) { try HistoryFileStore(url: url).write(Data("x".utf8)) }
-        guard case .cannotWrite(_, _, let code) = error else {
+        guard let error, error.kind == .cannotWrite, let code = error.code else {
             Issue.record("expected cannotWrite, got \(String(describing: error))")
             return
         }
         #expect(code == ENOTDIR)
         let readError = #expect(throws: HistoryFileError.self) { try HistoryFileStore(url: url).read() }
-        guard case .cannotRead(_, _, let readCode) = readError else {
+        guard let readError, readError.kind == .cannotRead, let readCode = readError.code else {
             Issue.record("expected cannotRead, got \(String(describing: readError))")
             return
         }
@@ -141,7 +143,7 @@ struct HistoryFileStoreTests {
         let url = directory.file("doc.history")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
         let error = #expect(throws: HistoryFileError.self) { try HistoryFileStore(url: url).write(Data("x".utf8)) }
-        guard case .cannotWrite(_, let reason, let code) = error else {
+        guard let error, error.kind == .cannotWrite, let reason = error.reason, let code = error.code else {
             Issue.record("expected cannotWrite, got \(String(describing: error))")
             return
         }

@@ -382,10 +382,12 @@ struct HistoryJournalTests {
         let url = directory.file("missing").appendingPathComponent("doc.journal")
         let journal = HistoryJournal(url: url)
         let error = #expect(throws: HistoryFileError.self) { try journal.append(Data(), fingerprint: nil) }
-        guard case .cannotWrite(let path, let reason, let code) = error else {
+        guard let error, error.kind == .cannotWrite, let reason = error.reason else {
             Issue.record("expected cannotWrite, got \(String(describing: error))")
             return
         }
+        let path = error.path
+        let code = error.code
         #expect(path == url.path)
         #expect(code == ENOENT)
         #expect(reason.hasPrefix("open: "), "\(reason)")

@@ -937,7 +937,7 @@ private func htShape(_ stack: ActionStack) -> String { shape(stack.historyTree) 
             try await stack.performJump(toNode: node(3))
             Issue.record("should fail")
         } catch {
-            if case .actionFailed(let failure) = error {
+            if let failure = error.actionFailure {
                 #expect(failure.reachedNode == node(2))
             } else {
                 Issue.record("unexpected \(error)")

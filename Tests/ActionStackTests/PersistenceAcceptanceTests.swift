@@ -62,16 +62,20 @@ enum PersistenceAcceptance {
             #expect(s.result(.savableDepth) == "2/2/0")
             s(.saveRestore(limit: 2, unresolvedSlot: nil))
             var found = results(&s)
+            // The limit leaves out "a" and "d", and the save says so, as the restore does.
             #expect(
                 found["savedHistory(2)"]
-                    == "linear root #1 current #2: #2<#1* 'b' [driver.add/1@t0 -2] | #3<#2* 'c' [driver.add/1@t0 3]")
-            #expect(found["restore"] == "restored 2, dropped 0")
+                    == "linear root #1 current #2: #2<#1* 'b' [driver.add/1@t0 -2] | #3<#2* 'c' [driver.add/1@t0 3] "
+                    + "(left out: maximumSteps 2 -)")
+            #expect(found["restore"] == "restored 2, dropped 0, the save left out maximumSteps 2 -")
             #expect(s.ask(.undoEntries) == "[Entry('b' 'Undo b' n=1 savable)]")
             #expect(s.ask(.redoEntries) == "[Entry('c' 'Redo c' n=1 savable)]")
             #expect(s.values == [3, 0, 0])
             s(.saveRestore(limit: 1, unresolvedSlot: nil))
             found = results(&s)
-            #expect(found["savedHistory(1)"] == "linear root #0 current #1: #1<#0* 'b' [driver.add/1@t0 -2]")
+            #expect(
+                found["savedHistory(1)"]
+                    == "linear root #0 current #1: #1<#0* 'b' [driver.add/1@t0 -2] (left out: maximumSteps 1 -)")
             #expect(s.ask(.redoCount) == "0")
         },
         .init(name: "the clean state: saved where it lies in the saved part, never moved") { make in
@@ -80,10 +84,11 @@ enum PersistenceAcceptance {
             // Clean at "a": beyond the closure step "b", so not saved.
             s(.undo, .undo, .markClean, .redo, .redo, .saveRestore(limit: nil, unresolvedSlot: nil))
             var found = results(&s)
+            // The closure step "b" and "a" beyond it are left out, and the save says so.
             #expect(
                 found["savedHistory(9223372036854775807)"]
-                    == "linear root #2 current #3: #3<#2* 'c' [driver.add/1@t0 -3]")
-            #expect(found["restore"] == "restored 1, dropped 0")
+                    == "linear root #2 current #3: #3<#2* 'c' [driver.add/1@t0 -3] (left out: closure 2 b)")
+            #expect(found["restore"] == "restored 1, dropped 0, the save left out closure 2 b")
             #expect(s.ask(.isClean) == "false")
             #expect(s.ask(.isCleanAtStart) == "false")
             // Clean at the current node: saved, and clean again once restored.

@@ -55,6 +55,10 @@ indirect enum AsyncOp: Hashable, Sendable, CustomStringConvertible {
     /// `busyPolicy`: `.queue(limit:)`, or `.dropWhileBusy` for nil.
     case busyPolicy(Int?)
     case discardBroken
+    /// A new task, cancelled before it starts, awaits the value of the request the last
+    /// synchronous call started: it returns at once (issue 28, item 1), with the request's result
+    /// if it has finished, `cancelled(task)` otherwise; the request goes on.
+    case cancelledAwaiter
     /// A new task awaits `retryBrokenStep()`.
     case retryBroken
 
@@ -74,6 +78,7 @@ indirect enum AsyncOp: Hashable, Sendable, CustomStringConvertible {
         case .busyPolicy(let limit): ".busyPolicy(\(limit.map(String.init) ?? "nil"))"
         case .discardBroken: ".discardBroken"
         case .retryBroken: ".retryBroken"
+        case .cancelledAwaiter: ".cancelledAwaiter"
         }
     }
 
@@ -245,6 +250,13 @@ final class AsyncModelWorld {
         case .asyncGroup(let name, let body, let throwing):
             number(model.spawn(.group(name: name, items: body, throwing: throwing)))
         case .retryBroken: number(model.spawn(.retry))
+        case .cancelledAwaiter:
+            guard let started = model.asyncState.startedAwaiter else { break }
+            let awaiter = model.newAwaiter()
+            number(awaiter)
+            model.asyncState.results[awaiter] = model.asyncState.results[started] ?? "cancelled(task)"
+            model.count(
+                "async cancelled awaiter " + (model.asyncState.results[started] == nil ? "waiting" : "finished"))
         case .resume(let position, let fails): model.resume(position, fails: fails)
         case .cancelTask(let position): model.cancelTask(position)
         case .cancelPending: model.cancelPendingRequests()
@@ -385,6 +397,7 @@ enum AsyncDriverGenerator {
             (1, { [.busyPolicy($0.chance(25) ? nil : [0, 1, 2, 64][$0.int(0...3)])] }),
             (2, { _ in [.discardBroken] }),
             (2, { _ in [.retryBroken] }),
+            (2, { _ in [.cancelledAwaiter] }),
             (2, { _ in [.sync(.free(slot: slot))] }),
             (1, { _ in [.sync(.replace(slot: slot))] }),
             (1, { _ in [.sync(.removeAll)] }),

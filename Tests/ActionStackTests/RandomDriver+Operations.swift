@@ -139,10 +139,11 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
     case savedHistory
     /// At most `limit` steps of the history saved (all when nil), round-tripped through a
     /// `HistoryArchive`, and restored into a fresh stack configured as this one, with every target
-    /// key resolving to its target but that of the target in `unresolvedSlot`; the fresh stack is
-    /// checked against the one saved and the model's prediction, walked through its history, and
-    /// then replaces it for the rest of the run.
-    case saveRestore(limit: Int?, unresolvedSlot: Int?)
+    /// key resolving to its target but that of the target in `unresolvedSlot`, and that of the
+    /// target in `releasedSlot` to a new object that nobody keeps; the fresh stack is checked
+    /// against the one saved and the model's prediction, walked through its history, and then
+    /// replaces it for the rest of the run.
+    case saveRestore(limit: Int?, unresolvedSlot: Int?, releasedSlot: Int? = nil)
     /// The history the last save and restore saved (an empty one before any) restored into this
     /// stack, every key of a live target resolving but that of `unresolvedSlot`'s target: refused
     /// unless the stack is empty.
@@ -197,8 +198,9 @@ indirect enum DriverOp: Hashable, Sendable, CustomStringConvertible {
         case .treeQuery(let query): ".treeQuery(.\(query.rawValue))"
         case .savableDepth: ".savableDepth"
         case .savedHistory: ".savedHistory"
-        case .saveRestore(let limit, let slot):
-            ".saveRestore(limit: \(limit.map(String.init) ?? "nil"), unresolvedSlot: \(slot.map(String.init) ?? "nil"))"
+        case .saveRestore(let limit, let slot, let released):
+            ".saveRestore(limit: \(limit.map(String.init) ?? "nil"), unresolvedSlot: \(slot.map(String.init) ?? "nil")"
+                + (released.map { ", releasedSlot: \($0)" } ?? "") + ")"
         case .restoreSaved(let slot): ".restoreSaved(unresolvedSlot: \(slot.map(String.init) ?? "nil"))"
         }
     }
@@ -547,7 +549,8 @@ final class ModelWorld: DriverWorld {
             }
         case .savableDepth: performSavableDepth()
         case .savedHistory: performSavedHistory()
-        case .saveRestore(let limit, let slot): performSaveRestore(limit: limit, unresolvedSlot: slot)
+        case .saveRestore(let limit, let slot, let released):
+            performSaveRestore(limit: limit, unresolvedSlot: slot, releasedSlot: released)
         case .restoreSaved(let slot): performRestoreSaved(unresolvedSlot: slot)
         }
     }
@@ -826,11 +829,13 @@ enum DriverGenerator {
         fatalError("unreachable")
     }
 
-    /// A save and restore: a third of them with a limit, some with a key that does not resolve.
+    /// A save and restore: a third of them with a limit, some with a key that does not resolve,
+    /// some with a key resolved to an object that nobody keeps.
     static func makeSaveRestore(_ random: inout SeededGenerator, slots: Int) -> DriverOp {
         .saveRestore(
             limit: random.chance(35) ? random.int(0...8) : nil,
-            unresolvedSlot: random.chance(20) ? random.int(0...(slots - 1)) : nil)
+            unresolvedSlot: random.chance(20) ? random.int(0...(slots - 1)) : nil,
+            releasedSlot: random.chance(15) ? random.int(0...(slots - 1)) : nil)
     }
 
     static func makeScope(

@@ -106,7 +106,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
                     [unowned self] note in
                     guard !muted else { return }
                     let discardable = (note.userInfo?[ActionStack.groupIsDiscardableUserInfoKey] as? Bool) == true
-                    let activities = self.stack._activities.map(Self.map)
+                    let activities = self.stack._activities.map { Self.map($0.reported) }
                     events.append(.posted(.init(name: short, discardable: discardable, activities: activities)))
                     plan.occurrence(.notification(short)) { perform($0) }
                 })
@@ -240,7 +240,8 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
             }
         case .savableDepth: performSavableDepth()
         case .savedHistory: performSavedHistory()
-        case .saveRestore(let limit, let slot): performSaveRestore(limit: limit, unresolvedSlot: slot)
+        case .saveRestore(let limit, let slot, let released):
+            performSaveRestore(limit: limit, unresolvedSlot: slot, releasedSlot: released)
         case .restoreSaved(let slot): performRestoreSaved(unresolvedSlot: slot)
         }
     }
@@ -305,7 +306,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         }
         return WorldSnapshot(
             structure: stack._structure, stateShape: stack._stateShape,
-            values: slotTarget.map { targets[$0]?.value }, activities: stack._activities.map(Self.map),
+            values: slotTarget.map { targets[$0]?.value }, activities: stack._activities.map { Self.map($0.reported) },
             invariantViolations: stack._invariantViolations(), getters: getters,
             tree: readGetters && stack.historyShape == .tree ? stack.historyTree.map(Self.map) : nil)
     }
@@ -324,12 +325,13 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
     }
 
     static func text(_ error: ActionStack.HistoryTreeError) -> String {
-        switch error {
-        case .linearHistory: "\(TreeError.linearHistory)"
-        case .noSuchNode(let id): "\(TreeError.noSuchNode(id.sequence))"
-        case .notAChildOfCurrentNode(let id): "\(TreeError.notAChildOfCurrentNode(id.sequence))"
-        case .groupIsOpen: "\(TreeError.groupIsOpen)"
+        if error == .linearHistory { return "\(TreeError.linearHistory)" }
+        if error == .groupIsOpen { return "\(TreeError.groupIsOpen)" }
+        if let id = error.node, error == .noSuchNode(id) { return "\(TreeError.noSuchNode(id.sequence))" }
+        if let id = error.node, error == .notAChildOfCurrentNode(id) {
+            return "\(TreeError.notAChildOfCurrentNode(id.sequence))"
         }
+        return "unknown(\(error))"
     }
 
     // MARK: The library's values as the model's, by name
@@ -353,62 +355,49 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
     }
 
     static func map(_ misuse: ActionStack.Misuse) -> ReferenceModel.Misuse {
-        switch misuse {
-        case .endWithoutBegin: .endWithoutBegin
-        case .enableWithoutDisable: .enableWithoutDisable
-        case .nestedGroupsOpen(let operation, let level): .nestedGroupsOpen(map(operation), groupingLevel: level)
-        case .undoNestedGroupWithOpenGroup: .undoNestedGroupWithOpenGroup
-        case .redoWhileUndoing: .redoWhileUndoing
-        case .noOpenGroup(let operation): .noOpenGroup(map(operation))
-        case .reentrantCall(let operation, let activity): .reentrantCall(map(operation), during: map(activity))
-        case .historyNotEmpty(let operation): .historyNotEmpty(map(operation))
-        case .awaitsOwnOperation, .stepIsBroken, .needsAwait, .notWhileAsync:
-            .asynchronous("\(misuse)")
-        }
+        // `Misuse` is extensible: its kind is told by comparing with each static member.
+        let operation = misuse.operation
+        if misuse == .endWithoutBegin { return .endWithoutBegin }
+        if misuse == .enableWithoutDisable { return .enableWithoutDisable }
+        if let level = misuse.groupingLevel { return .nestedGroupsOpen(map(operation), groupingLevel: level) }
+        if misuse == .undoNestedGroupWithOpenGroup { return .undoNestedGroupWithOpenGroup }
+        if misuse == .redoWhileUndoing { return .redoWhileUndoing }
+        if misuse == .noOpenGroup(operation) { return .noOpenGroup(map(operation)) }
+        if let activity = misuse.activity { return .reentrantCall(map(operation), during: map(activity)) }
+        if misuse == .historyNotEmpty(operation) { return .historyNotEmpty(map(operation)) }
+        return .asynchronous("\(misuse)")
     }
 
+    /// The re-entrancy table's key that a misuse reports as `operation`.
+    static func key(_ operation: ActionStack.Misuse.Operation) -> ActionStack.OperationKey {
+        guard let found = ActionStack.OperationKey.allCases.first(where: { $0.reported == operation }) else {
+            preconditionFailure("no key reports \(operation)")
+        }
+        return found
+    }
+
+    /// The re-entrancy table's key that a misuse reports as `activity`.
+    static func key(_ activity: ActionStack.Misuse.Activity) -> ActionStack.ActivityKey {
+        guard let found = ActionStack.ActivityKey.allCases.first(where: { $0.reported == activity }) else {
+            preconditionFailure("no key reports \(activity)")
+        }
+        return found
+    }
+
+    /// The model's operation for the library's: the inverse of the exhaustive map below.
     static func map(_ operation: ActionStack.Misuse.Operation) -> ReferenceModel.Operation {
-        switch operation {
-        case .registerUndo: .registerUndo
-        case .beginUndoGrouping: .beginUndoGrouping
-        case .endUndoGrouping: .endUndoGrouping
-        case .enableUndoRegistration: .enableUndoRegistration
-        case .endEvent: .endEvent
-        case .undo: .undo
-        case .undoNestedGroup: .undoNestedGroup
-        case .redo: .redo
-        case .removeAllActions: .removeAllActions
-        case .removeAllActionsWithTarget: .removeAllActionsWithTarget
-        case .setActionName: .setActionName
-        case .setActionIsDiscardable: .setActionIsDiscardable
-        case .setActionUserInfoValue: .setActionUserInfoValue
-        case .jumpToNode: .jumpToNode
-        case .selectRedoBranch: .selectRedoBranch
-        case .earlier: .earlier
-        case .later: .later
-        case .savedHistory: .savedHistory
-        case .restoreHistory: .restoreHistory
-        case .jump: .jump
-        case .markClean: .markClean
-        case .setValue: .setValue
-        case .group: .group
+        guard let found = ReferenceModel.Operation.allCases.first(where: { map($0) == operation }) else {
+            preconditionFailure("the model has no operation \(operation)")
         }
+        return found
     }
 
+    /// The model's activity for the library's: the inverse of the exhaustive map below.
     static func map(_ activity: ActionStack.Misuse.Activity) -> ReferenceModel.Activity {
-        switch activity {
-        case .undoing: .undoing
-        case .redoing: .redoing
-        case .notifyingUndo: .notifyingUndo
-        case .notifyingRedo: .notifyingRedo
-        case .closingGroup: .closingGroup
-        case .openingGroup: .openingGroup
-        case .rollingBack: .rollingBack
-        case .preparingUndo: .preparingUndo
-        case .preparingRedo: .preparingRedo
-        case .jumping: .jumping
-        case .closingScope: .closingScope
+        guard let found = ReferenceModel.Activity.allCases.first(where: { map($0) == activity }) else {
+            preconditionFailure("the model has no activity \(activity)")
         }
+        return found
     }
 
     static func map(_ operation: ReferenceModel.Operation) -> ActionStack.Misuse.Operation {
@@ -436,6 +425,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .later: .later
         case .savedHistory: .savedHistory
         case .restoreHistory: .restoreHistory
+        case .applyRemoteChange: .applyRemoteChange
         }
     }
 
@@ -452,6 +442,7 @@ final class StackWorld: DriverWorld, @unchecked Sendable {  // used on one threa
         case .preparingRedo: .preparingRedo
         case .jumping: .jumping
         case .closingScope: .closingScope
+        case .applyingRemoteChange: .applyingRemoteChange
         }
     }
 }
@@ -724,7 +715,8 @@ struct RandomDriverTests {
     @Test func theReentrancyTableMatchesTheModel() {
         for operation in ReferenceModel.Operation.allCases {
             for activity in ReferenceModel.Activity.allCases {
-                let stackAllows = ActionStack._allows(StackWorld.map(operation), during: StackWorld.map(activity))
+                let stackAllows = ActionStack._allows(
+                    StackWorld.key(StackWorld.map(operation)), during: StackWorld.key(StackWorld.map(activity)))
                 #expect(
                     stackAllows == ReferenceModel.allows(operation, during: activity),
                     "\(operation) during \(activity)")

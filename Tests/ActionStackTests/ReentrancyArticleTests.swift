@@ -14,15 +14,16 @@ import Testing
 /// The Reentrancy article prints the re-entrancy table in full; this keeps it the table the code
 /// has (`ReentrancyTableTests` checks that the code behaves as its table says).
 struct ReentrancyArticleTests {
-    typealias Activity = ActionStack.Misuse.Activity
-    typealias Operation = ActionStack.Misuse.Operation
+    typealias Activity = ActionStack.ActivityKey
+    typealias Operation = ActionStack.OperationKey
 
-    /// The column names: the activities' case names (their descriptions are sentences).
+    /// The column names: the table's activity keys by case name (the public values' descriptions
+    /// are sentences).
     static let columns: [Activity: String] = [
         .undoing: "undoing", .redoing: "redoing", .notifyingUndo: "notifyingUndo", .notifyingRedo: "notifyingRedo",
         .closingGroup: "closingGroup", .openingGroup: "openingGroup", .rollingBack: "rollingBack",
         .preparingUndo: "preparingUndo", .preparingRedo: "preparingRedo", .jumping: "jumping",
-        .closingScope: "closingScope",
+        .closingScope: "closingScope", .applyingRemoteChange: "applyingRemoteChange",
     ]
 
     /// The article's table: for each operation (by its Swift spelling), the activities (by column
@@ -68,9 +69,9 @@ struct ReentrancyArticleTests {
         let table = try Self.articleTable()
         let all = Set(Self.columns.values)
         #expect(Self.columns.count == Activity.allCases.count)
-        #expect(Set(table.keys) == Set(Operation.allCases.map(\.rawValue)), "one row per operation")
+        #expect(Set(table.keys) == Set(Operation.allCases.map(\.reported.rawValue)), "one row per operation")
         for operation in Operation.allCases {
-            guard let row = table[operation.rawValue] else {
+            guard let row = table[operation.reported.rawValue] else {
                 Issue.record("the row of \(operation) is missing")
                 continue
             }

@@ -15,9 +15,12 @@ import Testing
 /// in it (a handler runs, an observer hears a notification); there every operation is called once,
 /// and the result must be what the table says: allowed, or the misuse `reentrantCall` (for `redo()`
 /// inside an undo, `redoWhileUndoing`) with nothing changed.
+///
+/// It walks the table's own keys (the stack's internal activities and operations), so a new key
+/// is walked too, and the misuse it reports is the public value the key maps to.
 struct ReentrancyTableTests {
-    typealias Activity = ActionStack.Misuse.Activity
-    typealias Operation = ActionStack.Misuse.Operation
+    typealias Activity = ActionStack.ActivityKey
+    typealias Operation = ActionStack.OperationKey
 
     /// What happened inside the situation.
     final class Probe: @unchecked Sendable {  // touched only on the test's thread
@@ -60,6 +63,7 @@ struct ReentrancyTableTests {
             _ = try? stack.restoreHistory(
                 SavedHistory(shape: .linear, root: 0, current: 0, clean: nil, steps: []), resolvingTargets: { _ in nil }
             )
+        case .applyRemoteChange: stack.applyRemoteChange(1) {}
         }
     }
 
@@ -147,6 +151,9 @@ struct ReentrancyTableTests {
         case .closingScope:
             hooks.append(NotificationHook(ActionStack.didCloseUndoGroupNotification, stack, hookInside))
             stack.group { other.set(1, on: stack) }
+        case .applyingRemoteChange:
+            group(stack) { other.set(1, on: stack) }
+            stack.applyRemoteChange(1) { inside(stack) }
         }
         hooks.removeAll()
         return probe
@@ -168,12 +175,12 @@ struct ReentrancyTableTests {
                 .setActionIsDiscardable, .setActionUserInfoValue,
             ].contains(operation)
         if allowed || disabledNoOp {
-            if case .reentrantCall? = probe.misuse { Issue.record("\(operation) refused during \(activity)") }
+            if probe.misuse?.activity != nil { Issue.record("\(operation) refused during \(activity)") }
             if probe.misuse == .redoWhileUndoing { Issue.record("\(operation) refused during \(activity)") }
         } else {
             let expected: ActionStack.Misuse =
                 operation == .redo && (activity == .undoing || activity == .notifyingUndo)
-                ? .redoWhileUndoing : .reentrantCall(operation, during: activity)
+                ? .redoWhileUndoing : .reentrantCall(operation.reported, during: activity.reported)
             #expect(probe.misuse == expected)
             #expect(probe.structureAfter == probe.structureBefore, "a refused call changes nothing")
             #expect(probe.shapeAfter == probe.shapeBefore)
@@ -193,9 +200,13 @@ struct ReentrancyTableTests {
         #expect(ActionStack._allows(.markClean, during: .notifyingUndo))
         // Nothing restructures the history under an operation in progress.
         for activity in Activity.allCases {
-            for operation in [Operation.undo, .redo, .jump, .removeAllActions, .removeAllActionsWithTarget, .endEvent] {
+            for operation in [Operation.undo, .redo, .jump, .removeAllActions, .endEvent, .applyRemoteChange] {
                 #expect(!ActionStack._allows(operation, during: activity))
             }
+            // Except a peer's deletion of an object, while its remote change applies.
+            #expect(
+                ActionStack._allows(.removeAllActionsWithTarget, during: activity)
+                    == (activity == .applyingRemoteChange))
         }
     }
 }

@@ -127,6 +127,9 @@ extension ReferenceModel {
         var rollbackFailure: (index: Int, error: String)?
         /// The inverse the rollback took out of the step being built and awaits.
         var rollbackAction: (action: Action, owner: Int)?
+        /// The clean marks made while the step's actions ran (the document half changed): each a
+        /// new state, and the state before it. The document leaves them when the operation settles.
+        var midwayMarks: [(mark: Int, before: Int)] = []
 
         init(
             direction: SideName?, step: Step?, stateBefore: Int, mark: Int, closedAtMark: Set<Int>, builtID: Int
@@ -264,8 +267,54 @@ extension ReferenceModel {
         }
     }
 
-    /// Limits never trim a step in flight: trimming waits until the operation settles.
-    var trimWaitsForOperation: Bool { asyncState.run != nil }
+    /// Limits never trim a step in flight, nor between the steps of a jump: trimming (and a change
+    /// of shape) waits while a request holds the turn, and is done when it ends, before the next
+    /// one gets the turn (issue 28, item 5).
+    var trimWaitsForOperation: Bool { asyncState.running != nil }
+
+    /// `markClean()` (and `removeAllActions()`'s mark): the current state; while an undo or redo
+    /// runs its actions, a new state that no node has, which the document leaves when the operation
+    /// settles (issue 28, item 4: a mark made mid-operation is clean only if the document comes
+    /// back to exactly that state).
+    func markCurrentStateClean() {
+        if let run = asyncState.run, run.direction != nil {
+            count("async clean mark while an operation runs")
+            let before = current
+            current = newStateID()
+            run.midwayMarks.append((current, before))
+        }
+        clean = current
+    }
+
+    /// The operation settles: the document leaves the marks made while its actions ran. Where a
+    /// mark was used since (the current state, the new changes other tasks recorded after it), the
+    /// state before it is put back, so that the operation settles as if the marks had not moved the
+    /// document, and no node has the clean state.
+    func leaveMidwayMarks(of run: RunModel) {
+        guard !run.midwayMarks.isEmpty else { return }
+        let marks = run.midwayMarks
+        run.midwayMarks = []
+        func before(_ state: Int) -> Int {
+            var state = state
+            for mark in marks.reversed() where mark.mark == state { state = mark.before }
+            return state
+        }
+        current = before(current)
+        for index in undoSide.closed.indices where !run.closedAtMark.contains(undoSide.closed[index].id) {
+            undoSide.closed[index].low = before(undoSide.closed[index].low)
+            undoSide.closed[index].high = before(undoSide.closed[index].high)
+        }
+        for index in undoSide.frames.indices {
+            undoSide.frames[index].low = before(undoSide.frames[index].low)
+            for position in undoSide.frames[index].items.indices {
+                if case .group(var group) = undoSide.frames[index].items[position] {
+                    group.low = before(group.low)
+                    group.high = before(group.high)
+                    undoSide.frames[index].items[position] = .group(group)
+                }
+            }
+        }
+    }
 
     /// `undo()`, `redo()` and `jump(to:)` after their refusal checks: whether the call belongs to the
     /// asynchronous operations (a broken step, an operation holding the turn, or a step with an
@@ -424,6 +473,13 @@ extension ReferenceModel {
                 for task in asyncState.waiting { cancelWaiting(task, .brokenStep) }
             }
             asyncState.running = nil
+            // What waited for the request's end (limits, a change of shape), before the next one
+            // gets the turn.
+            if pendingTrim && scopeDepth == 0 && activities.isEmpty {
+                pendingTrim = false
+                applyPendingShape()
+                trim()
+            }
             if !asyncState.waiting.isEmpty {
                 let next = asyncState.waiting.removeFirst()
                 asyncState.running = next
@@ -820,9 +876,15 @@ extension ReferenceModel {
         }
     }
 
-    /// A registration by the operation's handlers (or a group's body): into the step being built.
+    /// A registration by the operation's handlers (or a group's body): into the step being built;
+    /// an undo's or redo's registration for a target removed meanwhile is dropped (issue 28,
+    /// item 6).
     func register(_ action: Action, async spec: AsyncSpec?, in run: RunModel, owner: Int) {
         guard disableCount == 0, !run.rollingBack else { return }
+        if run.direction != nil && run.removedTargets.contains(action.target) {
+            count("async registration for a removed target dropped")
+            return
+        }
         if let spec {
             asyncState.specs[action.id] = spec
             run.builtHoldsAsync = true
@@ -891,8 +953,11 @@ extension ReferenceModel {
     /// new changes from other tasks go on top of where it arrived.
     func settleSuccess(_ run: RunModel) {
         call {
+            leaveMidwayMarks(of: run)
             let undoing = run.direction == .undo
             if !run.removedAll {
+                // Gone when a removal by target took its every action: no do-nothing step stands in.
+                let stepVanished = !side(undoing ? .undo : .redo).closed.contains { $0.id == run.stepID }
                 withSide(undoing ? .undo : .redo) { side in side.closed.removeAll { $0.id == run.stepID } }
                 let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
                 let (from, to) = undoing ? (run.high, run.low) : (run.low, run.high)
@@ -911,7 +976,7 @@ extension ReferenceModel {
                                 id: run.builtID, actions: actions, metadata: run.builtMetadata, low: after,
                                 high: run.stateBefore))
                     }
-                } else if !actions.isEmpty || (!dropsEmptyGroups && disableCount == 0) {
+                } else if !actions.isEmpty || (!dropsEmptyGroups && disableCount == 0 && !stepVanished) {
                     // A step the redo's handlers left empty does nothing: it leads from where it ends.
                     let (low, high) = actions.isEmpty ? (after, after) : (run.stateBefore, after)
                     let position =
@@ -963,6 +1028,7 @@ extension ReferenceModel {
     /// An action failed and the rollback ended: the step stays; returns the result text.
     func settleFailure(_ run: RunModel) -> String {
         call { () -> String in
+            leaveMidwayMarks(of: run)
             let undoing = run.direction == .undo
             guard let failed = run.failure else { fatalError("no failure") }
             let rollback = rollbackText(run)
@@ -1050,6 +1116,12 @@ extension ReferenceModel {
                 if !threw {
                     closeRecording(run, name: name)
                     return end(task, "returned")
+                }
+                // Its open notification is paired before the rollback, as a scoped group's
+                // (issue 28, item 3).
+                call {
+                    post(.willClose, in: .closingGroup)
+                    post(.didClose, discardable: run.builtMetadata.discardable)
                 }
                 startRollback(run, failedIndex: -1)
                 task.phase = .groupRollback

@@ -681,7 +681,7 @@ extension ReferenceModel {
     func markClean() {
         call {
             if let misuse = refusal(.markClean) { return report(misuse) }
-            clean = current
+            markCurrentStateClean()
             endCoalescing()
         }
     }
@@ -698,7 +698,7 @@ extension ReferenceModel {
             disableCount = 0
             pendingClose = false
             endCoalescing()
-            clean = current
+            markCurrentStateClean()
             // Section 19: a new root, numbered after every node so far.
             resetTree()
         }

@@ -24,11 +24,20 @@
 //   first, then the redo steps, next first). The root of the saved part is the parent of its
 //   farthest undo step (the current node when none). A step is its parent's redo choice when it is
 //   the next step of its chain (the undo path, the redo side, a branch after its first step).
+// - What the save leaves out is said (`SavedHistory.omissions`): walking outward from the current
+//   node over every step, a step not saved counts for the first step not saved on its way, itself
+//   included: "closure" when that step cannot be saved (named by the nearest such step: the fewest
+//   steps away, then the undo side, the redo side and the branches, then the lowest node), and
+//   "maximumSteps" when it could. At most one entry per reason, "closure" first. The restore
+//   reports them again.
 // - The clean state is saved as a node of the saved part whose document state it is, and never as
 //   another: a clean state marked inside a step (no node has it), or beyond the saved part, is
 //   saved as none (Decided: never moved to another step).
 // - A restore into an empty stack, walking outward from the saved current node, leaves out a step
-//   one of whose keys cannot be resolved, with everything beyond it (up the current path: it and
+//   one of whose keys cannot be resolved, or resolves to an object that nothing but the restore
+//   keeps alive (the stack holds targets weakly: the restore lets go of the objects once before it
+//   builds anything, and a key whose object was freed then is cut as "not kept"), with everything
+//   beyond it (up the current path: it and
 //   every step above it, its node becoming the root; down: its subtree). The rest comes back as
 //   saved, with new document states: the root a new one, each step's node a new one unless the
 //   step holds no action (then its parent's, as a do-nothing step leaves the document as it was).
@@ -100,11 +109,14 @@ struct SavedHistoryText: Hashable, Sendable, CustomStringConvertible {
     var steps: [SavedStepText]
     /// The root's date, in the clock's whole seconds (nil: a linear history).
     var rootDate: Int? = nil
+    /// What the save left out: "reason steps name" (the name "-" when there is none).
+    var omitted: [String] = []
 
     var description: String {
         (tree ? "tree" : "linear") + " root #\(root)" + (rootDate.map { " dated \($0)" } ?? "") + " current #\(current)"
             + (clean.isEmpty ? "" : " clean " + clean.map { "#\($0)" }.joined(separator: ",")) + ": "
             + steps.map(\.description).joined(separator: " | ")
+            + (omitted.isEmpty ? "" : " (left out: " + omitted.joined(separator: ", ") + ")")
     }
 
     /// The nodes joined to `node` by steps with no action, `node` included, in number order.
@@ -202,11 +214,14 @@ struct RestoreReportText: Hashable, Sendable, CustomStringConvertible {
     var cuts: [Cut]
     var restoredCleanState: Bool
     var trimmedSteps: Int
+    /// What the save had left out, as `SavedHistoryText.omitted` has it.
+    var omitted: [String] = []
 
     var description: String {
         "restored \(restoredSteps), dropped \(droppedSteps)"
             + cuts.map { " (cut #\($0.node): \($0.reason), \($0.droppedSteps) steps)" }.joined()
             + (restoredCleanState ? ", clean" : "") + (trimmedSteps > 0 ? ", trimmed \(trimmedSteps)" : "")
+            + (omitted.isEmpty ? "" : ", the save left out " + omitted.joined(separator: ", "))
     }
 }
 
@@ -442,10 +457,63 @@ extension ReferenceModel {
         let text = SavedHistoryText(
             tree: tree != nil, root: root, current: layout.current,
             clean: clean.first.map { SavedHistoryText.sameState(as: $0, in: steps) } ?? [], steps: steps,
-            rootDate: rootDate)
+            rootDate: rootDate, omitted: omissions(layout, saving: Set(order.map(\.index))))
         return ModelSave(
             tree: tree != nil, root: root, current: layout.current, clean: clean, steps: saved, text: text,
             rootDate: rootDate)
+    }
+
+    /// What a save of the steps `saved` (indices into the layout) leaves out, as
+    /// `SavedHistoryText.omitted` has it: each step not saved counts for the first step not saved
+    /// on its way out from the current node.
+    func omissions(_ layout: SaveLayout, saving saved: Set<Int>) -> [String] {
+        // Each step's way out: the steps between the current node and it, nearest first.
+        var adjacent: [Int: [Int]] = [:]
+        for (index, laid) in layout.steps.enumerated() {
+            adjacent[laid.parent, default: []].append(index)
+            adjacent[laid.node, default: []].append(index)
+        }
+        var way: [Int: [Int]] = [layout.current: []]
+        var stepWay: [Int: [Int]] = [:]
+        var pending = [layout.current]
+        while !pending.isEmpty {
+            var next: [Int] = []
+            for node in pending {
+                for index in adjacent[node] ?? [] {
+                    let laid = layout.steps[index]
+                    let far = laid.node == node ? laid.parent : laid.node
+                    guard way[far] == nil else { continue }
+                    way[far] = way[node]! + [index]
+                    stepWay[index] = way[far]!
+                    next.append(far)
+                }
+            }
+            pending = next
+        }
+        var closure = 0
+        var overLimit = 0
+        var nearest: (distance: Int, rank: Int, node: Int, name: String)?
+        for (index, laid) in layout.steps.enumerated() where !saved.contains(index) {
+            let steps = stepWay[index] ?? []
+            let distance = [index: steps.count]
+            guard let first = steps.first(where: { !saved.contains($0) }) else { continue }
+            if layout.steps[first].savable {
+                overLimit += 1
+            } else {
+                closure += 1
+                if first == index {
+                    let rank = laid.place == .undo ? 0 : laid.place == .redo ? 1 : 2
+                    let candidate = (distance[index]!, rank, laid.node, laid.step.metadata.name)
+                    if nearest.map({ ($0.distance, $0.rank, $0.node) > (candidate.0, candidate.1, candidate.2) })
+                        ?? true
+                    {
+                        nearest = candidate
+                    }
+                }
+            }
+        }
+        return (closure > 0 ? ["closure \(closure) \(nearest?.name ?? "-")"] : [])
+            + (overLimit > 0 ? ["maximumSteps \(overLimit) -"] : [])
     }
 
     /// A saved step as both worlds describe it.
@@ -476,8 +544,9 @@ extension ReferenceModel {
     /// The model becomes a fresh stack of the same settings (shape and limits, registration
     /// enabled), its observers registered again, into which `saved` is restored with
     /// `restoreHistory(_:resolvingTargets:)`, the keys of `unresolved` (targets) resolving to
-    /// nothing and every other key to its target. Returns the report.
-    func restoreIntoFreshStack(_ saved: ModelSave, unresolved: Set<Int>) -> RestoreReportText {
+    /// nothing, those of `released` to an object that nobody keeps, and every other key to its
+    /// target. Returns the report.
+    func restoreIntoFreshStack(_ saved: ModelSave, unresolved: Set<Int>, released: Set<Int> = []) -> RestoreReportText {
         // The fresh stack: empty, clean, nothing published yet; the observers' first state is the
         // empty one.
         lastEnqueuedState = observers.isEmpty ? nil : emptyState
@@ -487,7 +556,7 @@ extension ReferenceModel {
             disableCount = 0
             pendingClose = false
             eventEndAfterScopes = nil
-            return restore(saved, unresolved: unresolved)
+            return restore(saved, unresolved: unresolved, released: released)
         }
     }
 
@@ -512,7 +581,7 @@ extension ReferenceModel {
     }
 
     /// The restore itself, into the empty model.
-    private func restore(_ saved: ModelSave, unresolved: Set<Int>) -> RestoreReportText {
+    private func restore(_ saved: ModelSave, unresolved: Set<Int>, released: Set<Int> = []) -> RestoreReportText {
         var byNode: [Int: LaidStep] = [:]
         var children: [Int: [Int]] = [:]
         for laid in saved.steps {
@@ -520,10 +589,6 @@ extension ReferenceModel {
             children[laid.parent, default: []].append(laid.node)
         }
         for parent in children.keys { children[parent]!.sort() }
-        // The first action whose key does not resolve says why.
-        func failingKey(_ laid: LaidStep) -> String? {
-            laid.step.actions.first { unresolved.contains($0.target) }.map { "no " + Self.key(of: $0.target) }
-        }
         func subtreeSize(_ node: Int) -> Int { 1 + (children[node] ?? []).reduce(0) { $0 + subtreeSize($1) } }
         // Up from the current node: the first step that cannot come back goes, with everything
         // above it; its node is the new root.
@@ -533,40 +598,57 @@ extension ReferenceModel {
             path.append(node)
             node = laid.parent
         }
-        var cuts: [RestoreReportText.Cut] = []
-        var newRoot = saved.root
-        var kept: Set<Int> = []
-        for node in path {
-            if let key = failingKey(byNode[node]!) {
-                newRoot = node
-                cuts.append(.init(node: node, reason: key, droppedSteps: saved.steps.count - subtreeSize(node) + 1))
-                break
-            }
-            kept.insert(node)
-        }
-        let undoPath = path.filter(kept.contains).reversed()
-        // Down from the kept nodes: a step that cannot come back goes with its subtree. A linear
-        // stack keeps the redo choices from the current node; every other branch goes.
-        let onPath = Set(path).union([saved.current])
-        var choiceChain: Set<Int> = []
-        var pending = [newRoot] + Array(kept) + [saved.current]
-        var visited: Set<Int> = []
-        while let parent = pending.popLast() {
-            guard visited.insert(parent).inserted else { continue }
-            for child in children[parent] ?? [] where !onPath.contains(child) && !kept.contains(child) {
-                let onChoiceChain =
-                    byNode[child]!.isRedoChoice && (parent == saved.current || choiceChain.contains(parent))
-                if tree == nil && !onChoiceChain {
-                    cuts.append(.init(node: child, reason: "branch", droppedSteps: subtreeSize(child)))
-                } else if let key = failingKey(byNode[child]!) {
-                    cuts.append(.init(node: child, reason: key, droppedSteps: subtreeSize(child)))
-                } else {
-                    kept.insert(child)
-                    if onChoiceChain { choiceChain.insert(child) }
-                    pending.append(child)
+        /// What the restore keeps, when the keys of `missing` have no object: the first action of a
+        /// step whose key is missing says why ("no tN": it did not resolve; "not kept tN": its
+        /// object was freed when the restore let go of it).
+        func decide(missing: Set<Int>) -> (cuts: [RestoreReportText.Cut], newRoot: Int, kept: Set<Int>) {
+            func failingKey(_ laid: LaidStep) -> String? {
+                laid.step.actions.first { missing.contains($0.target) }.map {
+                    (unresolved.contains($0.target) ? "no " : "not kept ") + Self.key(of: $0.target)
                 }
             }
+            var cuts: [RestoreReportText.Cut] = []
+            var newRoot = saved.root
+            var kept: Set<Int> = []
+            for node in path {
+                if let key = failingKey(byNode[node]!) {
+                    newRoot = node
+                    cuts.append(.init(node: node, reason: key, droppedSteps: saved.steps.count - subtreeSize(node) + 1))
+                    break
+                }
+                kept.insert(node)
+            }
+            // Down from the kept nodes: a step that cannot come back goes with its subtree. A linear
+            // stack keeps the redo choices from the current node; every other branch goes.
+            let onPath = Set(path).union([saved.current])
+            var choiceChain: Set<Int> = []
+            var pending = [newRoot] + Array(kept) + [saved.current]
+            var visited: Set<Int> = []
+            while let parent = pending.popLast() {
+                guard visited.insert(parent).inserted else { continue }
+                for child in children[parent] ?? [] where !onPath.contains(child) && !kept.contains(child) {
+                    let onChoiceChain =
+                        byNode[child]!.isRedoChoice && (parent == saved.current || choiceChain.contains(parent))
+                    if tree == nil && !onChoiceChain {
+                        cuts.append(.init(node: child, reason: "branch", droppedSteps: subtreeSize(child)))
+                    } else if let key = failingKey(byNode[child]!) {
+                        cuts.append(.init(node: child, reason: key, droppedSteps: subtreeSize(child)))
+                    } else {
+                        kept.insert(child)
+                        if onChoiceChain { choiceChain.insert(child) }
+                        pending.append(child)
+                    }
+                }
+            }
+            return (cuts, newRoot, kept)
         }
+        // The restore decides with the objects the resolver gave, then lets go of them: when a step
+        // it kept names an object that nobody keeps, it decides again with those keys missing too.
+        var (cuts, newRoot, kept) = decide(missing: unresolved)
+        if kept.contains(where: { node in byNode[node]!.step.actions.contains { released.contains($0.target) } }) {
+            (cuts, newRoot, kept) = decide(missing: unresolved.union(released))
+        }
+        let undoPath = path.filter(kept.contains).reversed()
         cuts.sort { $0.node < $1.node }
         count("history restored")
         if !cuts.isEmpty { count("restore cut") }
@@ -636,7 +718,7 @@ extension ReferenceModel {
         let after = undoSide.closed.count + redoSide.closed.count + (tree?.branchStepCount ?? 0)
         return RestoreReportText(
             restoredSteps: kept.count, droppedSteps: cuts.reduce(0) { $0 + $1.droppedSteps }, cuts: cuts,
-            restoredCleanState: cleanKept, trimmedSteps: before - after)
+            restoredCleanState: cleanKept, trimmedSteps: before - after, omitted: saved.text.omitted)
     }
 
     /// The branches of a restored tree in the order they count as left (least recently first).

@@ -381,7 +381,7 @@ extension ReferenceModel {
     func setHistoryShape(tree toTree: Bool) {
         call {
             guard toTree != (tree != nil) || pendingShape != nil else { return }
-            if activities.isEmpty && scopeDepth == 0 {
+            if activities.isEmpty && scopeDepth == 0 && !trimWaitsForOperation {
                 pendingShape = nil
                 applyHistoryShape(tree: toTree)
             } else {

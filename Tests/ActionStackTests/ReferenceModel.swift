@@ -56,12 +56,15 @@ final class ReferenceModel {
         case jumpToNode, selectRedoBranch, earlier, later
         // The persistent history (section 20, ReferenceModel+Persistence.swift).
         case savedHistory, restoreHistory
+        // Remote changes (collaborative undo).
+        case applyRemoteChange
     }
 
     /// `ActionStack.Misuse.Activity`, by case name (section 9).
     enum Activity: String, CaseIterable, Hashable, Sendable {
         case undoing, redoing, notifyingUndo, notifyingRedo, closingGroup, openingGroup, rollingBack
         case preparingUndo, preparingRedo, jumping, closingScope
+        case applyingRemoteChange
     }
 
     /// `ActionStack.Misuse` (section 15).
@@ -508,18 +511,24 @@ final class ReferenceModel {
         case .registerUndo, .setValue, .setActionName, .setActionIsDiscardable, .setActionUserInfoValue:
             switch activity {
             case .undoing, .redoing, .closingGroup, .openingGroup, .rollingBack: return true
+            // Registration is disabled while a remote change applies: these calls do nothing.
+            case .applyingRemoteChange: return true
             case .notifyingUndo, .notifyingRedo, .preparingUndo, .preparingRedo, .jumping, .closingScope: return false
             }
         case .beginUndoGrouping, .group, .endUndoGrouping:
             // A rollback disables registration, which comes first: grouping calls do nothing there
-            // and are no misuse, so its column allows them.
+            // and are no misuse, so its column allows them (so does a remote change's).
             return activity == .undoing || activity == .redoing || activity == .rollingBack
+                || activity == .applyingRemoteChange
         case .markClean:
             switch activity {
-            case .undoing, .redoing, .rollingBack: return false
+            case .undoing, .redoing, .rollingBack, .applyingRemoteChange: return false
             default: return true
             }
-        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget:
+        case .removeAllActionsWithTarget:
+            // A peer deleted an object: its actions go while the remote change applies.
+            return activity == .applyingRemoteChange
+        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .applyRemoteChange:
             return false
         case .jumpToNode, .selectRedoBranch, .earlier, .later:
             // Section 19: a tree move is an operation like jump(to:).

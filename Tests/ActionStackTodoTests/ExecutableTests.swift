@@ -71,12 +71,12 @@ struct TodoExecutableTests {
         let refusal = "the database refused the write: \(TodoDatabase.refusalMessage) (SQLite error 1811)"
         #expect(
             lines.contains(
-                "error: Undo Mark “Call mom” Done failed: action #1 of 1 failed: \(refusal); "
+                "error: Undo Mark “Call mom” Done failed: action 0 of 1 failed: \(refusal); "
                     + "the rollback restored the list; the step can be tried again"))
         #expect(lines.contains("todo: [Undo Clear 2 Done Items] (Redo)"))
         #expect(
             lines.contains(
-                "error: Undo Clear 2 Done Items failed: action #1 of 2 failed: \(refusal); "
+                "error: Undo Clear 2 Done Items failed: action 0 of 2 failed: \(refusal); "
                     + "the rollback restored the list; the step can be tried again"))
         #expect(lines.contains("Undo Clear 2 Done Items"))
         #expect(lines.contains("error: unknown command 'bogus'; type help for the list"))

@@ -52,7 +52,7 @@ struct Fixture {
 
 /// The failure inside an operation error, or nil (recording an issue) when it is something else.
 func actionFailure(_ error: ActionStack.OperationError) -> ActionStack.ActionFailure? {
-    guard case .actionFailed(let failure) = error else {
+    guard let failure = error.actionFailure else {
         Issue.record("expected an action failure, got \(error)")
         return nil
     }
@@ -172,7 +172,7 @@ struct TodoListTests {
         #expect(failure.actionIndex == 0)
         #expect(failure.actionCount == 1)
         #expect((failure.underlying as? DatabaseError)?.message == TodoDatabase.refusalMessage)
-        guard case .restored = failure.rollback else {
+        guard failure.rollback.isRestored else {
             Issue.record("the rollback should restore the list, got \(failure.rollback)")
             return
         }
@@ -224,7 +224,7 @@ struct TodoListTests {
         // The actions run newest first: the last row registered is put back first.
         #expect(failure.actionIndex == 2 - writesBeforeRefusal)
         #expect(failure.actionCount == 3)
-        guard case .restored = failure.rollback else {
+        guard failure.rollback.isRestored else {
             Issue.record("the rollback should restore the list, got \(failure.rollback)")
             return
         }
@@ -245,7 +245,7 @@ struct TodoListTests {
         }
         let redoFailure = try #require(redoError.flatMap(actionFailure))
         #expect(!redoFailure.isUndo)
-        guard case .restored = redoFailure.rollback else {
+        guard redoFailure.rollback.isRestored else {
             Issue.record("the rollback should restore the list, got \(redoFailure.rollback)")
             return
         }

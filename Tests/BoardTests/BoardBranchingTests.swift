@@ -48,7 +48,7 @@ struct BoardBranchingTests {
         #expect(tree.nodes.map(\.sequence) == [0, 1, 2, 3, 4], "nothing was lost")
         #expect(tree[ActionStack.HistoryNode.ID(sequence: 1)]?.children.map(\.sequence) == [2, 3, 4])
         #expect(session.board.undoStack.currentNode?.sequence == 4)
-        #expect(session.render().last == "board: [Undo Add Figure] (Redo)  * unsaved", "undo and redo as before")
+        #expect(session.render().last == "board: [Undo Add Figure] (Redo)  * unsaved: board", "undo and redo as before")
     }
 
     @Test func treeDrawsEveryNodeWithWhereYouAreAndTheSavedNode() {
@@ -88,7 +88,7 @@ struct BoardBranchingTests {
         #expect(output.first == "went to node 3: undid 1 step, then redid 1 step")
         #expect(figures(session) == ["#1 (5.0, 5.0)"], "figure #2 was added on another branch")
         #expect(output.contains("selected: none"), "the selected figure left the board with its branch")
-        #expect(output.last == "board: [Undo Move to (5.0, 5.0)] (Redo)  * unsaved")
+        #expect(output.last == "board: [Undo Move to (5.0, 5.0)] (Redo)  * unsaved: board")
 
         output = session.handle("goto 2")
         #expect(output.first == "went to node 2: undid 1 step, then redid 1 step")
@@ -99,7 +99,7 @@ struct BoardBranchingTests {
         output = session.handle("goto 4")
         #expect(output.first == "went to node 4: undid 1 step, then redid 1 step")
         #expect(figures(session) == ["#1 (10.0, 20.0)", "#2 (50.0, 30.0)"], "figure #2 is back")
-        #expect(output.last == "board: [Undo Add Figure] (Redo)  * unsaved")
+        #expect(output.last == "board: [Undo Add Figure] (Redo)  * unsaved: board")
 
         #expect(answer(session, "goto 0") == "went to node 0: undid 2 steps")
         #expect(figures(session).isEmpty)
@@ -112,7 +112,7 @@ struct BoardBranchingTests {
         let session = threeBranches()
         _ = session.handle("goto 3")
         _ = session.handle("undo")
-        #expect(session.render().last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved")
+        #expect(session.render().last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved: board")
         #expect(answer(session, "redo") == "Redo Move to (5.0, 5.0)", "redo takes the branch visited last")
         #expect(figures(session) == ["#1 (5.0, 5.0)"])
     }
@@ -122,7 +122,7 @@ struct BoardBranchingTests {
         var output = session.handle("earlier")
         #expect(output.first == "went back to node 3: undid 1 step, then redid 1 step")
         #expect(figures(session) == ["#1 (5.0, 5.0)"])
-        #expect(output.last == "board: [Undo Move to (5.0, 5.0)] (Redo)  * unsaved")
+        #expect(output.last == "board: [Undo Move to (5.0, 5.0)] (Redo)  * unsaved: board")
         output = session.handle("earlier")
         #expect(output.first == "went back to node 2: undid 1 step, then redid 1 step")
         #expect(output.last == "board: [Undo Move to (30.0, 5.0)] (Redo)", "back at the saved node")
@@ -176,7 +176,7 @@ struct BoardBranchingTests {
             ])
         let output = session.handle("branch 3")
         #expect(output.first == "redo now takes node 3: Move to (5.0, 5.0)")
-        #expect(output.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved")
+        #expect(output.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved: board")
         #expect(figures(session) == ["#1 (10.0, 20.0)"], "choosing a branch does not move the board")
         #expect(session.handle("branch 3") == ["redo already takes node 3"])
         #expect(answer(session, "redo") == "Redo Move to (5.0, 5.0)")
@@ -258,7 +258,7 @@ struct BoardBranchingTests {
             #expect(tree.clean?.sequence == 2, "after \(command)")
             let atSaved = tree.current.sequence == 2
             #expect(session.board.hasUnsavedChanges == !atSaved, "after \(command)")
-            #expect(session.render().last?.hasSuffix("* unsaved") == !atSaved, "after \(command)")
+            #expect(session.render().last?.hasSuffix("* unsaved: board") == !atSaved, "after \(command)")
             let drawing = try #require(session.handle("tree").first)
             #expect(drawing.contains("2 Move to (30.0, 5.0)  \(atSaved ? "<- you are here, " : "")saved"), "\(drawing)")
         }
@@ -288,7 +288,7 @@ struct BoardBranchingTests {
         #expect(figure.color == .green)
         _ = session.handle("select 2")
         _ = session.handle("figure")
-        #expect(session.render().last == "figure #2: [Undo Change Color] (Redo)  * unsaved")
+        #expect(session.render().last == "figure #2: [Undo Change Color] (Redo)  * unsaved: board, figure #2")
         #expect(answer(session, "undo") == "Undo Change Color")
         #expect(figure.color == .black)
     }

@@ -57,13 +57,15 @@ struct ExecutableTests {
         #expect(status == 0)
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.contains("> add 10 20"), "commands are echoed when input is not a terminal")
-        #expect(lines.contains("board: [Undo Move to (30.0, 5.0)] (Redo)  * unsaved"))
+        #expect(lines.contains("board: [Undo Move to (30.0, 5.0)] (Redo)  * unsaved: board"))
         #expect(lines.contains("Undo Move to (30.0, 5.0)"))
-        #expect(lines.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved"))
+        #expect(lines.contains("board: [Undo Add Figure] [Redo Move to (30.0, 5.0)]  * unsaved: board"))
         #expect(lines.contains("Redo Move to (30.0, 5.0)"))
         #expect(lines.contains("figure #1 is now blue"))
-        #expect(lines.contains("figure #1: [Undo Change Color] (Redo)  * unsaved"))
-        #expect(lines.contains("figure #1: (Undo) [Redo Change Color]  * unsaved"))
+        // The status line names the histories not at their saved state: undoing the figure's
+        // change brings its own history back to its saved state, while the board's is not.
+        #expect(lines.contains("figure #1: [Undo Change Color] (Redo)  * unsaved: board, figure #1"))
+        #expect(lines.contains("figure #1: (Undo) [Redo Change Color]  * unsaved: board"))
         #expect(lines.contains("error: unknown command 'bogus'; type help for the list"))
         #expect(lines.contains("the board has unsaved changes; type quit again to quit without saving, or save first"))
         #expect(lines.last == "bye")
@@ -163,7 +165,7 @@ struct ExecutableTests {
     @Test func endOfInputEndsTheProgram() throws {
         let (output, status) = try runBoard(input: "add 1 1\nmove 1 2 2")  // the last line has no newline
         #expect(status == 0)
-        #expect(output.hasSuffix("board: [Undo Move to (2.0, 2.0)] (Redo)  * unsaved\n"))
+        #expect(output.hasSuffix("board: [Undo Move to (2.0, 2.0)] (Redo)  * unsaved: board\n"))
     }
 
     @Test func noColourWhenPipedEvenWithoutNoColor() throws {
@@ -179,14 +181,15 @@ struct ExecutableTests {
         let lines = output.split(separator: "\n").map(String.init)
         for expected in [
             "> add 10 20", "added figure #1 at (10.0, 20.0)", "> move 1 30 24", "> nudge 1 2 0",
-            "board: [Undo Move to (34.0, 24.0)] (Redo)  * unsaved", "> color red", "Undo Change Corner Radius",
+            "board: [Undo Move to (34.0, 24.0)] (Redo)  * unsaved: board", "> color red", "Undo Change Corner Radius",
             "Undo Move to (34.0, 24.0)", "Redo Move to (34.0, 24.0)", "removed figure #2", "Undo Remove Figure",
             // The removed figure came back with its own history: its colour change undoes.
             "Undo Change Color",
             // A change after undoing keeps the undone steps as a branch, which goto reaches.
             "`-- 6 Move to (10.0, 10.0)  <- you are here", "went to node 5: undid 1 step, then redid 2 steps",
             "went back to node 4: undid 1 step", "redo now takes node 4: Move to (34.0, 24.0)",
-            "board: [Undo Move to (34.0, 24.0)] [Redo Remove Figure]  * unsaved",
+            // The board's history is at its saved node; figure #2's is not.
+            "board: [Undo Move to (34.0, 24.0)] [Redo Remove Figure]  * unsaved: figure #2",
         ] {
             #expect(lines.contains(expected), "missing: \(expected)")
         }

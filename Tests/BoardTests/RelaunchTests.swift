@@ -71,15 +71,17 @@ struct RelaunchTests {
         // with its own history.
         #expect(answer(to: "undo", 0, in: after) == "Undo Remove Figure")
         #expect(
-            status(after: "undo", 0, in: after) == "board: [Undo Move to (30.0, 5.0)] [Redo Remove Figure]  * unsaved")
+            status(after: "undo", 0, in: after)
+                == "board: [Undo Move to (30.0, 5.0)] [Redo Remove Figure]  * unsaved: board, figure #2")
         #expect(after.contains("figures: #1 (30.0, 5.0) black r=0.0, #2 (40.0, 8.0) red r=0.0"))
-        #expect(status(after: "figure", in: after) == "figure #2: [Undo Change Color] (Redo)  * unsaved")
+        #expect(
+            status(after: "figure", in: after) == "figure #2: [Undo Change Color] (Redo)  * unsaved: board, figure #2")
         #expect(answer(to: "undo", 1, in: after) == "Undo Change Color")
         #expect(after.contains("figures: #1 (30.0, 5.0) black r=0.0, #2 (40.0, 8.0) black r=0.0"))
         #expect(answer(to: "undo", 2, in: after) == "Undo Move to (30.0, 5.0)")
         #expect(answer(to: "undo", 3, in: after) == "Undo Add Figure")
         #expect(answer(to: "undo", 4, in: after) == "Undo Add Figure")
-        #expect(status(after: "undo", 4, in: after) == "board: (Undo) [Redo Add Figure]  * unsaved")
+        #expect(status(after: "undo", 4, in: after) == "board: (Undo) [Redo Add Figure]  * unsaved: board")
         #expect(after.contains("figures: none"), "undoing everything reaches the empty board")
         #expect(answer(to: "redo", in: after) == "Redo Add Figure")
         #expect(

@@ -264,7 +264,7 @@ struct SessionTests {
         #expect(lines.first == "added figure #1 at (10.0, 20.0)")
         #expect(lines.contains { $0.contains("[*1]") })
         #expect(lines.contains("selected: #1 at (10.0, 20.0), color black, corner radius 0.0"))
-        #expect(lines.last == "board: [Undo Add Figure] (Redo)  * unsaved")
+        #expect(lines.last == "board: [Undo Add Figure] (Redo)  * unsaved: board")
         _ = session.handle("radius 3")
         #expect(picture(session).contains { $0.contains("(*1)") }, "rounded figures are drawn with parentheses")
         _ = session.handle("add 40 8")
@@ -342,7 +342,7 @@ struct SessionTests {
         let jump = session.handle("history 1")
         #expect(jump.first == "went to node 1: undid 2 steps")
         #expect(session.board.figure(1)?.position == Point(x: 1, y: 1))
-        #expect(jump.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved")
+        #expect(jump.last == "board: [Undo Add Figure] [Redo Move to (5.0, 5.0)]  * unsaved: board")
         let after = try #require(session.handle("history").first)
         #expect(after.contains("  1  Add Figure          <- you are here"))
         #expect(after.contains("  2  Move to (5.0, 5.0)  saved, (redo)"))
@@ -360,7 +360,7 @@ struct SessionTests {
             _ = session.handle(command)
         }
         #expect(session.board.figure(1)?.color == .red)
-        #expect(session.render().last == "figure #1: [Undo Change Color] (Redo)  * unsaved")
+        #expect(session.render().last == "figure #1: [Undo Change Color] (Redo)  * unsaved: figure #1")
         let listing = try #require(session.handle("history").first)
         #expect(listing.contains("  0  (start)       saved"), "\(listing)")
         #expect(listing.contains("  1  Change Color  <- you are here"), "\(listing)")
@@ -372,9 +372,12 @@ struct SessionTests {
         let session = Session()
         #expect(session.render().last == "board: (Undo) (Redo)")
         _ = session.handle("add 1 1")
-        #expect(session.render().last?.hasSuffix("* unsaved") == true)
+        #expect(session.render().last?.hasSuffix("* unsaved: board") == true)
         #expect(session.handle("save").last == "board: [Undo Add Figure] (Redo)")
-        #expect(session.handle("color red").last?.hasSuffix("* unsaved") == true, "a figure's change counts")
+        // A figure's change counts, and the status line says whose history it is in.
+        #expect(
+            session.handle("color red").last == "board: [Undo Add Figure] (Redo)  * unsaved: figure #1",
+            "a figure's change counts")
         _ = session.handle("figure")
         #expect(session.handle("undo").last == "figure #1: (Undo) [Redo Change Color]", "back to the saved state")
     }

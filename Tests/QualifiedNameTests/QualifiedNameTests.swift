@@ -109,7 +109,8 @@ import Testing
         }
         types.remove("ActionStack")
         #expect(types.count >= 5, "the scan finds the library's types: \(types.sorted())")
-        let alias = try Regex(#"public typealias (\w+) = ActionStack::(\w+)"#)
+        // A generic type's alias has its parameters: `SequenceEdit<Element: ...> = ActionStack::SequenceEdit<Element>`.
+        let alias = try Regex(#"public typealias (\w+)(?:<[^=]*>)? = ActionStack::(\w+)"#)
         var aliased: Set<String> = []
         for match in aliases.matches(of: alias) where match.output[1].substring == match.output[2].substring {
             if let name = match.output[1].substring { aliased.insert(String(name)) }
@@ -133,5 +134,10 @@ import Testing
         #expect(ActionStack.HistoryJournal.self == HistoryJournal.self)
         #expect(ActionStack.HistoryRecorder.self == HistoryRecorder.self)
         #expect(ActionStack.JournalRecord.self == JournalRecord.self)
+        #expect(ActionStack.SequenceEdit<Int>.self == SequenceEdit<Int>.self)
+        #expect(ActionStack.SequenceEditError.self == SequenceEditError.self)
+        #expect(ActionStack.TextEdit.self == TextEdit.self)
+        let rebasable: (any ActionStack.RebasableCommand.Type)? = nil
+        #expect(rebasable == nil)
     }
 }

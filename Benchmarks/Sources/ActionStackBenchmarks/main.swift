@@ -15,7 +15,7 @@
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks            N = 1,000,000, 5 repetitions
 //   swift run -c release --package-path Benchmarks ActionStackBenchmarks --quick    N = 20,000, 3 repetitions
 //   ... -n N                         another N
-//   ... --only 1,2,scale,async,tree,persistence  only these scenarios (1-7), these tables
+//   ... --only 1,2,scale,async,tree,persistence,remote  only these scenarios (1-7), these tables
 //   ... --json results.json          also write every row as JSON
 //   ... --single-run SCENARIO COUNT  one scenario's work only, for profilers (see callgrind.sh)
 //
@@ -55,7 +55,7 @@ if let text = value(after: "-n") {
     n = value
 }
 let only = value(after: "--only").map { Set($0.split(separator: ",").map(String.init)) }
-/// Whether a scenario ("1" ... "7") or a table ("scale", "async", "tree", "persistence") runs.
+/// Whether a scenario ("1" ... "7") or a table ("scale", "async", "tree", "persistence", "remote") runs.
 func selected(_ name: String) -> Bool { only?.contains(name) ?? true }
 let repetitions = quick ? 3 : 5
 #if DEBUG
@@ -89,5 +89,8 @@ if selected("tree") {
 if selected("persistence") {
     // 10,000 steps whatever N (the size); registration over N steps, 200,000 at most.
     report.persistence = runPersistenceTable(repetitions: quick ? 5 : 11, registrationSteps: min(n, 200_000))
+}
+if selected("remote") {
+    runRemoteTable(quick: quick, repetitions: repetitions)
 }
 if let path = value(after: "--json") { writeJSON(report, to: path) }

@@ -10,10 +10,12 @@
 // The board: figures on a board, with an undo history for the board and one for each figure.
 //
 // Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour;
-// `swift run board FILE` opens a board saved with `save FILE`, with its history.
+// `swift run board FILE` opens a board saved with `save FILE`, with its history, and
+// `swift run board --shared FILE`, in two terminals, edits one board from both (SharedBoard).
 // Everything interesting lives in the ActionStackBoardModel target (Board, Figure, Session,
-// UndoButtons, LineBuffer, which cuts the input into lines, and LineEditor, which edits the line
-// typed at a terminal); this file only reads input, draws the line being edited, and prints answers.
+// UndoButtons, SharedBoard, LineBuffer, which cuts the input into lines, and LineEditor, which
+// edits the line typed at a terminal); this file only reads input, draws the line being edited,
+// prints answers, and, for a shared board, reads the others' changes while it waits for a key.
 
 import ActionStackBoardModel
 import Foundation
@@ -43,21 +45,40 @@ func wantsColor() -> Bool {
     return true
 }
 
+/// Waits until standard input has something to read (or has ended). While it waits, calls `idle`
+/// every `SharedBoard.pollInterval`: a shared board reads the others' changes then. Without `idle`
+/// it returns at once, and the read that follows waits instead.
+@MainActor
+func waitForInput(_ idle: (@MainActor () -> Void)?) {
+    guard let idle else { return }
+    let timeout = Int32(SharedBoard.pollInterval / .milliseconds(1))
+    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    while true {
+        let ready = poll(&descriptor, 1, timeout)
+        if ready > 0 || (ready < 0 && errno != EINTR) { return }  // input, its end, or an error: read() says
+        if ready == 0 { idle() }
+    }
+}
+
 /// Reads standard input a line at a time, straight from the file descriptor.
 ///
 /// `readLine()` cannot tell a line that ended with Return from one that ended with Ctrl-D typed
 /// after some text; this reader can, so the program can end the output line the terminal left
 /// open. (It reads the descriptor itself because the C library's `stdin` is a global that Swift 6's
 /// strict concurrency checking does not let code touch.) `LineBuffer` cuts the bytes into lines.
+@MainActor
 final class InputReader {
     private var buffer = LineBuffer()
     private var atEnd = false
+    /// Called while the reader waits for input (a shared board's timer).
+    var idle: (@MainActor () -> Void)?
 
     /// The next line; nil at the end of input.
     func nextLine() -> LineBuffer.Line? {
         while true {
             if let line = buffer.nextLine() { return line }
             if atEnd { return buffer.finish() }
+            waitForInput(idle)
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
             if count > 0 {
@@ -112,6 +133,8 @@ final class LineEditingReader {
     /// The first character of the line that is shown, when the line is wider than the terminal.
     private var scroll = 0
     private let prompt = "> "
+    /// Called while the reader waits for a key (a shared board's timer).
+    var idle: (@MainActor () -> Void)?
 
     /// The next line entered; nil at the end of input (Ctrl-D on an empty line).
     func nextLine() -> String? {
@@ -143,10 +166,19 @@ final class LineEditingReader {
         }
     }
 
+    /// Prints `lines` above the line being edited (what a shared board's timer brought), then
+    /// draws the prompt and the line again below them.
+    func show(_ lines: [String]) {
+        print("\r\u{1B}[K", terminator: "")
+        for line in lines { print(line) }
+        draw()
+    }
+
     /// Reads what the terminal has sent; false at the end of input or on an error.
     private func refill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
+            waitForInput(idle)
             let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
             if count > 0 {
                 bytes = Array(chunk[..<count])
@@ -189,10 +221,24 @@ func printError(_ message: String) {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+// `--shared FILE` takes the file with it; the other arguments are options and at most one FILE.
+var sharedPath: String?
+var arguments: [String] = []
+var remaining = CommandLine.arguments.dropFirst()
+while let argument = remaining.popFirst() {
+    guard argument == "--shared" else {
+        arguments.append(argument)
+        continue
+    }
+    guard sharedPath == nil, let path = remaining.popFirst() else {
+        printError("board: --shared takes one FILE, once (try --help)")
+        exit(2)
+    }
+    sharedPath = path
+}
 
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: board [--demo] [FILE]\n")
+    print("usage: board [--demo] [FILE]\n       board --shared FILE\n")
     print(Session.help)
     exit(0)
 }
@@ -205,12 +251,33 @@ if files.count > 1 || (arguments.contains("--demo") && !files.isEmpty) {
     printError("board: give at most one FILE, and none with --demo (try --help)")
     exit(2)
 }
+if sharedPath != nil && !arguments.isEmpty {
+    printError("board: --shared FILE takes no other FILE, and no --demo (try --help)")
+    exit(2)
+}
+
+/// The name of the terminal on standard input ("/dev/pts/3"), if it is one: a shared board that
+/// starts again in the same terminal takes back the history it had there.
+func terminalName() -> String? {
+    guard isatty(STDIN_FILENO) != 0, let name = ttyname(STDIN_FILENO) else { return nil }
+    return String(cString: name)
+}
 
 // `board FILE` opens the board saved in FILE with its history, or starts a new board that `save`
-// writes there.
+// writes there. `board --shared FILE` joins the shared board in the database FILE.
 let session: Session
+var shared: SharedBoard?
 var openingNotes: [String] = []
-if let path = files.first {
+if let path = sharedPath {
+    do {
+        let joined = try SharedBoard.join(path: path, terminal: terminalName(), usesColor: wantsColor())
+        (shared, openingNotes) = (joined.board, joined.notes)
+        session = joined.board.session
+    } catch {
+        printError("board: cannot share \(Session.quote(path)): \(error)")
+        exit(1)
+    }
+} else if let path = files.first {
     do {
         (session, openingNotes) = try Session.opening(URL(fileURLWithPath: path), usesColor: wantsColor())
     } catch {
@@ -239,13 +306,34 @@ let dumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? true
 let editing = interactive && isatty(STDOUT_FILENO) != 0 && !dumbTerminal && startLineEditing()
 let input = InputReader()
 let editingReader = LineEditingReader()
+if let shared {
+    // A shared board reads the others' changes while it waits for input, and prints them with the
+    // board and its buttons: a peer's change can change the titles at once.
+    editingReader.idle = {
+        let lines = shared.poll()
+        if !lines.isEmpty { editingReader.show(lines) }
+    }
+    input.idle = {
+        let lines = shared.poll()
+        guard !lines.isEmpty else { return }
+        // The prompt's line is left as it is (the terminal edits it, and only it knows what was
+        // typed there); the lines and a new prompt follow it.
+        if interactive { print() }
+        for line in lines { print(line) }
+        if interactive { print("> ", terminator: "") }
+        fflush(nil)
+    }
+}
+/// Handles one line: through the shared board when there is one (which logs the changes).
+@MainActor
+func handle(_ line: String) -> [String] { shared?.handle(line) ?? session.handle(line) }
 if interactive { print("ActionStack board — type help for the commands, quit to leave.") }
 for line in openingNotes { print(line) }
 for line in session.render() { print(line) }
-reading: while !session.isFinished {
+reading: while !session.isFinished && shared?.hasLeft != true {
     if editing {
         guard let line = editingReader.nextLine() else { break reading }
-        for output in session.handle(line) { print(output) }
+        for output in handle(line) { print(output) }
         continue
     }
     if interactive {
@@ -264,6 +352,8 @@ reading: while !session.isFinished {
         // Ctrl-D after some text: the terminal's line is still open after what was typed.
         if interactive && !endedWithNewline { print() }
         if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(Session.printable(line))") }
-        for output in session.handle(line) { print(output) }
+        for output in handle(line) { print(output) }
     }
 }
+// A shared board that did not quit (the input ended) saves its history and lets the user go.
+shared?.leave()

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import ActionStack
+public import Foundation
 
 /// Why a board operation was refused. The board is unchanged when one is thrown.
 public enum BoardError: Error, Equatable, CustomStringConvertible {
@@ -160,6 +161,18 @@ public final class Board {
         !undoStack.isClean || figures.contains { !$0.isSaved }
     }
 
+    /// Which histories changed since the last `save()`, each by the state of its own stack: the
+    /// board's ("board"), and those of the figures on the board ("figure #2"), in that order. Empty
+    /// exactly when `hasUnsavedChanges` is false.
+    ///
+    /// Each stack has its own saved state: a figure's history can be at its saved step while the
+    /// board's is not (a figure moved on the board: a board step), and the other way round (a
+    /// figure recoloured: a figure step). The status line names them, so that its mark and the
+    /// `saved` mark of a history listing never seem to disagree.
+    public var unsavedHistories: [String] {
+        (undoStack.isClean ? [] : ["board"]) + figures.filter { !$0.isSaved }.map { "figure #\($0.id)" }
+    }
+
     /// Marks the board saved (the session's `save FILE` first writes `fileContents()` to the file,
     /// and calls this once the write succeeded): the board's stack and the stack of every figure on
     /// it are marked clean, so `hasUnsavedChanges` is false until
@@ -169,6 +182,77 @@ public final class Board {
         // saved step stays as it was saved.
         undoStack.markClean()
         for figure in figures { figure.markSaved() }
+    }
+
+    // MARK: Changes made elsewhere (a shared board)
+
+    /// The figure with `uuid`, if it is on the board.
+    public func figure(uuid: UUID) -> Figure? {
+        figures.first { $0.uuid == uuid }
+    }
+
+    /// Applies a change that another board made (`SharedBoard` reads it from the shared log),
+    /// as a change that is not this user's: undo never reverts it, and this user's steps move
+    /// past it. Returns false, changing nothing, when the change does not fit this board (a figure
+    /// it does not have, or one it has already); true when it was applied.
+    ///
+    /// The change goes through the library's `applyRemoteChange(_:version:_:)`: the closure makes
+    /// the change to the model, and what it would register is not recorded (here it registers
+    /// nothing: it sets the figures directly, not through the undoable primitives). Then every
+    /// stored step of the board's stack, in every branch, moves past the change: the commands are
+    /// `RebasableCommand`s over `BoardChange` (see Commands.swift), rewritten lazily, when a step
+    /// is performed, saved, or looked at as the next step. `version` is the change's place in the
+    /// shared log; the stack keeps the last one (`remoteVersion`) and saves it with the history.
+    ///
+    /// The board's stack hears every change (so any peer's change ends a run of nudges: the next
+    /// nudge starts a step of its own); a figure's own stack hears the changes to that figure (its
+    /// colour and radius steps move past them, `Figure.receive(_:version:)`). When a peer removes
+    /// a figure, the figure's own steps go with it, by `removeAllActions(withTarget:)` inside the
+    /// closure; the board's steps that move it name it by UUID on the board's stack (their target
+    /// is the board, which is how a saved history finds them again), so there they die as they
+    /// rebase over the removal (`MoveFigure.rebased(over:)`).
+    @discardableResult
+    public func receive(_ change: BoardChange, version: String) -> Bool {
+        // The change as it applies here: an index is where the figure is on this board (the same
+        // on every board that applied the same log, and repaired if not).
+        let applied: BoardChange
+        switch change {
+        case .insert(let record, let index):
+            guard figure(uuid: record.uuid) == nil, !figures.contains(where: { $0.id == record.number }),
+                record.number >= 1, Board.contains(record.position),
+                (0...Figure.maximumCornerRadius).contains(record.cornerRadius)
+            else { return false }
+            applied = .insert(record, at: min(max(index, 0), figures.count))
+        case .remove(let uuid, _):
+            guard let index = figures.firstIndex(where: { $0.uuid == uuid }) else { return false }
+            applied = .remove(figure: uuid, at: index)
+        case .move(let uuid, let point):
+            guard figure(uuid: uuid) != nil, Board.contains(point) else { return false }
+            applied = change
+        case .color(let uuid, _), .radius(let uuid, _):
+            // The figure's stack hears it (and applies it); the board's stack hears it next, with
+            // nothing to apply, so that it too has seen every change and keeps the version.
+            guard let target = figure(uuid: uuid), target.receive(change, version: version) else { return false }
+            undoStack.applyRemoteChange(change, version: version) {}
+            return true
+        }
+        undoStack.applyRemoteChange(applied, version: version) {
+            switch applied {
+            case .insert(let record, let index):
+                // A new object, with an empty history: a figure a peer put (back) on the board is
+                // the peer's, and this user's older steps about it died when it was removed.
+                figures.insert(Figure(record), at: index)
+                nextID = max(nextID, record.number + 1)
+            case .remove(_, let index):
+                let figure = figures.remove(at: index)
+                figure.undoStack.removeAllActions(withTarget: figure)
+            case .move(let uuid, let point):
+                self.figure(uuid: uuid)?.position = point
+            case .color, .radius:
+                break
+            }
+        }
+        return true
     }
 
     // MARK: Opening a file

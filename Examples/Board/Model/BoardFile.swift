@@ -233,7 +233,9 @@ public enum BoardFile: Sendable {
             do {
                 let report = try stack.restoreHistory(history, resolvingTargets: resolve)
                 reports[name] = report
-                if report.droppedSteps > 0 || report.trimmedSteps > 0 { notes.append("\(what): \(report)") }
+                if report.droppedSteps > 0 || report.trimmedSteps > 0 || !report.omittedWhenSaved.isEmpty {
+                    notes.append("\(what): \(report)")
+                }
             } catch {
                 notes.append("\(what) could not be restored: \(error)")
             }
@@ -308,21 +310,47 @@ extension Board {
     /// bring back: the figures the history's `InsertFigure` commands hold. Call `save()` after the
     /// file is written, and not before: if writing fails, nothing is marked saved.
     ///
+    /// A shared board (`SharedBoard`) gives `remoteVersion`, the place in the shared log that the
+    /// board reflects: every history is saved with it (`SavedHistory.remoteVersion`), and when the
+    /// board is opened again, the changes logged after it are applied as remote changes, which the
+    /// restored steps move past. (It is the app's version, not the stack's own `remoteVersion`,
+    /// which names the last change another board made: this board's own changes are in the log
+    /// too, and in the saved board.)
+    ///
     /// - Throws: `BoardFileError.historyNotSavable` while a change is in progress, or an encoding
     ///   error.
-    public func fileContents() throws -> Data {
+    public func fileContents(remoteVersion: String? = nil) throws -> Data {
+        try file(remoteVersion: remoteVersion).data
+    }
+
+    /// The file for the board as it is (see `fileContents()`), and what its histories left out,
+    /// one line per history that left something out ("figure #2's history: 1 step at and beyond
+    /// "Tint", which holds a closure, not a command"), for the user to be told: a save never loses
+    /// steps silently. Every step of the example is a command, so nothing is left out unless a
+    /// step holds a closure (as one registered with `registerUndo(withTarget:handler:)` would).
+    ///
+    /// - Throws: As `fileContents()`.
+    public func file(remoteVersion: String? = nil) throws -> (data: Data, leftOut: [String]) {
         var histories: [String: SavedHistory] = [:]
-        func history(of stack: ActionStack, savedHere: Bool) throws -> SavedHistory {
+        var leftOut: [String] = []
+        func history(of stack: ActionStack, savedHere: Bool, named name: String) throws -> SavedHistory {
             var history: SavedHistory
             do {
                 history = try stack.savedHistory()
             } catch {
                 throw BoardFileError.historyNotSavable(error.description)
             }
+            // The file will hold the board as it is now: its history's saved state is the current
+            // one. `save()` marks the stacks clean once the file is written, and not before, so a
+            // write that fails leaves the board unsaved, as it is.
             if savedHere { history.clean = history.current }
+            if !history.omissions.isEmpty {
+                leftOut.append("\(name): " + history.omissions.map(\.description).joined(separator: ", and "))
+            }
+            if let remoteVersion { history.remoteVersion = remoteVersion }
             return history
         }
-        let boardHistory = try history(of: undoStack, savedHere: true)
+        let boardHistory = try history(of: undoStack, savedHere: true, named: "the board's history")
         histories[BoardFile.boardHistoryName] = boardHistory
         var offBoard: [UUID: Figure] = [:]
         let onBoard = Set(figures.map(\.uuid))
@@ -337,15 +365,17 @@ extension Board {
         }
         let removed = offBoard.values.sorted { $0.id < $1.id }
         for figure in figures {
-            histories[BoardFile.historyName(of: figure.uuid)] = try history(of: figure.undoStack, savedHere: true)
+            histories[BoardFile.historyName(of: figure.uuid)] = try history(
+                of: figure.undoStack, savedHere: true, named: "figure #\(figure.id)'s history")
         }
         // A figure off the board keeps its saved state where it was: `save()` does not mark it.
         for figure in removed {
-            histories[BoardFile.historyName(of: figure.uuid)] = try history(of: figure.undoStack, savedHere: false)
+            histories[BoardFile.historyName(of: figure.uuid)] = try history(
+                of: figure.undoStack, savedHere: false, named: "figure #\(figure.id)'s history")
         }
         let document = BoardDocument(
             nextNumber: nextNumber, figures: figures.map(\.record), offBoard: removed.map(\.record))
-        return try BoardFile.contents(document: document, histories: histories)
+        return (try BoardFile.contents(document: document, histories: histories), leftOut)
     }
 
     /// A board with the document's figures, and an empty history.

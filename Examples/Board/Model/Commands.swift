@@ -25,6 +25,25 @@ public import Foundation
 // (a command is a plain value that any code may hold). A stack runs its actions synchronously on
 // the thread that calls undo or redo, which here is always the main actor's, so each `perform`
 // states that with `MainActor.assumeIsolated` (checked at run time) and calls into the model.
+//
+// A shared board (`SharedBoard`, `swift run board --shared FILE`) also receives changes that other
+// boards made (`BoardChange`), and every command here is a `RebasableCommand` over them: it says
+// how it reads after a peer's change (`rebased(over:)`: the same, rewritten, or nil when nothing is
+// left for it to do) and how a peer's change reads once it has run (`transform(_:)`, for the steps
+// below it). A figure is found by its UUID, so no peer's change moves a command that names one;
+// what a peer's change can do is make a step pointless, and a step with nothing left to do is
+// skipped by undo, redo and the titles (the stack drops it when it finds it):
+//
+// - A peer wrote the same field of the same figure after this user's step (moved it, recoloured
+//   it): the step would revert the peer's change, so nothing is left for it to do. Undo never
+//   reverts a peer's change, and neither does redo.
+// - A peer removed the figure: the steps that move it go with it.
+//
+// Only the order of the figures is positional (`InsertFigure` and `RemoveFigure` hold an index):
+// there `SequenceEdit`, the library's list edit, moves the index past what a peer inserted or
+// removed below it, and at a tie puts this user's figure first.
+//
+// A board that is not shared never hears of a remote change, and these methods are never called.
 
 /// Moves a figure on the board to `position`: the undo (or redo) of a move or a nudge.
 public struct MoveFigure: UndoCommand {
@@ -143,4 +162,92 @@ public struct SetCornerRadius: UndoCommand {
     public func perform(on figure: Figure, in stack: ActionStack) {
         MainActor.assumeIsolated { figure.change(cornerRadius: radius) }
     }
+}
+
+// MARK: Moving past a peer's changes (a shared board)
+
+extension MoveFigure: RebasableCommand {
+    /// Nil when the peer moved or removed this figure, or put it on the board anew: moving it back
+    /// would revert the peer's move, and a removed figure takes its moves with it. Any other
+    /// change leaves the command as it is (figures are found by UUID).
+    public func rebased(over change: BoardChange) -> MoveFigure? {
+        switch change {
+        case .move(let moved, _), .remove(let moved, _): moved == figure ? nil : self
+        case .insert(let record, _): record.uuid == figure ? nil : self
+        case .color, .radius: self
+        }
+    }
+
+    /// A move changes nothing a peer's change depends on: the change reads the same.
+    public func transform(_ change: BoardChange) -> BoardChange? { change }
+}
+
+extension InsertFigure: RebasableCommand {
+    /// The figure goes back at its index moved past what the peer inserted or removed below it
+    /// (and before a figure the peer inserted at the same place). Nil when a peer put this very
+    /// figure on the board: it is there already, and the peer's figure is left alone.
+    public func rebased(over change: BoardChange) -> InsertFigure? {
+        guard change.figure != figure else { return nil }
+        guard let peer = change.orderEdit else { return self }
+        guard let offset = SequenceEdit.insert([figure], at: index).rebased(over: peer)?.pieces.first?.offset else {
+            return nil
+        }
+        var command = self
+        command.index = offset
+        return command
+    }
+
+    /// The peer's change once this figure is back: an index at or above it moves up by one.
+    public func transform(_ change: BoardChange) -> BoardChange? {
+        guard let peer = change.orderEdit else { return change }
+        return change.reindexed(SequenceEdit.insert([figure], at: index).transform(peer))
+    }
+}
+
+extension RemoveFigure: RebasableCommand {
+    /// The figure is taken off at its index moved past what the peer inserted or removed below
+    /// it. Nil when the peer removed it first: nothing is left to take off.
+    public func rebased(over change: BoardChange) -> RemoveFigure? {
+        guard let peer = change.orderEdit else { return self }
+        if case .insert(let record, _) = change, record.uuid == figure { return nil }
+        guard let offset = SequenceEdit.delete([figure], at: index).rebased(over: peer)?.pieces.first?.offset else {
+            return nil
+        }
+        var command = self
+        command.index = offset
+        return command
+    }
+
+    /// The peer's change once this figure is off the board: indices above it move down by one,
+    /// and a change to the figure itself has nothing left to change (the steps below this one are
+    /// from before the figure was on the board).
+    public func transform(_ change: BoardChange) -> BoardChange? {
+        guard let peer = change.orderEdit else { return change.figure == figure ? nil : change }
+        return change.reindexed(SequenceEdit.delete([figure], at: index).transform(peer))
+    }
+}
+
+// A figure's own stack hears only the changes to that figure (`Figure.receive(_:version:)`), so
+// its commands need not check which figure a change is about.
+
+extension SetColor: RebasableCommand {
+    /// Nil when the peer recoloured the figure: this user's undo leaves the peer's colour.
+    public func rebased(over change: BoardChange) -> SetColor? {
+        if case .color = change { return nil }
+        return self
+    }
+
+    /// A colour changes nothing a peer's change depends on.
+    public func transform(_ change: BoardChange) -> BoardChange? { change }
+}
+
+extension SetCornerRadius: RebasableCommand {
+    /// Nil when the peer changed the figure's corner radius: this user's undo leaves the peer's.
+    public func rebased(over change: BoardChange) -> SetCornerRadius? {
+        if case .radius = change { return nil }
+        return self
+    }
+
+    /// A radius changes nothing a peer's change depends on.
+    public func transform(_ change: BoardChange) -> BoardChange? { change }
 }

@@ -104,6 +104,25 @@ public final class Figure {
         cornerRadius = newRadius
     }
 
+    /// Applies a colour or corner radius that another board gave the figure (a shared board; the
+    /// board calls this from its `receive(_:version:)`). The figure's stack hears it as a remote
+    /// change: nothing is registered, and this user's steps move past it (a colour step dies when
+    /// a peer recoloured the figure since: undo leaves the peer's colour). Returns false, changing
+    /// nothing, for any other change, or a radius out of range.
+    @discardableResult
+    func receive(_ change: BoardChange, version: String) -> Bool {
+        switch change {
+        case .color(_, let newColor):
+            undoStack.applyRemoteChange(change, version: version) { color = newColor }
+        case .radius(_, let newRadius):
+            guard (0...Figure.maximumCornerRadius).contains(newRadius) else { return false }
+            undoStack.applyRemoteChange(change, version: version) { cornerRadius = newRadius }
+        case .insert, .remove, .move:
+            return false
+        }
+        return true
+    }
+
     /// Called by the board's save: the figure as it is now is the saved figure.
     func markSaved() {
         undoStack.markClean()

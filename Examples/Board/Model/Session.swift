@@ -60,10 +60,21 @@ public final class Session {
     }
 
     /// Creates a session on `board`, which `save` without a name writes to `file`.
-    public init(board: Board, file: URL?, usesColor: Bool = false) {
+    public convenience init(board: Board, file: URL?, usesColor: Bool = false) {
+        self.init(board: board, file: file, usesColor: usesColor, isShared: false)
+    }
+
+    /// Whether the board is shared (`SharedBoard`): every change is written to the shared
+    /// database as it is made, so the status line shows no `* unsaved`, `quit` quits at once, and
+    /// `save` is refused.
+    public let isShared: Bool
+
+    /// Creates a session on `board`; `isShared` for a `SharedBoard`'s session.
+    init(board: Board, file: URL?, usesColor: Bool, isShared: Bool) {
         self.board = board
         self.file = file
         self.usesColor = usesColor
+        self.isShared = isShared
         buttons = UndoButtons(following: board.undoStack)
         edit.activeStack = board.undoStack
         updateEditMenu()
@@ -125,7 +136,14 @@ public final class Session {
     private func endEvent() {
         board.undoStack.endEvent()
         for figure in board.figures { figure.undoStack.endEvent() }
-        // A figure removed (or un-added) by the last command leaves the selection.
+        boardChanged()
+    }
+
+    /// After the board changed, by a command or by another board (`SharedBoard`): a figure that
+    /// left the board leaves the selection, and the Edit menu and the buttons are brought up to
+    /// date. The buttons re-read the stacks: a peer's change can leave the next step with nothing
+    /// to do, and the titles then name the step that the next press will undo.
+    func boardChanged() {
         if selectedID != nil && selectedFigure == nil {
             selectedID = nil
             context = .board
@@ -266,19 +284,26 @@ public final class Session {
             return try chooseBranch(id, in: branching())
         case "save":
             guard arguments.count <= 1 else { throw .invalid("usage: save [FILE]") }
+            if isShared {
+                throw .invalid(
+                    "a shared board is written to its database with every change: there is nothing to save")
+            }
             guard let target = arguments.first.map({ URL(fileURLWithPath: $0) }) ?? file else {
                 board.save()
                 return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
             }
-            try write(to: target)
+            let leftOut = try write(to: target)
             file = target
-            return Reply(message: "saved the board and its history to \(Session.quotedPath(target))")
+            // A save never loses steps silently: what the histories left out is said.
+            return Reply(
+                message: (["saved the board and its history to \(Session.quotedPath(target))"]
+                    + leftOut.map { "note: not saved, in \($0)" }).joined(separator: "\n"))
         case "help":
             try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)
         case "quit", "exit":
             try expectNoArguments(command, arguments)
-            if board.hasUnsavedChanges && !quitIsConfirmed {
+            if board.hasUnsavedChanges && !quitIsConfirmed && !isShared {
                 quitWasRefused = true
                 return Reply(
                     message: "the board has unsaved changes; type \(command) again to quit without saving, "
@@ -296,21 +321,22 @@ public final class Session {
     // MARK: Saving to a file
 
     /// Writes the board, with its history and every figure's, to `url` (atomically: a failed
-    /// write leaves the file as it was), then marks the board saved. Nothing is marked saved when
-    /// the write fails.
-    private func write(to url: URL) throws(CommandError) {
-        let data: Data
+    /// write leaves the file as it was), then marks the board saved; returns what the histories
+    /// left out (see `Board.file()`). Nothing is marked saved when the write fails.
+    private func write(to url: URL) throws(CommandError) -> [String] {
+        let file: (data: Data, leftOut: [String])
         do {
-            data = try board.fileContents()
+            file = try board.file()
         } catch {
             throw .invalid("cannot save: \(error)")
         }
         do {
-            try HistoryFileStore(url: url).write(data)
+            try HistoryFileStore(url: url).write(file.data)
         } catch {
             throw .invalid("cannot save: \(error)")
         }
         board.save()
+        return file.leftOut
     }
 
     // MARK: Moving in a branching history
@@ -460,8 +486,12 @@ public final class Session {
 
     // MARK: Output
 
-    /// The board picture, the selection, and the status line: the buttons of the active context,
-    /// and `* unsaved` while anything changed since the last save.
+    /// The board picture, the selection, and the status line: the buttons of the active context's
+    /// stack ("board:", "figure #1:"), and `* unsaved:` with the histories changed since the last
+    /// save while any did ("* unsaved: board, figure #1"). Each stack has its own saved state, and
+    /// the `saved` mark of `history` and `tree` is that history's own: the status line names which
+    /// histories are not at theirs, so that it never seems to contradict a history that says
+    /// "saved".
     public func render() -> [String] {
         var lines = BoardPicture.draw(board, selected: selectedID, colored: usesColor)
         if let figure = selectedFigure {
@@ -472,7 +502,11 @@ public final class Session {
         } else {
             lines.append("selected: none")
         }
-        lines.append("\(contextName): \(buttons.rendered)\(board.hasUnsavedChanges ? "  * unsaved" : "")")
+        // A shared board is saved with every command: it is never unsaved.
+        let unsaved = isShared ? [] : board.unsavedHistories
+        lines.append(
+            "\(contextName): \(buttons.rendered)"
+                + (unsaved.isEmpty ? "" : "  * unsaved: " + unsaved.joined(separator: ", ")))
         return lines
     }
 
@@ -587,8 +621,10 @@ public final class Session {
                           redo take node N
           save [FILE]     save the board and its history, the board's and every
                           figure's, to FILE (then save alone writes FILE again);
-                          with no file, mark it saved only. The status line
-                          shows * unsaved after any change
+                          with no file, mark it saved only. Each history has
+                          its own saved step (history and tree mark it saved);
+                          the status line ends with * unsaved: and the
+                          histories changed since (board, figure #N)
           help | quit     show this list, or leave (with unsaved changes,
                           quit asks to be typed twice)
         the board's history branches: a change made after undoing keeps what redo
@@ -602,6 +638,12 @@ public final class Session {
         line quits
         board FILE (swift run board FILE) opens a saved board with its history:
         undo then takes back the last change made before it was saved
+        board --shared FILE (swift run board --shared FILE, in two terminals)
+        edits one board from several: each change goes to the SQLite database
+        FILE at once, and the others' changes show up as they are made. Undo
+        takes back only your own changes: it skips a move of a figure that
+        someone moved since, and the steps of a figure someone removed. A board
+        that quits and starts again gets its history back; save is not needed
         privacy: the saved history keeps what undo can bring back, so the file
         holds what you removed (figures, old positions and colours) for as long
         as undo could bring it back

@@ -168,17 +168,25 @@ public final class TodoSession {
     }
 
     /// Says which action failed, why, and what the rollback did, for a person.
+    ///
+    /// Actions are counted as the library counts them (`ActionFailure.actionIndex`): within the
+    /// step, in the order they were registered, from 0, whatever the order they ran in (an undo
+    /// runs them newest first). `clear` registers one action per row removed, so "action 0 of 2"
+    /// is the first row it removed, which the undo puts back last.
     public static func explain(_ error: ActionStack.OperationError) -> String {
-        guard case .actionFailed(let failure) = error else { return "\(error)" }
+        guard let failure = error.actionFailure else { return "\(error)" }
+        let rollback = failure.rollback
         let outcome: String
-        switch failure.rollback {
-        case .restored:
+        if rollback.isRestored {
             outcome = "the rollback restored the list; the step can be tried again"
-        case .incomplete(let actions):
-            outcome = "the rollback could not undo actions \(actions.map { "#\($0 + 1)" }); the list is changed"
-        case .failed(let index, let error):
-            outcome = "the rollback failed at action #\(index + 1) (\(error)); the step is broken"
+        } else if let actions = rollback.unrestoredActions {
+            outcome = "the rollback could not undo actions \(actions); the list is changed"
+        } else if let index = rollback.failedActionIndex {
+            outcome = "the rollback failed at action \(index) (\(rollback.error.map { "\($0)" } ?? "")); the step is broken"
+        } else {
+            // An outcome that a later version of ActionStack adds: its own sentence.
+            outcome = "\(rollback)"
         }
-        return "action #\(failure.actionIndex + 1) of \(failure.actionCount) failed: \(failure.underlying); \(outcome)"
+        return "action \(failure.actionIndex) of \(failure.actionCount) failed: \(failure.underlying); \(outcome)"
     }
 }

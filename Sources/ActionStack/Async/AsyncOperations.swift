@@ -27,6 +27,9 @@ final class AsyncOperations {
     var startedRequest: ActionStack.OperationRequest?
     /// Whether the last operation to settle saw a new change from another task (a jump stops).
     var sawNewChangeInLastRun = false
+    /// The awaited undo, redo or jump that holds the turn, whose own calls the state observers do
+    /// not hear one by one (see `ActionStack.callIsHeard`); nil for an asynchronous group.
+    var quietRequest: QuietRequest?
 
     /// Whether the running operation belongs to the current task (its own task or one it started).
     /// - Complexity: O(d) for d operations (of any stacks) nested in the current task; usually 1.
@@ -34,6 +37,14 @@ final class AsyncOperations {
         guard let run, OperationChain.current?.contains(run.chainID) == true else { return nil }
         return run
     }
+}
+
+/// The request in progress whose own calls are heard only at its first step's start and at its end.
+struct QuietRequest {
+    /// The task-local chain of the request's task.
+    let chain: UInt64
+    /// Whether its first step's start has been heard.
+    var startHeard = false
 }
 
 /// A step whose rollback failed: where it is, and why.
@@ -122,8 +133,15 @@ final class RunningOperation {
     /// The serial of the newest step made before the operation started: steps made later on the
     /// undo side are new changes from other tasks.
     let serialMark: UInt32
-    /// The step's actions, oldest first.
-    let pending: [PendingAction]
+    /// The step's actions, oldest first (rewritten in place by remote changes reported meanwhile).
+    var pending: [PendingAction]
+    /// The index in `pending` of the next action that has not started; -1 once every action has.
+    var nextPendingIndex: Int
+    /// Actions of `pending` that a remote change left with nothing to do: skipped.
+    var deadPending: Set<Int> = []
+    /// Remote changes reported meanwhile, as they read once every action of the step has run: they
+    /// go to the step below when the operation succeeds.
+    var carriedBelow: [any Sendable] = []
     /// Where the handlers' registrations build the opposite step.
     let built = Side()
     /// Where a rollback's inverses' registrations go, to be thrown away.
@@ -135,6 +153,17 @@ final class RunningOperation {
     var removedAll = false
     /// Boxes whose actions `removeAllActions(withTarget:)` removed meanwhile: not run.
     var removedBoxes: [ObjectIdentifier] = []
+    /// The targets `removeAllActions(withTarget:)` was called for meanwhile (weakly): what the
+    /// operation's handlers register for them later is dropped, as the removal dropped the rest.
+    var removedTargets: [WeakTarget] = []
+    /// The clean marks made (by other tasks, or by `removeAllActions()`) while the step's actions
+    /// were running, oldest first: each a new state that no node has (the document half changed),
+    /// and the state the document was in before it. The document leaves them when the operation
+    /// settles.
+    var midwayMarks: [(mark: StateID, before: StateID)] = []
+    /// Whether the step's actions have started running and the operation has not settled: the
+    /// document is between the step's states.
+    var isMidway = false
     /// For each action that ran: its index and the range of `built` its registrations took.
     var ranges: [(index: Int, start: Int, end: Int, ran: Bool)] = []
     /// Where the registrations of the action running now begin in `built`.
@@ -148,12 +177,13 @@ final class RunningOperation {
 
     /// Names the operation in the task-local chain: a number never reused in the process, so a
     /// task that a handler started and that outlives the operation is never taken for a later one.
-    let chainID = RunNumbers.next()
+    let chainID: UInt64
 
     init(
         direction: Direction, step: Step, stateBefore: StateID, serialMark: UInt32,
-        pending: [PendingAction]
+        pending: [PendingAction], chainID: UInt64
     ) {
+        self.chainID = chainID
         self.direction = direction
         self.serial = step.serial
         self.low = step.low
@@ -162,6 +192,7 @@ final class RunningOperation {
         self.metadata = step.metadata
         self.serialMark = serialMark
         self.pending = pending
+        self.nextPendingIndex = pending.count - 1
     }
 
     /// The side that handler calls from the operation's task act on.
@@ -196,10 +227,19 @@ final class RunningOperation {
         removedBoxes.contains(ObjectIdentifier(box))
     }
 
+    /// Whether `removeAllActions(withTarget:)` was called for `target` while the operation was in
+    /// flight.
+    ///
+    /// - Complexity: O(r) for the r targets removed meanwhile.
+    func removedTarget(_ target: AnyObject) -> Bool {
+        removedTargets.contains { $0.object === target }
+    }
+
     var stepName: String { metadata?.name ?? "" }
 
     /// An asynchronous group's recording: its body's registrations build `built`, a new step.
     init(recordingFrom state: StateID, serialMark: UInt32) {
+        self.chainID = RunNumbers.next()
         self.direction = nil
         self.serial = 0
         self.low = state
@@ -208,10 +248,17 @@ final class RunningOperation {
         self.metadata = nil
         self.serialMark = serialMark
         self.pending = []
+        self.nextPendingIndex = -1
     }
 }
 
+/// A target held weakly.
+struct WeakTarget {
+    weak var object: AnyObject?
+}
+
 @available(*, unavailable) extension AsyncOperations: Sendable {}
+@available(*, unavailable) extension WeakTarget: Sendable {}
 @available(*, unavailable) extension AsyncSlot: Sendable {}
 @available(*, unavailable) extension RunningOperation: Sendable {}
 @available(*, unavailable) extension PendingAction: Sendable {}

@@ -21,17 +21,50 @@ extension ActionStack {
     /// await it, and the cancellation of the task that awaits it may come from any thread.
     public final class OperationRequest: @unchecked Sendable, CustomStringConvertible {
         /// What was requested.
-        public enum Kind: Hashable, Sendable {
+        ///
+        /// Extensible: new kinds of request may be added in any release; do not switch
+        /// exhaustively. Compare with a static member (`kind == .undo`), and read what a kind
+        /// carries through ``position`` and ``node``.
+        public struct Kind: Hashable, Sendable {
+            /// The kinds this version knows, with what each carries.
+            enum Code: Hashable, Sendable {
+                case undo
+                case redo
+                case jump(to: Int)
+                case jumpToNode(HistoryNode.ID)
+                case group
+            }
+
+            let code: Code
+
+            private init(_ code: Code) { self.code = code }
+
             /// An undo of the newest undo step when the request starts.
-            case undo
+            public static var undo: Kind { Kind(.undo) }
             /// A redo of the newest redo step when the request starts.
-            case redo
+            public static var redo: Kind { Kind(.redo) }
             /// A jump to a history position (see ``ActionStack/historyPosition``).
-            case jump(to: Int)
+            ///
+            /// - Parameter position: The history position.
+            /// - Returns: The kind of request.
+            public static func jump(to position: Int) -> Kind { Kind(.jump(to: position)) }
             /// A jump to a node of a branching history (``ActionStack/performJump(toNode:isolation:)``).
-            case jumpToNode(HistoryNode.ID)
+            ///
+            /// - Parameter node: The node.
+            /// - Returns: The kind of request.
+            public static func jumpToNode(_ node: HistoryNode.ID) -> Kind { Kind(.jumpToNode(node)) }
             /// An asynchronous group (``ActionStack/asyncGroup(named:isolation:_:)``) recording its step.
-            case group
+            public static var group: Kind { Kind(.group) }
+
+            /// For ``jump(to:)``, the history position; nil for every other kind.
+            public var position: Int? {
+                if case .jump(let position) = code { position } else { nil }
+            }
+
+            /// For ``jumpToNode(_:)``, the node; nil for every other kind.
+            public var node: HistoryNode.ID? {
+                if case .jumpToNode(let node) = code { node } else { nil }
+            }
         }
 
         /// What was requested.
@@ -46,7 +79,11 @@ extension ActionStack {
 
         private let lock = NSLock()
         private var phase = Phase.waiting(nil)
-        private var awaiters: [CheckedContinuation<Result<Bool, OperationError>, Never>] = []
+        private typealias Awaiter = (id: UInt64, continuation: CheckedContinuation<Result<Bool, OperationError>, Never>)
+        /// The tasks awaiting ``value()``, by a number of the request's own, so that the one whose
+        /// task is cancelled can be told apart and woken alone.
+        private var awaiters: [Awaiter] = []
+        private var nextAwaiterID: UInt64 = 0
 
         init(_ kind: Kind) { self.kind = kind }
 
@@ -67,19 +104,59 @@ extension ActionStack {
         }
 
         /// Waits until the request finishes and returns whether it undid, redid or jumped (`false`
-        /// when there was nothing to do), or throws why it did not. Cancelling the task that awaits
-        /// here stops only the waiting, not the request.
+        /// when there was nothing to do), or throws why it did not.
+        ///
+        /// Cancelling the task that awaits here stops only the waiting: `value()` returns at once
+        /// (also when the task was cancelled before it called it) and throws
+        /// ``OperationError/cancelled(_:)`` with ``CancellationReason/task``, while the request
+        /// itself goes on, untouched, to its end; ``result`` tells that end once ``isFinished``.
+        /// A request that had already finished returns its result, cancelled awaiter or not.
+        ///
+        /// ```swift
+        /// stack.undo()   // an Edit menu's undo: a step with an asynchronous action starts a request
+        /// if let request = stack.startedRequest {
+        ///     let waiting = Task { @MainActor in try await request.value() }
+        ///     waiting.cancel()   // the window closes: stop waiting, not the undo
+        /// }
+        /// ```
+        ///
+        /// - Returns: Whether the request undid, redid or jumped.
+        /// - Throws: Why it did not (``OperationError``), or ``OperationError/cancelled(_:)``
+        ///   (``CancellationReason/task``) when the awaiting task was cancelled first.
+        /// - Complexity: O(1) to start waiting; O(a) when cancelled, for the a tasks awaiting the
+        ///   request.
         public func value() async throws(OperationError) -> Bool {
-            let result = await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<Bool, OperationError>, Never>) in
-                let finished: Result<Bool, OperationError>? = lock.withLock {
-                    if case .finished(let result) = phase { return result }
-                    awaiters.append(continuation)
-                    return nil
+            let id: UInt64 = lock.withLock {
+                nextAwaiterID &+= 1
+                return nextAwaiterID
+            }
+            let result = await withTaskCancellationHandler {
+                await withCheckedContinuation {
+                    (continuation: CheckedContinuation<Result<Bool, OperationError>, Never>) in
+                    let now: Result<Bool, OperationError>? = lock.withLock {
+                        if case .finished(let result) = phase { return result }
+                        // Checked under the lock: a cancellation that comes after it finds the
+                        // awaiter below; one that came before is seen here.
+                        if Task.isCancelled { return .failure(.cancelled(.task)) }
+                        awaiters.append((id, continuation))
+                        return nil
+                    }
+                    if let now { continuation.resume(returning: now) }
                 }
-                if let finished { continuation.resume(returning: finished) }
+            } onCancel: {
+                stopWaiting(id)
             }
             return try result.get()
+        }
+
+        /// The task awaiting ``value()`` under `id` was cancelled: it stops waiting, with
+        /// ``OperationError/cancelled(_:)``; the request goes on.
+        private func stopWaiting(_ id: UInt64) {
+            let continuation: CheckedContinuation<Result<Bool, OperationError>, Never>? = lock.withLock {
+                guard let index = awaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return awaiters.remove(at: index).continuation
+            }
+            continuation?.resume(returning: .failure(.cancelled(.task)))
         }
 
         /// A sentence that says what happened.
@@ -141,13 +218,13 @@ extension ActionStack {
 
         /// Finishes the request and wakes everybody awaiting its value.
         func finish(_ result: Result<Bool, OperationError>) {
-            let waiting: [CheckedContinuation<Result<Bool, OperationError>, Never>] = lock.withLock {
+            let waiting: [Awaiter] = lock.withLock {
                 if case .finished = phase { return [] }
                 phase = .finished(result)
                 defer { awaiters = [] }
                 return awaiters
             }
-            for awaiter in waiting { awaiter.resume(returning: result) }
+            for awaiter in waiting { awaiter.continuation.resume(returning: result) }
         }
     }
 }
@@ -194,7 +271,7 @@ struct RequestQueue {
             request.grant()
             return .runs
         }
-        switch policy {
+        switch policy.code {
         case .dropWhileBusy:
             return .dropped(.busy)
         case .queue(let limit):

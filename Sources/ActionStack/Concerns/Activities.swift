@@ -24,8 +24,8 @@
 /// that has finished its work, `observe(_:)` callbacks, `onMisuse`) runs with no activity of that
 /// call, so everything is allowed there.
 struct Activities {
-    typealias Activity = ActionStack.Misuse.Activity
-    typealias Operation = ActionStack.Misuse.Operation
+    typealias Activity = ActionStack.ActivityKey
+    typealias Operation = ActionStack.OperationKey
 
     /// The innermost activity in progress: the one that decides. Kept apart from the outer ones so
     /// that an undo's handlers (two activities deep: preparing, then undoing, the common case) cost
@@ -74,8 +74,8 @@ struct Activities {
 
     /// Whether `operation` is allowed while the stack is doing `activity`: the re-entrancy table.
     ///
-    /// Calls not listed in ``ActionStack/Misuse/Operation`` (queries, settings, disabling and
-    /// enabling registration, `breakCoalescing()`, observation) are always allowed.
+    /// Calls that are not keys of the table (queries, settings, disabling registration,
+    /// `breakCoalescing()`, observation) are always allowed.
     static func allows(_ operation: Operation, during activity: Activity) -> Bool {
         switch operation {
         case .enableUndoRegistration:
@@ -86,6 +86,9 @@ struct Activities {
             // of a call there is no group that could receive them.
             switch activity {
             case .undoing, .redoing, .closingGroup, .openingGroup, .rollingBack: return true
+            // (While a remote change applies, registration is disabled: these calls do nothing,
+            // which is no misuse.)
+            case .applyingRemoteChange: return true
             case .notifyingUndo, .notifyingRedo, .preparingUndo, .preparingRedo, .jumping, .closingScope:
                 return false
             }
@@ -94,19 +97,105 @@ struct Activities {
             // registration disabled, where grouping calls do nothing and are no misuse (that rule
             // comes first), so its column allows them, as it allows registrations.
             switch activity {
-            case .undoing, .redoing, .rollingBack: return true
+            case .undoing, .redoing, .rollingBack, .applyingRemoteChange: return true
             default: return false
             }
         case .markClean:
             // The document is consistent except while handlers change it.
             switch activity {
-            case .undoing, .redoing, .rollingBack: return false
+            case .undoing, .redoing, .rollingBack, .applyingRemoteChange: return false
             default: return true
             }
-        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .removeAllActionsWithTarget,
-            .jumpToNode, .selectRedoBranch, .earlier, .later, .savedHistory, .restoreHistory:
+        case .removeAllActionsWithTarget:
+            // A peer deleted an object: its actions go while the change applies (nothing is in
+            // flight then). Elsewhere, as the other restructuring calls.
+            return activity == .applyingRemoteChange
+        case .undo, .undoNestedGroup, .redo, .jump, .endEvent, .removeAllActions, .jumpToNode, .selectRedoBranch,
+            .earlier, .later, .savedHistory, .restoreHistory, .applyRemoteChange:
             // Restructuring the history under a call that is using it.
             return false
+        }
+    }
+}
+
+extension ActionStack {
+    /// A call the re-entrancy table rules on: the table's rows, and the stack's own name for the
+    /// call a misuse is about.
+    ///
+    /// Internal keys, kept apart from what clients see: a misuse names the call as the public,
+    /// extensible ``Misuse/Operation`` that ``reported`` maps each key to (the one mapping). A
+    /// trivial enum, so that the entry points of the synchronous core pass it for free.
+    package enum OperationKey: CaseIterable, Sendable {
+        case registerUndo, setValue, beginUndoGrouping, group, endUndoGrouping, enableUndoRegistration, endEvent
+        case undo, undoNestedGroup, redo, jump, removeAllActions, removeAllActionsWithTarget
+        case setActionName, setActionIsDiscardable, setActionUserInfoValue, markClean
+        case jumpToNode, selectRedoBranch, earlier, later, savedHistory, restoreHistory
+        case applyRemoteChange
+    }
+
+    /// What the stack is doing while client code runs in the middle of a call: the re-entrancy
+    /// table's columns, pushed and popped by ``Activities`` on the undo and redo path.
+    ///
+    /// Internal keys, kept apart from what clients see: a misuse names the activity as the
+    /// public, extensible ``Misuse/Activity`` that ``reported`` maps each key to (the one
+    /// mapping). A new internal phase is a new key here, reported as an activity clients know or
+    /// as a new static member of ``Misuse/Activity``; neither breaks a client. A trivial enum (no
+    /// payload, no string), so that pushing one costs nothing.
+    package enum ActivityKey: CaseIterable, Sendable {
+        case undoing, redoing, notifyingUndo, notifyingRedo, closingGroup, openingGroup, rollingBack
+        case preparingUndo, preparingRedo, jumping, closingScope
+        case applyingRemoteChange
+    }
+}
+
+extension ActionStack.OperationKey {
+    /// The call as a misuse names it to clients.
+    package var reported: ActionStack.Misuse.Operation {
+        switch self {
+        case .registerUndo: .registerUndo
+        case .setValue: .setValue
+        case .beginUndoGrouping: .beginUndoGrouping
+        case .group: .group
+        case .endUndoGrouping: .endUndoGrouping
+        case .enableUndoRegistration: .enableUndoRegistration
+        case .endEvent: .endEvent
+        case .undo: .undo
+        case .undoNestedGroup: .undoNestedGroup
+        case .redo: .redo
+        case .jump: .jump
+        case .removeAllActions: .removeAllActions
+        case .removeAllActionsWithTarget: .removeAllActionsWithTarget
+        case .setActionName: .setActionName
+        case .setActionIsDiscardable: .setActionIsDiscardable
+        case .setActionUserInfoValue: .setActionUserInfoValue
+        case .markClean: .markClean
+        case .jumpToNode: .jumpToNode
+        case .selectRedoBranch: .selectRedoBranch
+        case .earlier: .earlier
+        case .later: .later
+        case .savedHistory: .savedHistory
+        case .restoreHistory: .restoreHistory
+        case .applyRemoteChange: .applyRemoteChange
+        }
+    }
+}
+
+extension ActionStack.ActivityKey {
+    /// The activity as a misuse names it to clients.
+    package var reported: ActionStack.Misuse.Activity {
+        switch self {
+        case .undoing: .undoing
+        case .redoing: .redoing
+        case .notifyingUndo: .notifyingUndo
+        case .notifyingRedo: .notifyingRedo
+        case .closingGroup: .closingGroup
+        case .openingGroup: .openingGroup
+        case .rollingBack: .rollingBack
+        case .preparingUndo: .preparingUndo
+        case .preparingRedo: .preparingRedo
+        case .jumping: .jumping
+        case .closingScope: .closingScope
+        case .applyingRemoteChange: .applyingRemoteChange
         }
     }
 }

@@ -21,7 +21,22 @@ import Foundation
 /// token, so a perform left over from an earlier event finds nothing to do. `RunLoop.perform` cannot
 /// be taken back, so a close queued on a run loop that has not fired yet is reused by later events
 /// (``queued``).
+///
+/// It also keeps what the warning ``ActionStack/Warning/Kind/eventsNeverEnd`` needs: how the last
+/// automatic group closed (by its event's end, by the program's `endUndoGrouping()`, or before its
+/// event ended: by `undo()`, `redo()`, a jump, a removal or a rollback), and whether the program
+/// ever ended an event itself.
 struct EventClose {
+    /// How an automatic group closed.
+    enum Ending {
+        /// By its event's end: the run loop's close, or `endEvent()`.
+        case eventEnd
+        /// By the program: `endUndoGrouping()` at the top level.
+        case program
+        /// Before its event ended: `undo()`, `redo()`, a jump, a removal, a scope's rollback.
+        case early
+    }
+
     /// The token of the pending close, if one is pending.
     private(set) var pending: UInt64?
     private var lastToken: UInt64 = 0
@@ -29,9 +44,36 @@ struct EventClose {
     private(set) var queued: QueuedClose?
     /// The blocks queued on run loops for the automatic close so far (a test hook reads it).
     private(set) var runLoopClosesQueued = 0
+    /// How the last automatic group closed.
+    private(set) var lastEnding = Ending.eventEnd
+    /// Whether the program called `endEvent()` or closed an automatic group itself: it ends its
+    /// events, so nothing is warned of.
+    private(set) var programEndsEvents = false
+    /// Whether the warning was given (once per stack).
+    private(set) var hasWarned = false
 
     /// Whether the current event's close is pending.
     var isPending: Bool { pending != nil }
+
+    /// Whether a new event, whose close is being scheduled, may be one that nothing will end: the
+    /// last automatic group closed before its event ended, the program never ended an event
+    /// itself, and the warning was not given yet. (Whether the run loop turns is the caller's to
+    /// tell.)
+    var mayNeverEnd: Bool { lastEnding == .early && !programEndsEvents && !hasWarned }
+
+    /// The warning was given.
+    mutating func warned() { hasWarned = true }
+
+    /// The program called `endEvent()`.
+    mutating func programEndedAnEvent() { programEndsEvents = true }
+
+    /// The program closes the automatic group itself (`endUndoGrouping()` at the top level).
+    mutating func programClosesTheGroup() {
+        guard pending != nil else { return }
+        pending = nil
+        lastEnding = .program
+        programEndsEvents = true
+    }
 
     /// Makes the current event's close pending, if it is not; returns the new token when a perform
     /// must be scheduled, nil when one is already pending.
@@ -46,6 +88,7 @@ struct EventClose {
     mutating func fire(_ token: UInt64) -> Bool {
         guard pending == token else { return false }
         pending = nil
+        lastEnding = .eventEnd
         return true
     }
 
@@ -55,8 +98,13 @@ struct EventClose {
         return []
     }
 
-    /// The program ended the event or closed the group itself: nothing is pending.
-    mutating func cancel() { pending = nil }
+    /// The group closed, or left the history, before its event ended (`undo()`, `redo()`, a jump,
+    /// a removal, a rollback): nothing is pending.
+    mutating func cancel() {
+        guard pending != nil else { return }
+        pending = nil
+        lastEnding = .early
+    }
 
     /// A block that closes the event was queued on a run loop.
     mutating func didQueue(_ close: QueuedClose) {

@@ -10,8 +10,8 @@
 /// The registration switch: `disableUndoRegistration()` and `enableUndoRegistration()` nest as a
 /// counter, and registration, grouping and the metadata setters work only while it is zero.
 ///
-/// A scoped group's rollback disables registration while it runs the scope's actions; that part of
-/// the counter is *protected*: a handler's `enableUndoRegistration()` cannot take it away (it is the
+/// A scoped group's rollback disables registration while it runs the scope's actions, and so does
+/// the closure that applies a remote change; that part of the counter is *protected*: a handler's `enableUndoRegistration()` cannot take it away (it is the
 /// misuse `enableWithoutDisable`), so the rollback's inverses are never recorded.
 ///
 /// Invariant: the protected part is never more than the counter.
@@ -37,14 +37,15 @@ struct RegistrationSwitch {
         return true
     }
 
-    /// A rollback starts: registration is disabled until it ends, whatever its handlers call.
-    mutating func disableForRollback() {
+    /// A rollback (or a remote change's closure) starts: registration is disabled until it ends,
+    /// whatever its handlers call.
+    mutating func disableProtected() {
         disableCount += 1
         protectedCount += 1
     }
 
-    /// The rollback that ``disableForRollback()`` began ended.
-    mutating func enableAfterRollback() {
+    /// The rollback (or remote change) that ``disableProtected()`` began ended.
+    mutating func enableProtected() {
         protectedCount -= 1
         disableCount -= 1
     }

@@ -87,7 +87,11 @@ extension History {
             if side.action(at: side.end - 1).isTargetAlive { return }
             let removed = side.removeNewestActionOfNewestStep(isUndoSide: isUndoSide) { states.fresh() }
             releaseAction(removed.action)
-            if let emptied = removed.emptied, tree != nil { nodeVanished(emptied.node) }
+            if let emptied = removed.emptied {
+                // The remote changes it had not seen pass on, then its node goes.
+                if remote != nil { passUnseenChanges(of: emptied, droppedFrom: side, below: side.steps.count) }
+                if tree != nil { nodeVanished(emptied.node) }
+            }
             if isUndoSide { coalescer.clear() }
         }
     }
@@ -140,7 +144,40 @@ extension History {
             removing: shouldRemove,
             isUndoSide: side === undoSide,
             release: { releaseAction($0) },
-            fresh: { states.fresh() }
+            fresh: { states.fresh() },
+            // The remote changes a step that goes had not seen pass on to the steps beyond it.
+            dropped: remote == nil
+                ? nil : { step, below in self.passUnseenChanges(of: step, droppedFrom: side, below: below) }
         )
+    }
+
+    // MARK: One step
+
+    /// Removes the closed step with `serial` from `side`, wherever it is, releasing its actions.
+    /// The remote changes it had not seen pass on to the steps beyond it (unless it leaves because
+    /// it was performed: `passingUnseenChanges` false).
+    ///
+    /// - Complexity: O(a + s) for the a actions and s steps above it, plus its own.
+    func removeStep(serial: UInt32, from side: Side, passingUnseenChanges: Bool = true) {
+        guard let found = side.locateStep(serial: serial) else { return }
+        if passingUnseenChanges && remote != nil {
+            deliver(side.takeUnseenChanges(ofStepAt: found.position), pastStepAt: found.position, of: side)
+        }
+        let count = side.steps[found.position].actionCount
+        side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
+            for _ in 0..<count { releaseAction(side.removeLastAction()) }
+            side.removeLastStep()
+        }
+    }
+
+    /// The document's states named `rename` maps are renamed: in the current state, and in the
+    /// undo side's steps from `position` on, its frames and nested groups (an asynchronous
+    /// operation settling leaves the clean marks made while it ran: see
+    /// `ActionStack.leaveMidwayMarks(of:)`).
+    ///
+    /// - Complexity: O(s + f) for the s steps renamed and f frames and nested groups.
+    func renameStates(fromStep position: Int, _ rename: (StateID) -> StateID) {
+        states.move(to: rename(states.current))
+        undoSide.renameStates(fromStep: position, rename)
     }
 }

@@ -100,9 +100,16 @@ extension History {
     }
 
     /// The clock that dates the nodes (``ActionStack/historyClock``); nil for the system clock.
+    /// Dates never decrease with the node numbers: a new clock behind the newest date held moves
+    /// the nodes held back, keeping their intervals, until the newest is dated now by it.
     var clock: (@Sendable () -> Date)? {
         get { treeSettings.clock }
-        set { treeSettings.clock = newValue }
+        set {
+            treeSettings.clock = newValue
+            guard let tree else { return }
+            let now = treeSettings.now()
+            if now < tree.lastDate { tree.redate(newestAt: now) }
+        }
     }
 
     /// Replaces the tree with `store` (a restored history's; the stack holds no step).

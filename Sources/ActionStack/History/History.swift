@@ -55,6 +55,10 @@ final class History {
     /// scope's body, an operation in flight, a move through the tree, or a limit set during an
     /// activity (see History+Limits.swift).
     @exclusivity(unchecked) var needsTrim = false
+    /// The remote changes reported (``ActionStack/applyRemoteChange(_:version:_:)``), and how a
+    /// rewritten command is stored again. Nil until the first, so that a history that never hears
+    /// of one pays one `nil` check where steps go.
+    @exclusivity(unchecked) var remote: RemoteChanges?
 
     init() {}
 }
@@ -137,6 +141,29 @@ extension History {
     func markClean() {
         states.markClean()
         coalescer.clear()
+    }
+
+    /// A change made elsewhere (a remote change) was applied to the document: it is in a new state,
+    /// which this user never saved, and coalescing ends (the next registration starts a step of its
+    /// own).
+    ///
+    /// - Complexity: O(1).
+    func documentChangedElsewhere() {
+        _ = states.change()
+        coalescer.clear()
+    }
+
+    /// Marks the document clean while an asynchronous operation is in the middle of its step: the
+    /// half-changed document is a state no node has, so the document moves to a fresh state, which
+    /// is marked. Returns the mark and the state it stands for, for the operation to put back when
+    /// it settles (see `ActionStack.leaveMidwayMarks(of:)`).
+    ///
+    /// - Complexity: O(1).
+    func markCleanMidway() -> (mark: StateID, before: StateID) {
+        let before = states.current
+        states.move(to: states.fresh())
+        markClean()
+        return (states.current, before)
     }
 
     /// A restored history is in place (see ``ActionStack/restoreHistory(_:resolvingTargets:)``): the

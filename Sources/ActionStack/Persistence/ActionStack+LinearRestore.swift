@@ -24,10 +24,8 @@ extension ActionStack {
         var high: Int
         var cuts: [RestoreReport.Cut] = []
         var dropped = 0
-        /// The objects the resolver gave, by key (held strongly until the restore is done).
-        private(set) var resolved: [String: AnyObject?] = [:]
-        private var lastKey: String?
-        private var lastObject: AnyObject?
+        /// The objects the resolver gave, by key (see ``ResolvedTargets``).
+        var targets = ResolvedTargets()
         private var cache = RestoreCache()
 
         /// The plan for `saved`, or nil when its steps are not one line numbered one after another
@@ -46,8 +44,14 @@ extension ActionStack {
         }
 
         /// Resolves the keys and checks the steps outward from the current node on each side,
-        /// cutting each side at its first step that cannot come back.
+        /// cutting each side at its first step that cannot come back. Called again after
+        /// ``ResolvedTargets/letGo()`` released an object, it decides again from the objects
+        /// still alive, with `resolve` asked for no key it asked before.
         mutating func check(resolve: (String) -> AnyObject?) {
+            low = 0
+            high = saved.steps.count
+            cuts = []
+            dropped = 0
             var position = split - 1
             while position >= 0 {
                 if let reason = problem(of: position, resolve: resolve) {
@@ -73,19 +77,15 @@ extension ActionStack {
             }
         }
 
-        /// The object for `key` (the resolver is asked once per key).
-        mutating func object(for key: String, resolve: (String) -> AnyObject?) -> AnyObject? {
-            if key == lastKey { return lastObject }
-            let object: AnyObject?
-            if let known = resolved[key] {
-                object = known
-            } else {
-                object = resolve(key)
-                resolved[key] = object
+        /// Whether a kept step has an action on one of `keys`.
+        ///
+        /// - Complexity: O(a) for the a actions of the kept steps.
+        func keepsAStepNaming(_ keys: Set<String>) -> Bool {
+            for position in low..<high {
+                let actions = saved.steps[position].actionList
+                for index in 0..<actions.count where keys.contains(actions.key(at: index)) { return true }
             }
-            lastKey = key
-            lastObject = object
-            return object
+            return false
         }
 
         /// Why the step at `position` cannot come back, or nil.
@@ -105,7 +105,9 @@ extension ActionStack {
                     (index == 0
                         ? saved.steps[position].actionList.first.key
                         : saved.steps[position].actionList.rest[index - 1].key)
-                guard let object = object(for: key, resolve: resolve) else { return .unresolvedKey(key) }
+                guard let object = targets.object(for: key, resolve: resolve) else {
+                    return targets.reasonForMissing(key)
+                }
                 guard let kind = cache.kind(of: command), kind.fits(object) else {
                     return .wrongTargetType(key: key, commandType: saved.steps[position].actionList[index].commandType)
                 }
@@ -132,7 +134,7 @@ extension ActionStack {
         let newRoot = saved.root + plan.low
         func state(_ node: Int) -> StateID { stateOf[node - newRoot] }
         // The plan resolved every key of a kept step to an object.
-        var cache = RestoreCache(objects: plan.resolved.compactMapValues { $0 })
+        var cache = RestoreCache(objects: plan.targets.objects.compactMapValues { $0 })
         // Through the array's subscript, which lends each step where it lies.
         let steps = saved.steps
         do {
@@ -153,11 +155,12 @@ extension ActionStack {
         let lastKept = newRoot + (plan.high - plan.low)
         let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
         history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        restoreRemoteVersion(saved.remoteVersion)
         let before = undoSide.closedCount + redoSide.closedCount
         history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount
         return RestoreReport(
             restoredSteps: plan.high - plan.low, droppedSteps: plan.dropped, cuts: plan.cuts,
-            restoredCleanState: cleanKept, trimmedSteps: before - after)
+            restoredCleanState: cleanKept, trimmedSteps: before - after, omittedWhenSaved: saved.omissions)
     }
 }

@@ -38,6 +38,10 @@ extension ActionStack {
         /// The steps the limits (``levelsOfUndo``, ``maximumCost``, ``maximumBranchSteps``) then
         /// dropped.
         public var trimmedSteps: Int
+        /// What the save had left out of the history it was made from (the history's
+        /// ``SavedHistory/omissions``): steps that were never in the saved history, so never
+        /// restored nor counted as dropped.
+        public var omittedWhenSaved: [SavedHistory.Omission] = []
 
         /// One cut in a restored history.
         public struct Cut: Hashable, Sendable {
@@ -50,21 +54,85 @@ extension ActionStack {
         }
 
         /// Why a step was left out.
-        public enum Reason: Hashable, Sendable, CustomStringConvertible {
+        ///
+        /// Extensible: new reasons may be added in any release; do not switch exhaustively.
+        /// Compare with a static member (`reason == .unresolvedKey("fig-7")`), and read what a
+        /// reason carries through ``commandProblem``, ``key`` and ``commandType``. The
+        /// ``description`` is stable.
+        public struct Reason: Hashable, Sendable, CustomStringConvertible {
+            /// The reasons this version knows, with what each carries.
+            private enum Code: Hashable, Sendable {
+                case command(SavedActionProblem)
+                case unresolvedKey(String)
+                case objectNotKept(String)
+                case wrongTargetType(key: String, commandType: String)
+                case branchInLinearHistory
+            }
+
+            private let code: Code
+
+            private init(_ code: Code) { self.code = code }
+
             /// One of its actions could not be read back.
-            case command(SavedActionProblem)
+            ///
+            /// - Parameter problem: Why.
+            /// - Returns: The reason.
+            public static func command(_ problem: SavedActionProblem) -> Reason { Reason(.command(problem)) }
+
             /// The app found no object for a target key.
-            case unresolvedKey(String)
+            ///
+            /// - Parameter key: The key.
+            /// - Returns: The reason.
+            public static func unresolvedKey(_ key: String) -> Reason { Reason(.unresolvedKey(key)) }
+
+            /// The app gave an object for the key, but nothing kept it alive once the restore let go of
+            /// it (a stack holds its targets weakly): the resolver made an object and kept it nowhere.
+            ///
+            /// - Parameter key: The key.
+            /// - Returns: The reason.
+            public static func objectNotKept(_ key: String) -> Reason { Reason(.objectNotKept(key)) }
+
             /// The object found for a key is not of the class the command changes.
-            case wrongTargetType(key: String, commandType: String)
+            ///
+            /// - Parameters:
+            ///   - key: The key.
+            ///   - commandType: The command type's name.
+            /// - Returns: The reason.
+            public static func wrongTargetType(key: String, commandType: String) -> Reason {
+                Reason(.wrongTargetType(key: key, commandType: commandType))
+            }
+
             /// A branch, restored into a stack whose history is linear.
-            case branchInLinearHistory
+            public static var branchInLinearHistory: Reason { Reason(.branchInLinearHistory) }
+
+            /// For ``command(_:)``, why the action could not be read back; nil for every other
+            /// reason.
+            public var commandProblem: SavedActionProblem? {
+                if case .command(let problem) = code { problem } else { nil }
+            }
+
+            /// For ``unresolvedKey(_:)`` and ``wrongTargetType(key:commandType:)``, the target key;
+            /// nil for every other reason.
+            public var key: String? {
+                switch code {
+                case .unresolvedKey(let key), .objectNotKept(let key), .wrongTargetType(let key, _): key
+                case .command, .branchInLinearHistory: nil
+                }
+            }
+
+            /// For ``wrongTargetType(key:commandType:)``, the command type's name; nil for every
+            /// other reason.
+            public var commandType: String? {
+                if case .wrongTargetType(_, let type) = code { type } else { nil }
+            }
 
             /// What went wrong, as a sentence fragment.
             public var description: String {
-                switch self {
+                switch code {
                 case .command(let problem): "\(problem)"
                 case .unresolvedKey(let key): "no object for key \"\(key)\""
+                case .objectNotKept(let key):
+                    "the object for key \"\(key)\" was freed: nothing but the restore kept it alive"
                 case .wrongTargetType(let key, let type):
                     "the object for key \"\(key)\" is not what command \"\(type)\" changes"
                 case .branchInLinearHistory: "a branch, and the stack's history is linear"
@@ -72,32 +140,75 @@ extension ActionStack {
             }
         }
 
-        /// A summary: "restored 5 steps; dropped 2 (node 3: no object for key "a")".
+        /// A summary: "restored 5 steps; dropped 2 (node 3: no object for key "a")", with what the
+        /// save had left out: "; the save left out 2 steps at and beyond "Paste", which holds a
+        /// closure, not a command".
         public var description: String {
             let cutText = cuts.map { "node \($0.node): \($0.reason)" }.joined(separator: "; ")
+            let omittedText = omittedWhenSaved.map(\.description).joined(separator: ", and ")
             return "restored \(restoredSteps) steps; dropped \(droppedSteps)"
                 + (cuts.isEmpty ? "" : " (\(cutText))") + (trimmedSteps > 0 ? "; trimmed \(trimmedSteps)" : "")
                 + (restoredCleanState ? "; clean state restored" : "")
+                + (omittedWhenSaved.isEmpty ? "" : "; the save left out \(omittedText)")
         }
     }
 
     /// Why a history could not be saved or restored. Nothing changed.
-    public enum HistoryPersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// Extensible: new errors may be added in any release; do not switch exhaustively. Compare
+    /// with a static member (`error == .groupIsOpen`), and read what an error carries through
+    /// ``misuse`` and ``malformation``. The ``description`` is stable.
+    public struct HistoryPersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The errors this version knows, with what each carries.
+        private enum Code: Hashable, Sendable {
+            case misuse(Misuse)
+            case groupIsOpen
+            case busy
+            case malformed(String)
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// The call was a misuse (also reported through ``ActionStack/misusePolicy``).
-        case misuse(Misuse)
+        ///
+        /// - Parameter misuse: The misuse.
+        /// - Returns: The error.
+        public static func misuse(_ misuse: Misuse) -> HistoryPersistenceError {
+            HistoryPersistenceError(.misuse(misuse))
+        }
+
         /// A group is open on the undo stack: a change is in progress and is in no step yet.
-        case groupIsOpen
+        public static var groupIsOpen: HistoryPersistenceError { HistoryPersistenceError(.groupIsOpen) }
+
         /// An asynchronous operation is in progress or waiting, or a broken step waits for
         /// ``ActionStack/discardBrokenStep()`` or ``ActionStack/retryBrokenStep(isolation:)`` (the stack cannot
         /// tell the document's state, so there is no history to save).
-        case busy
+        public static var busy: HistoryPersistenceError { HistoryPersistenceError(.busy) }
+
         /// The saved history is not a well-formed tree (a parent that is not in it, a node twice,
         /// a root or current node that is not in it).
-        case malformed(String)
+        ///
+        /// - Parameter reason: What is wrong.
+        /// - Returns: The error.
+        public static func malformed(_ reason: String) -> HistoryPersistenceError {
+            HistoryPersistenceError(.malformed(reason))
+        }
+
+        /// For ``misuse(_:)``, the misuse; nil for every other error.
+        public var misuse: Misuse? {
+            if case .misuse(let misuse) = code { misuse } else { nil }
+        }
+
+        /// For ``malformed(_:)``, what is wrong with the saved history; nil for every other error.
+        public var malformation: String? {
+            if case .malformed(let reason) = code { reason } else { nil }
+        }
 
         /// What went wrong, as a sentence fragment.
         public var description: String {
-            switch self {
+            switch code {
             case .misuse(let misuse): "\(misuse)"
             case .groupIsOpen: "a group is open on the undo stack; close it first"
             case .busy: "an asynchronous operation is in progress or waiting, or a step is broken"
@@ -143,6 +254,21 @@ extension ActionStack {
     /// The clean state is saved when it is a node of the saved part. From a handler or an observer
     /// of an operation in progress it is the misuse ``Misuse/reentrantCall(_:during:)``.
     ///
+    /// The history says what it left out, and why (``SavedHistory/omissions``): the steps at and
+    /// beyond a step that holds a closure, with the name of the nearest such step, and the steps
+    /// over `maximumSteps`. A save never leaves steps out silently: an app shows the omissions, or
+    /// registers those changes as commands (``UndoCommand``, ``AsyncUndoCommand``) so that they
+    /// are saved.
+    ///
+    /// ```swift
+    /// stack.registerUndo(withTarget: document) { $0.text = "" }   // a closure
+    /// stack.setActionName("Clear")
+    /// stack.endEvent()
+    /// let saved = try stack.savedHistory()
+    /// print(saved.steps.count, saved.omittedSteps)   // 0 1
+    /// print(saved.omissions[0])   // 1 step at and beyond "Clear", which holds a closure, not a command
+    /// ```
+    ///
     /// - Parameter maximumSteps: The most steps to save.
     /// - Returns: The history, for ``HistoryArchive``.
     /// - Throws: ``HistoryPersistenceError/groupIsOpen`` while a group is open,
@@ -154,7 +280,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if let activity = activities.refusing(.savedHistory) {
-            let misuse = Misuse.reentrantCall(.savedHistory, during: activity)
+            let misuse = Misuse.reentrantCall(.savedHistory, during: activity.reported)
             report(misuse)
             throw .misuse(misuse)
         }
@@ -166,9 +292,12 @@ extension ActionStack {
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
         history.sweepFreedTargets()
+        // What is saved reads in the document as it is now.
+        history.rebaseEverything()
         if history.tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
+        let omissions = layout.omissions(saving: Set(order.map(\.index)))
         var root = layout.current
         var saved: [SavedStep] = []
         var cleanNode: Int? = layout.state[layout.current] == history.states.clean ? layout.current : nil
@@ -193,7 +322,7 @@ extension ActionStack {
         }
         return SavedHistory(
             shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
-            rootDate: rootDate)
+            rootDate: rootDate, omissions: omissions, remoteVersion: history.remote?.version)
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -203,7 +332,16 @@ extension ActionStack {
     /// brought back: walking outward from the saved current state, a step with an action that could
     /// not be read (``SavedAction/problem``), whose key the app cannot resolve, or whose object is
     /// not of the class its command changes is left out with everything beyond it; the report says
-    /// where and why. The rest is restored exactly: names, dates, discardable flags, user info,
+    /// where and why.
+    ///
+    /// The stack holds its targets weakly, as it holds every target: the app keeps the objects it
+    /// resolves alive (its document holds them, or a restored command does). The restore holds them
+    /// while it decides, then lets go of them once before it builds anything: an object that
+    /// nothing else keeps (a resolver that makes a new object and keeps it nowhere) is freed then,
+    /// and the history is cut at the first step that names its key, with the reason
+    /// ``RestoreReport/Reason/objectNotKept(_:)``, as at a key that does not resolve. So a restore
+    /// never leaves a step whose target is already gone, and the report's counts are what the stack
+    /// holds. An object the app frees later takes its actions with it, as any freed target does. The rest is restored exactly: names, dates, discardable flags, user info,
     /// costs, node numbers, the redo choices, and the clean state when it lies in the restored
     /// part (``isClean`` is then true exactly where it was). A branching history restored into a
     /// linear stack keeps the current path (the branches are cut, and reported). Then
@@ -235,7 +373,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if let activity = activities.refusing(.restoreHistory) {
-            let misuse = Misuse.reentrantCall(.restoreHistory, during: activity)
+            let misuse = Misuse.reentrantCall(.restoreHistory, during: activity.reported)
             report(misuse)
             throw .misuse(misuse)
         }
@@ -251,12 +389,24 @@ extension ActionStack {
             plan.check(resolve: resolvingTargets)
             // As below: the resolver must not have changed the stack.
             try refuseUnlessEmpty()
+            if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
+                plan.check { _ in nil }
+                try refuseUnlessEmpty()
+            }
             return applyLinear(plan)
         }
-        let plan = try RestorePlan(saved, linear: history.tree == nil, resolve: resolvingTargets)
+        var plan = try RestorePlan(
+            saved, linear: history.tree == nil, targets: ResolvedTargets(), resolve: resolvingTargets)
         // The resolver is app code: if it changed the stack (a change, another restore), the stack
         // is no longer empty, and this restore never mixes with what it did.
         try refuseUnlessEmpty()
+        // The stack holds its targets weakly: an object that only the restore kept alive is freed
+        // when the restore lets go of it, and the history is cut at the first step that names it
+        // (see `ResolvedTargets`). Their deinits are app code too.
+        if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
+            plan = try RestorePlan(saved, linear: history.tree == nil, targets: plan.targets) { _ in nil }
+            try refuseUnlessEmpty()
+        }
         return apply(plan)
     }
 
@@ -328,6 +478,54 @@ extension ActionStack {
                 frontier = next
             }
             return result
+        }
+
+        /// What a save of the steps `saved` leaves out: walking outward from the current node over
+        /// every step, a step not saved counts for the first step not saved on its way (itself
+        /// included): a step that holds a closure (``SavedHistory/Omission/Reason/closure``, named
+        /// by the nearest such step: the fewest steps away, then the undo side, the redo side and
+        /// the branches, then the lowest node), or one the limit left out
+        /// (``SavedHistory/Omission/Reason/maximumSteps``). Vanished steps count for nothing.
+        ///
+        /// - Complexity: O(s) for the s steps.
+        func omissions(saving saved: Set<Int>) -> [SavedHistory.Omission] {
+            enum Way { case saved, overLimit, closure }
+            var way: [Int: Way] = [current: .saved]
+            var frontier = [current]
+            var distance = 0
+            var omitted = Omitted()
+            while !frontier.isEmpty {
+                distance += 1
+                var next: [Int] = []
+                for node in frontier {
+                    let near = way[node] ?? .saved
+                    for index in neighbours[node] ?? [] {
+                        let step = steps[index]
+                        let far = step.node == node ? step.parent : step.node
+                        guard way[far] == nil else { continue }
+                        var reached = near
+                        if near == .saved && !saved.contains(index) && !step.vanished {
+                            reached = step.savable ? .overLimit : .closure
+                            if reached == .closure {
+                                omitted.barrier(
+                                    name: step.side.steps[step.position].name, distance: distance,
+                                    rank: order(step.place), node: step.node)
+                            }
+                        }
+                        way[far] = reached
+                        if !step.vanished {
+                            switch reached {
+                            case .saved: break
+                            case .overLimit: omitted.overLimit(1)
+                            case .closure: omitted.closure(1)
+                            }
+                        }
+                        next.append(far)
+                    }
+                }
+                frontier = next
+            }
+            return omitted.omissions
         }
 
         private func order(_ place: Place) -> Int {
@@ -513,11 +711,57 @@ extension ActionStack {
                         side: redoSide, position: position, start: redoStarts[kept], node: undoCount + kept + 1,
                         parent: undoCount + kept, place: .redo, isRedoChoice: true, savable: true), capture: capture))
         }
-        var history = SavedHistory(shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved)
+        // What the walks left out: each side's steps beyond its walk, for the reason it stopped.
+        var omitted = Omitted()
+        for (walk, count) in [(undo, undoCount), (redo, redoCount)] where walk.kept < count {
+            // A walk the limit stopped counts its next step's reason: a closure there stops it too.
+            if walk.stoppedAtClosure || walk.nextHoldsAClosure {
+                let barrier = walk.side.steps[walk.side.steps.count - 1 - walk.kept]
+                omitted.closure(count - walk.kept)
+                omitted.barrier(
+                    name: barrier.name, distance: walk.kept + 1, rank: walk.side === undoSide ? 0 : 1, node: 0)
+            } else {
+                omitted.overLimit(count - walk.kept)
+            }
+        }
+        var history = SavedHistory(
+            shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved,
+            omissions: omitted.omissions, remoteVersion: history.remote?.version)
         // Made by this walk, which keeps each side's steps in a line from the root, with costs of
         // 0 or more: a valid history, unless a command type gave a version below 1.
         history.isKnownValid = !capture.sawVersionBelowOne
         return history
+    }
+
+    /// What a save leaves out, counted as the walks go (see ``SavedHistory/omissions``).
+    struct Omitted {
+        private var closureSteps = 0
+        private var overLimitSteps = 0
+        /// The nearest step that holds a closure so far: its name, and its distance, its place's
+        /// rank and its node, which order the candidates.
+        private var nearest: (name: String, distance: Int, rank: Int, node: Int)?
+
+        /// `count` steps left out at and beyond a step that holds a closure.
+        mutating func closure(_ count: Int) { closureSteps += count }
+
+        /// A step that holds a closure: named in the omission when it is the nearest so far.
+        mutating func barrier(name: String, distance: Int, rank: Int, node: Int) {
+            if let nearest, (nearest.distance, nearest.rank, nearest.node) <= (distance, rank, node) { return }
+            nearest = (name, distance, rank, node)
+        }
+
+        /// `count` steps left out by the limit.
+        mutating func overLimit(_ count: Int) { overLimitSteps += count }
+
+        /// The omissions, in the order of their reasons' raw values.
+        var omissions: [SavedHistory.Omission] {
+            var result: [SavedHistory.Omission] = []
+            if closureSteps > 0 {
+                result.append(.init(reason: .closure, steps: closureSteps, stepName: nearest?.name))
+            }
+            if overLimitSteps > 0 { result.append(.init(reason: .maximumSteps, steps: overLimitSteps)) }
+            return result
+        }
     }
 
     /// One side's walk outward from the current node, for saving a linear history: its steps taken
@@ -529,6 +773,9 @@ extension ActionStack {
         private var end: Int
         private(set) var kept = 0
         private(set) var isOpen: Bool
+        /// Whether the walk stopped at a step that holds a closure (not at the side's end, nor at
+        /// the limit).
+        private(set) var stoppedAtClosure = false
         private(set) var starts: [Int] = []
         var state: StateID?
 
@@ -537,6 +784,19 @@ extension ActionStack {
             end = side.openStart
             isOpen = side.steps.count > 0
             self.state = state
+        }
+
+        /// Whether the next step outward holds an action that is not a command (one is left).
+        ///
+        /// - Complexity: O(a) for the step's a actions.
+        var nextHoldsAClosure: Bool {
+            let step = side.steps[side.steps.count - 1 - kept]
+            var index = end - step.actionCount
+            while index < end {
+                if side.action(at: index).box.commandKey == nil { return true }
+                index += 1
+            }
+            return false
         }
 
         /// Takes the next step outward and returns it when every action in it is a command; the
@@ -548,6 +808,7 @@ extension ActionStack {
             while index < end {
                 if side.action(at: index).box.commandKey == nil {
                     isOpen = false
+                    stoppedAtClosure = true
                     return nil
                 }
                 index += 1
@@ -597,29 +858,28 @@ extension ActionStack {
     struct RestorePlan {
         struct Node {
             var step: SavedStep
-            var targets: [AnyObject]
         }
         var saved: SavedHistory
         /// The kept steps by node.
         var kept: [Int: Node] = [:]
         var cuts: [RestoreReport.Cut] = []
         var dropped = 0
+        /// The objects the resolver gave, by key (see ``ResolvedTargets``).
+        var targets: ResolvedTargets
 
+        /// The plan for `saved`, resolving keys through `targets` (which asks `resolve` for a key it
+        /// has not asked before).
         init(
-            _ saved: SavedHistory, linear: Bool, resolve: (String) -> AnyObject?
+            _ saved: SavedHistory, linear: Bool, targets: ResolvedTargets, resolve: (String) -> AnyObject?
         ) throws(HistoryPersistenceError) {
             self.saved = saved
-            // Node numbers a branching history can hold (validate() takes any of 0 or more).
-            guard saved.root >= 0, saved.root < Int(UInt32.max - 1) else {
-                throw .malformed("node \(saved.root) is out of range")
-            }
+            self.targets = targets
+            // The history was validated: its node numbers are from 0 to `SavedHistory.maximumNode`,
+            // which a branching stack's numbers hold with room for the changes after the restore.
             var byNode: [Int: SavedStep] = [:]
             var parentOf: [Int: Int] = [:]
             var children: [Int: [Int]] = [:]
             for step in saved.steps {
-                guard step.node >= 0, step.node < Int(UInt32.max - 1), step.parent >= 0 else {
-                    throw .malformed("node \(step.node) is out of range")
-                }
                 guard byNode[step.node] == nil, step.node != saved.root else {
                     throw .malformed("node \(step.node) appears twice")
                 }
@@ -652,28 +912,22 @@ extension ActionStack {
             }
             // The current path: kept if every step on it resolves; cut at the first that does not,
             // counted from the current node.
-            var resolved: [String: AnyObject?] = [:]
+            var targets = targets
+            defer { self.targets = targets }
             var kinds = RestoreCache()
-            func check(_ step: SavedStep) -> (targets: [AnyObject], reason: RestoreReport.Reason?) {
-                var targets: [AnyObject] = []
+            func check(_ step: SavedStep) -> RestoreReport.Reason? {
                 for action in step.actions {
                     guard let command = action.command else {
-                        return ([], .command(action.problem ?? .unknownType(action.commandType)))
+                        return .command(action.problem ?? .unknownType(action.commandType))
                     }
-                    let object: AnyObject?
-                    if let known = resolved[action.key] {
-                        object = known
-                    } else {
-                        object = resolve(action.key)
-                        resolved[action.key] = object
+                    guard let object = targets.object(for: action.key, resolve: resolve) else {
+                        return targets.reasonForMissing(action.key)
                     }
-                    guard let object else { return ([], .unresolvedKey(action.key)) }
                     guard let kind = kinds.kind(of: command), kind.fits(object) else {
-                        return ([], .wrongTargetType(key: action.key, commandType: action.commandType))
+                        return .wrongTargetType(key: action.key, commandType: action.commandType)
                     }
-                    targets.append(object)
                 }
-                return (targets, nil)
+                return nil
             }
             func subtreeSize(_ node: Int) -> Int {
                 var count = 0
@@ -695,8 +949,7 @@ extension ActionStack {
             var onPath: Set<Int> = [saved.current]
             for node in path {
                 let step = byNode[node]!
-                let result = check(step)
-                if let reason = result.reason {
+                if let reason = check(step) {
                     // This step and everything above it (and hanging from there) goes.
                     newRoot = node
                     let above = saved.steps.count - subtreeSize(node) + 1
@@ -704,7 +957,7 @@ extension ActionStack {
                     dropped += above
                     break
                 }
-                kept[node] = Node(step: step, targets: result.targets)
+                kept[node] = Node(step: step)
                 onPath.insert(node)
                 onPath.insert(step.parent)
             }
@@ -725,18 +978,24 @@ extension ActionStack {
                         dropped += size
                         continue
                     }
-                    let result = check(step)
-                    if let reason = result.reason {
+                    if let reason = check(step) {
                         let size = subtreeSize(child)
                         cuts.append(RestoreReport.Cut(node: child, reason: reason, droppedSteps: size))
                         dropped += size
                         continue
                     }
-                    kept[child] = Node(step: step, targets: result.targets)
+                    kept[child] = Node(step: step)
                     if isChoiceChain { redoChain.insert(child) }
                     frontier.append(child)
                 }
             }
+        }
+
+        /// Whether a kept step has an action on one of `keys`.
+        ///
+        /// - Complexity: O(a) for the a actions of the kept steps.
+        func keepsAStepNaming(_ keys: Set<String>) -> Bool {
+            kept.values.contains { node in node.step.actions.contains { keys.contains($0.key) } }
         }
 
         /// The root of the restored part.
@@ -765,12 +1024,13 @@ extension ActionStack {
             }
         }
         func state(_ node: Int) -> StateID { stateOf[node] ?? 0 }
-        var cache = RestoreCache()
+        // The plan resolved every key of a kept step to an object.
+        var cache = RestoreCache(objects: plan.targets.objects.compactMapValues { $0 })
         func fill(_ side: Side, with node: Int) {
             let entry = plan.kept[node]!
             appendRestoredStep(
                 entry.step, to: side, low: state(entry.step.parent), high: state(node),
-                node: history.tree == nil ? 0 : NodeNumber(node), cache: &cache, targets: entry.targets)
+                node: history.tree == nil ? 0 : NodeNumber(node), cache: &cache)
         }
         // The current path, from the new root down.
         var path: [Int] = []
@@ -835,21 +1095,22 @@ extension ActionStack {
         }
         let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
         history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        restoreRemoteVersion(saved.remoteVersion)
         let before = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
         history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
         return RestoreReport(
             restoredSteps: plan.kept.count, droppedSteps: plan.dropped, cuts: plan.cuts,
-            restoredCleanState: cleanKept, trimmedSteps: before - after)
+            restoredCleanState: cleanKept, trimmedSteps: before - after, omittedWhenSaved: saved.omissions)
     }
 
-    /// Appends a restored step to `side`: an action for each command, on `targets[index]` when
-    /// given, on the cached object of its key otherwise; then the step with its metadata.
+    /// Appends a restored step to `side`: an action for each command, on the cached object of its
+    /// key; then the step with its metadata.
     ///
     /// - Complexity: O(a) for the step's a actions.
     func appendRestoredStep(
         _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber,
-        cache: inout RestoreCache, targets: [AnyObject]? = nil
+        cache: inout RestoreCache
     ) {
         var count = 0
         var holdsAsyncActions = false
@@ -858,7 +1119,7 @@ extension ActionStack {
             let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
             guard let command = (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command),
                 let kind = cache.kind(of: command),
-                let target = targets?[index] ?? cache.object(for: key)
+                let target = cache.object(for: key)
             else { continue }
             let handler = kind.makeHandler(command, self)
             holdsAsyncActions = holdsAsyncActions || kind.isAsync

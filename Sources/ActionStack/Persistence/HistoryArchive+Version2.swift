@@ -180,6 +180,30 @@ struct ArchiveWriter {
             head.raw(#","rootDate":"#)
             head.double(seconds)
         }
+        if !history.omissions.isEmpty {
+            depth = Swift.max(depth, 5)
+            head.raw(#","omitted":["#)
+            for (index, omission) in history.omissions.enumerated() {
+                try limits.check(omission.reason.rawValue)
+                if index > 0 { head.byte(UInt8(ascii: ",")) }
+                head.byte(UInt8(ascii: "["))
+                head.string(omission.reason.rawValue)
+                head.byte(UInt8(ascii: ","))
+                head.int(omission.steps)
+                if let name = omission.stepName {
+                    try limits.check(name)
+                    head.byte(UInt8(ascii: ","))
+                    head.string(name)
+                }
+                head.byte(UInt8(ascii: "]"))
+            }
+            head.byte(UInt8(ascii: "]"))
+        }
+        if let remoteVersion = history.remoteVersion {
+            try limits.check(remoteVersion)
+            head.raw(#","remoteVersion":"#)
+            head.string(remoteVersion)
+        }
         if !entries.isEmpty {
             depth = Swift.max(depth, 5)
             head.raw(#","commands":["#)
@@ -481,6 +505,8 @@ private struct HistoryReader {
     var current: Int?
     var clean: Int?
     var rootDate: Double?
+    var omissions: [SavedHistory.Omission] = []
+    var remoteVersion: String?
     var commands: [(type: String, version: Int, key: String)] = []
     var names: [String] = []
     var steps: [StepHeader]?
@@ -584,7 +610,8 @@ private struct HistoryReader {
         }
         return SavedHistory(
             shape: shape, root: root, current: current, clean: clean, steps: saved,
-            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)))
+            rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)), omissions: omissions,
+            remoteVersion: remoteVersion)
     }
 
     private mutating func readFields(_ cursor: inout JSONCursor) throws {
@@ -614,6 +641,11 @@ private struct HistoryReader {
         case "clean":
             if cursor.peek() == UInt8(ascii: "n") { try cursor.skipValue() } else { clean = try cursor.readInt() }
         case "rootDate": rootDate = try cursor.readDouble()
+        case "omitted": try readOmissions(&cursor)
+        case "remoteVersion":
+            let version = try cursor.readString()
+            try check(version)
+            remoteVersion = version
         case "commands": try readCommands(&cursor)
         case "names":
             try cursor.beginArray()
@@ -660,6 +692,31 @@ private struct HistoryReader {
     /// Checks the length of a name, key or type.
     private func check(_ string: String) throws {
         try limits.check(string)
+    }
+
+    /// What the save left out: `[reason, steps]` or `[reason, steps, step name]` entries. A reason
+    /// this library does not know is kept as it is.
+    private mutating func readOmissions(_ cursor: inout JSONCursor) throws {
+        try cursor.beginArray()
+        var array = JSONCursor.ArrayState()
+        while try cursor.nextElement(in: &array) {
+            try cursor.beginArray()
+            var entry = JSONCursor.ArrayState()
+            guard try cursor.nextElement(in: &entry) else { throw cursor.invalid("an empty omission") }
+            let reason = try cursor.readString()
+            try check(reason)
+            guard try cursor.nextElement(in: &entry) else { throw cursor.invalid("an omission without a count") }
+            let steps = try cursor.readInt()
+            guard steps >= 0 else { throw cursor.invalid("an omission of a negative number of steps") }
+            var name: String?
+            if try cursor.nextElement(in: &entry) {
+                let read = try cursor.readString()
+                try check(read)
+                name = read
+                guard try !cursor.nextElement(in: &entry) else { throw cursor.invalid("an omission of four values") }
+            }
+            omissions.append(SavedHistory.Omission(reason: .init(rawValue: reason), steps: steps, stepName: name))
+        }
     }
 
     private mutating func readCommands(_ cursor: inout JSONCursor) throws {

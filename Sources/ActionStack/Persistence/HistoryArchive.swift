@@ -63,8 +63,15 @@ public import Foundation
 ///   (``formatVersion``); `fingerprint` is the app's, and `histories` maps the app's names for its
 ///   histories to the histories.
 /// - A history has its `shape` (`"linear"` or `"tree"`), its `root`, `current` and `clean`
-///   node numbers (`clean` absent when there is no clean state), and the root's date `rootDate`
-///   (as a step's `d`, below; absent in a history that is not dated). Its steps, parents before
+///   node numbers (`clean` absent when there is no clean state; every node number of a history,
+///   these and the steps' `node` and `parent`, is an integer from 0 to
+///   ``SavedHistory/maximumNode``, 2^31 − 1, and a history with a larger one is refused as
+///   ``HistoryArchiveError/invalidHistory(_:_:)``), and the root's date `rootDate`
+///   (as a step's `d`, below; absent in a history that is not dated), and what the save left out
+///   of the stack's history, `omitted` (``SavedHistory/omissions``): `[reason, steps]` entries,
+///   with the name of the step that holds a closure as a third value for the reason `"closure"`
+///   (absent when the save left nothing out; a reason this library does not know is read as it
+///   is). Its steps, parents before
 ///   children, are three arrays that go together: `steps` says how many actions each step holds,
 ///   `actions` names the command table entry of each action, and `payloads` holds each action's
 ///   command as its `encode(to:)` wrote it (JSON, not a string), in the same order.
@@ -181,7 +188,7 @@ public struct HistoryArchive: Sendable {
         /// - Parameter kind: A limit.
         /// - Complexity: O(1).
         public subscript(kind: Kind) -> Int {
-            switch kind {
+            switch kind.name {
             case .bytes: maximumBytes
             case .nestingDepth: maximumNestingDepth
             case .histories: maximumHistories

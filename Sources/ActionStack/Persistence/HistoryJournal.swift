@@ -417,20 +417,80 @@ extension HistoryJournal {
         }
 
         /// How a replay ended.
-        public enum Ending: Hashable, Sendable, CustomStringConvertible {
+        ///
+        /// Extensible: new endings may be added in any release; do not switch exhaustively.
+        /// Compare with a static member (`ending == .complete`), and read what an ending carries
+        /// through ``offset``, ``length``, ``reason`` and ``droppedBytes``. The ``description`` is
+        /// stable.
+        public struct Ending: Hashable, Sendable, CustomStringConvertible {
+            /// The endings this version knows, with what each carries.
+            private enum Code: Hashable, Sendable {
+                case complete
+                case tornRecord(offset: Int, length: Int)
+                case corruptRecord(offset: Int, reason: String, droppedBytes: Int)
+            }
+
+            private let code: Code
+
+            private init(_ code: Code) { self.code = code }
+
             /// At the end of the file: every record was intact.
-            case complete
+            public static var complete: Ending { Ending(.complete) }
+
             /// At a torn last record, `length` bytes from `offset` to the end of the file: an
             /// append that a crash cut short, ignored. The next append overwrites it.
-            case tornRecord(offset: Int, length: Int)
+            ///
+            /// - Parameters:
+            ///   - offset: Where the torn record starts.
+            ///   - length: Its bytes, to the end of the file.
+            /// - Returns: The ending.
+            public static func tornRecord(offset: Int, length: Int) -> Ending {
+                Ending(.tornRecord(offset: offset, length: length))
+            }
+
             /// At a damaged record at `offset`, before the end of the file; the `droppedBytes`
             /// from there to the end, that record and any after it, were not replayed. The next
             /// append overwrites them.
-            case corruptRecord(offset: Int, reason: String, droppedBytes: Int)
+            ///
+            /// - Parameters:
+            ///   - offset: Where the damaged record starts.
+            ///   - reason: What is wrong with it.
+            ///   - droppedBytes: The bytes from there to the end of the file.
+            /// - Returns: The ending.
+            public static func corruptRecord(offset: Int, reason: String, droppedBytes: Int) -> Ending {
+                Ending(.corruptRecord(offset: offset, reason: reason, droppedBytes: droppedBytes))
+            }
+
+            /// For ``tornRecord(offset:length:)`` and ``corruptRecord(offset:reason:droppedBytes:)``,
+            /// where the record that stopped the replay starts; nil for ``complete``.
+            public var offset: Int? {
+                switch code {
+                case .complete: nil
+                case .tornRecord(let offset, _), .corruptRecord(let offset, _, _): offset
+                }
+            }
+
+            /// For ``tornRecord(offset:length:)``, the torn record's bytes; nil for every other
+            /// ending.
+            public var length: Int? {
+                if case .tornRecord(_, let length) = code { length } else { nil }
+            }
+
+            /// For ``corruptRecord(offset:reason:droppedBytes:)``, what is wrong with the record;
+            /// nil for every other ending.
+            public var reason: String? {
+                if case .corruptRecord(_, let reason, _) = code { reason } else { nil }
+            }
+
+            /// For ``corruptRecord(offset:reason:droppedBytes:)``, the bytes not replayed; nil for
+            /// every other ending.
+            public var droppedBytes: Int? {
+                if case .corruptRecord(_, _, let dropped) = code { dropped } else { nil }
+            }
 
             /// How the replay ended, as a sentence fragment.
             public var description: String {
-                switch self {
+                switch code {
                 case .complete: "every record was intact"
                 case .tornRecord(let offset, let length):
                     "a torn last record (\(length) bytes at offset \(offset)) was ignored"

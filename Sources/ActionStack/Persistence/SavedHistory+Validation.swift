@@ -8,37 +8,266 @@
 // SPDX-License-Identifier: Apache-2.0
 
 extension SavedHistory {
+    /// The largest node number a saved history may hold: 2^31 − 1 (2,147,483,647).
+    ///
+    /// A branching stack numbers its nodes with 32-bit numbers and numbers the changes made after a
+    /// restore on from the highest restored node, so a history whose nodes stay at or below this
+    /// number leaves room for at least 2^31 more changes. It is the one limit on node numbers:
+    /// ``validate()`` refuses a root or a step's node or parent above it (a current or a clean
+    /// node above it is not in the history), so ``HistoryArchive/init(decoding:registry:limits:)`` refuses such a file,
+    /// ``HistoryArchive/encoded(limits:)`` refuses to write one, and
+    /// ``ActionStack/restoreHistory(_:resolvingTargets:)`` refuses one (into a linear stack as into
+    /// a branching one). No stack saves such a history: a stack starts at node 0 and would need
+    /// 2^31 changes to reach it.
+    public static let maximumNode = Int(Int32.max)
+
     /// A flaw in a saved history's shape that would make restoring it unsafe.
-    public enum StructuralProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// Extensible: new problems may be added in any release (each new check adds one); do not
+    /// switch exhaustively. Compare with a static member (`problem == .cycle(node: 3)`), and read
+    /// what a problem carries through ``node``, ``parent``, ``cost``, ``commandType`` and
+    /// ``version``. The ``description`` is stable.
+    public struct StructuralProblem: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The problems this version knows, with what each carries.
+        private enum Code: Hashable, Sendable {
+            case negativeNode(Int)
+            case nodeOutOfRange(Int)
+            case duplicateNode(Int)
+            case missingParent(node: Int, parent: Int)
+            case cycle(node: Int)
+            case parentAfterChild(node: Int, parent: Int)
+            case branchInLinearHistory(parent: Int)
+            case twoRedoChoices(parent: Int)
+            case currentNotInHistory(Int)
+            case cleanNotInHistory(Int)
+            case negativeCost(node: Int, cost: Int)
+            case invalidCommandVersion(type: String, version: Int)
+            case actionWithoutCommand(node: Int)
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
         /// A node number below 0 (the root, a step's node or its parent).
-        case negativeNode(Int)
+        ///
+        /// - Parameter node: The node number.
+        /// - Returns: The problem.
+        public static func negativeNode(_ node: Int) -> StructuralProblem { StructuralProblem(.negativeNode(node)) }
+
+        /// A node number above ``SavedHistory/maximumNode`` (the root, a step's node or its parent,
+        /// the current or the clean node).
+        ///
+        /// - Parameter node: The node number.
+        /// - Returns: The problem.
+        public static func nodeOutOfRange(_ node: Int) -> StructuralProblem { StructuralProblem(.nodeOutOfRange(node)) }
+
         /// Two steps lead to the same node, or a step leads to the root.
-        case duplicateNode(Int)
+        ///
+        /// - Parameter node: The node.
+        /// - Returns: The problem.
+        public static func duplicateNode(_ node: Int) -> StructuralProblem { StructuralProblem(.duplicateNode(node)) }
+
         /// A step leads from a node that is neither the root nor any step's node.
-        case missingParent(node: Int, parent: Int)
+        ///
+        /// - Parameters:
+        ///   - node: The step's node.
+        ///   - parent: The node it leads from.
+        /// - Returns: The problem.
+        public static func missingParent(node: Int, parent: Int) -> StructuralProblem {
+            StructuralProblem(.missingParent(node: node, parent: parent))
+        }
+
         /// A step is its own ancestor.
-        case cycle(node: Int)
+        ///
+        /// - Parameter node: The step's node.
+        /// - Returns: The problem.
+        public static func cycle(node: Int) -> StructuralProblem { StructuralProblem(.cycle(node: node)) }
+
         /// A step comes before the step that leads to its parent (steps are saved parents first).
-        case parentAfterChild(node: Int, parent: Int)
+        ///
+        /// - Parameters:
+        ///   - node: The step's node.
+        ///   - parent: The node it leads from.
+        /// - Returns: The problem.
+        public static func parentAfterChild(node: Int, parent: Int) -> StructuralProblem {
+            StructuralProblem(.parentAfterChild(node: node, parent: parent))
+        }
+
         /// A linear history in which two steps leave from the same node.
-        case branchInLinearHistory(parent: Int)
+        ///
+        /// - Parameter parent: The node they leave from.
+        /// - Returns: The problem.
+        public static func branchInLinearHistory(parent: Int) -> StructuralProblem {
+            StructuralProblem(.branchInLinearHistory(parent: parent))
+        }
+
         /// Two steps that leave from the same node both claim to be its redo choice.
-        case twoRedoChoices(parent: Int)
+        ///
+        /// - Parameter parent: The node they leave from.
+        /// - Returns: The problem.
+        public static func twoRedoChoices(parent: Int) -> StructuralProblem {
+            StructuralProblem(.twoRedoChoices(parent: parent))
+        }
+
         /// The current node is not in the history.
-        case currentNotInHistory(Int)
+        ///
+        /// - Parameter node: The current node.
+        /// - Returns: The problem.
+        public static func currentNotInHistory(_ node: Int) -> StructuralProblem {
+            StructuralProblem(.currentNotInHistory(node))
+        }
+
         /// The clean node is not in the history.
-        case cleanNotInHistory(Int)
+        ///
+        /// - Parameter node: The clean node.
+        /// - Returns: The problem.
+        public static func cleanNotInHistory(_ node: Int) -> StructuralProblem {
+            StructuralProblem(.cleanNotInHistory(node))
+        }
+
         /// An action with a cost below 0.
-        case negativeCost(node: Int, cost: Int)
+        ///
+        /// - Parameters:
+        ///   - node: The node of the action's step.
+        ///   - cost: The cost.
+        /// - Returns: The problem.
+        public static func negativeCost(node: Int, cost: Int) -> StructuralProblem {
+            StructuralProblem(.negativeCost(node: node, cost: cost))
+        }
+
         /// A command version below 1.
-        case invalidCommandVersion(type: String, version: Int)
+        ///
+        /// - Parameters:
+        ///   - type: The command type's name.
+        ///   - version: The version.
+        /// - Returns: The problem.
+        public static func invalidCommandVersion(type: String, version: Int) -> StructuralProblem {
+            StructuralProblem(.invalidCommandVersion(type: type, version: version))
+        }
+
         /// An action that has neither a command nor a problem saying why not.
-        case actionWithoutCommand(node: Int)
+        ///
+        /// - Parameter node: The node of the action's step.
+        /// - Returns: The problem.
+        public static func actionWithoutCommand(node: Int) -> StructuralProblem {
+            StructuralProblem(.actionWithoutCommand(node: node))
+        }
+
+        /// The node the problem is about (for ``branchInLinearHistory(parent:)`` and
+        /// ``twoRedoChoices(parent:)``, the node the steps leave from); nil for
+        /// ``invalidCommandVersion(type:version:)``.
+        public var node: Int? {
+            switch code {
+            case .negativeNode(let node), .nodeOutOfRange(let node), .duplicateNode(let node),
+                .missingParent(let node, _), .cycle(let node),
+                .parentAfterChild(let node, _), .branchInLinearHistory(let node), .twoRedoChoices(let node),
+                .currentNotInHistory(let node), .cleanNotInHistory(let node), .negativeCost(let node, _),
+                .actionWithoutCommand(let node):
+                node
+            case .invalidCommandVersion: nil
+            }
+        }
+
+        /// For ``missingParent(node:parent:)`` and ``parentAfterChild(node:parent:)``, the node the
+        /// step leads from; nil for every other problem.
+        public var parent: Int? {
+            switch code {
+            case .missingParent(_, let parent), .parentAfterChild(_, let parent): parent
+            default: nil
+            }
+        }
+
+        /// For ``negativeCost(node:cost:)``, the cost; nil for every other problem.
+        public var cost: Int? {
+            if case .negativeCost(_, let cost) = code { cost } else { nil }
+        }
+
+        /// For ``invalidCommandVersion(type:version:)``, the command type's name; nil for every
+        /// other problem.
+        public var commandType: String? {
+            if case .invalidCommandVersion(let type, _) = code { type } else { nil }
+        }
+
+        /// For ``invalidCommandVersion(type:version:)``, the version; nil for every other problem.
+        public var version: Int? {
+            if case .invalidCommandVersion(_, let version) = code { version } else { nil }
+        }
+
+        /// Which problem this is, without what it carries: `problem.kind == .cycle`.
+        public var kind: Kind {
+            switch code {
+            case .negativeNode: .negativeNode
+            case .nodeOutOfRange: .nodeOutOfRange
+            case .duplicateNode: .duplicateNode
+            case .missingParent: .missingParent
+            case .cycle: .cycle
+            case .parentAfterChild: .parentAfterChild
+            case .branchInLinearHistory: .branchInLinearHistory
+            case .twoRedoChoices: .twoRedoChoices
+            case .currentNotInHistory: .currentNotInHistory
+            case .cleanNotInHistory: .cleanNotInHistory
+            case .negativeCost: .negativeCost
+            case .invalidCommandVersion: .invalidCommandVersion
+            case .actionWithoutCommand: .actionWithoutCommand
+            }
+        }
+
+        /// Which problem a ``StructuralProblem`` is, without what it carries: one static member for
+        /// each of ``StructuralProblem``'s, with the same name.
+        ///
+        /// Extensible: new kinds may be added in any release; do not switch exhaustively. The
+        /// ``description`` (the name, as `"cycle"`) is stable.
+        public struct Kind: Hashable, Sendable, CustomStringConvertible {
+            /// The kinds this version knows, by name.
+            private enum Name: String {
+                case negativeNode, nodeOutOfRange, duplicateNode, missingParent, cycle, parentAfterChild
+                case branchInLinearHistory
+                case twoRedoChoices, currentNotInHistory, cleanNotInHistory, negativeCost, invalidCommandVersion
+                case actionWithoutCommand
+            }
+
+            private let name: Name
+
+            private init(_ name: Name) { self.name = name }
+
+            /// The name of the problem's static member, as `"cycle"`.
+            public var description: String { name.rawValue }
+
+            /// ``StructuralProblem/negativeNode(_:)``.
+            public static var negativeNode: Kind { Kind(.negativeNode) }
+            /// ``StructuralProblem/nodeOutOfRange(_:)``.
+            public static var nodeOutOfRange: Kind { Kind(.nodeOutOfRange) }
+            /// ``StructuralProblem/duplicateNode(_:)``.
+            public static var duplicateNode: Kind { Kind(.duplicateNode) }
+            /// ``StructuralProblem/missingParent(node:parent:)``.
+            public static var missingParent: Kind { Kind(.missingParent) }
+            /// ``StructuralProblem/cycle(node:)``.
+            public static var cycle: Kind { Kind(.cycle) }
+            /// ``StructuralProblem/parentAfterChild(node:parent:)``.
+            public static var parentAfterChild: Kind { Kind(.parentAfterChild) }
+            /// ``StructuralProblem/branchInLinearHistory(parent:)``.
+            public static var branchInLinearHistory: Kind { Kind(.branchInLinearHistory) }
+            /// ``StructuralProblem/twoRedoChoices(parent:)``.
+            public static var twoRedoChoices: Kind { Kind(.twoRedoChoices) }
+            /// ``StructuralProblem/currentNotInHistory(_:)``.
+            public static var currentNotInHistory: Kind { Kind(.currentNotInHistory) }
+            /// ``StructuralProblem/cleanNotInHistory(_:)``.
+            public static var cleanNotInHistory: Kind { Kind(.cleanNotInHistory) }
+            /// ``StructuralProblem/negativeCost(node:cost:)``.
+            public static var negativeCost: Kind { Kind(.negativeCost) }
+            /// ``StructuralProblem/invalidCommandVersion(type:version:)``.
+            public static var invalidCommandVersion: Kind { Kind(.invalidCommandVersion) }
+            /// ``StructuralProblem/actionWithoutCommand(node:)``.
+            public static var actionWithoutCommand: Kind { Kind(.actionWithoutCommand) }
+        }
 
         /// What is wrong, as a sentence fragment.
         public var description: String {
-            switch self {
+            switch code {
             case .negativeNode(let node): "node \(node) is negative"
+            case .nodeOutOfRange(let node):
+                "node \(node) is above \(SavedHistory.maximumNode), the largest node number a saved history may hold"
             case .duplicateNode(let node): "node \(node) appears twice"
             case .missingParent(let node, let parent): "the parent \(parent) of node \(node) is not in the history"
             case .cycle(let node): "node \(node) is its own ancestor"
@@ -57,8 +286,8 @@ extension SavedHistory {
 
     /// Checks that a stack could take this history: a tree rooted at ``root`` whose steps come
     /// parents first, each node once, every node reachable from the root, ``current`` and
-    /// ``clean`` in it, no branch in a linear history, at most one redo choice per node, and no
-    /// negative cost or command version below 1.
+    /// ``clean`` in it, node numbers from 0 to ``maximumNode``, no branch in a linear history, at
+    /// most one redo choice per node, and no negative cost or command version below 1.
     ///
     /// ``HistoryArchive/init(decoding:registry:limits:)`` runs it on every history it reads, and
     /// ``HistoryArchive/encoded(limits:)`` on every history it writes.
@@ -73,6 +302,7 @@ extension SavedHistory {
     /// when the caller made the actions itself and knows them to pass (the archive's reader).
     func validate(checkingActions: Bool) throws(StructuralProblem) {
         if root < 0 { throw .negativeNode(root) }
+        if root > Self.maximumNode { throw .nodeOutOfRange(root) }
         if try validateAsChain(checkingActions: checkingActions) { return }
         // Each node's position among the steps (the root at -1), filled as the steps come.
         var position: [Int: Int] = [root: -1]
@@ -82,6 +312,8 @@ extension SavedHistory {
         for (index, step) in steps.enumerated() {
             if step.node < 0 { throw .negativeNode(step.node) }
             if step.parent < 0 { throw .negativeNode(step.parent) }
+            if step.node > Self.maximumNode { throw .nodeOutOfRange(step.node) }
+            if step.parent > Self.maximumNode { throw .nodeOutOfRange(step.parent) }
             if position[step.node] != nil { throw .duplicateNode(step.node) }
             if position[step.parent] == nil { throw misplacedParent(of: index) }
             position[step.node] = index
@@ -121,6 +353,8 @@ extension SavedHistory {
             else { return false }
             previous = node
         }
+        // The nodes of the line run from the root up to `previous`.
+        if previous > Self.maximumNode { throw .nodeOutOfRange(Self.maximumNode + 1) }
         if checkingActions {
             for step in steps.indices {
                 for action in 0..<steps[step].actionList.count {

@@ -36,6 +36,25 @@ public struct SavedHistory: Sendable {
     /// that led to it, or when the history began. Nil when the stack did not date it (a linear
     /// history); a restore then dates the root at the restore.
     public var rootDate: Date?
+    /// What the save left out of the stack's history, and why: empty when it saved every step the
+    /// stack held.
+    ///
+    /// A step that holds an action registered as a closure cannot be saved, and nothing beyond it
+    /// could be reached after a relaunch, so a save leaves out that step and every step beyond it
+    /// (``Omission/Reason/closure``); `maximumSteps` leaves out the farthest steps
+    /// (``Omission/Reason/maximumSteps``). Each step left out is counted once, for the reason the
+    /// walk outward from the current state stopped before it. At most one entry per reason, in the
+    /// order of their raw values. The archive saves them with the history, and a restore reports
+    /// them again (``ActionStack/RestoreReport/omittedWhenSaved``), so that the app can say what
+    /// did not survive. The fix for a closure is to register the change as a command
+    /// (``UndoCommand``, ``AsyncUndoCommand``).
+    public var omissions: [Omission]
+    /// The app's version of the document when the history was saved, for a document that others
+    /// change too: the version given with the last remote change the stack had heard of
+    /// (``ActionStack/applyRemoteChange(_:version:_:)``). After a restore, the app reports the
+    /// remote changes made since this version, and the restored steps move past them (see
+    /// <doc:UndoInASharedDocument>). Nil when none was given.
+    public var remoteVersion: String?
 
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
@@ -51,9 +70,11 @@ public struct SavedHistory: Sendable {
     ///   - clean: The clean node, if any.
     ///   - steps: The steps, parents before children.
     ///   - rootDate: When the root's state began, if known.
+    ///   - omissions: What the save left out (see ``omissions``).
+    ///   - remoteVersion: The app's version of the document, for a document that others change too.
     public init(
         shape: ActionStack.HistoryShape, root: Int, current: Int, clean: Int?, steps: [SavedStep],
-        rootDate: Date? = nil
+        rootDate: Date? = nil, omissions: [Omission] = [], remoteVersion: String? = nil
     ) {
         self.shape = shape
         self.root = root
@@ -61,6 +82,84 @@ public struct SavedHistory: Sendable {
         self.clean = clean
         self.steps = steps
         self.rootDate = rootDate
+        self.omissions = omissions
+        self.remoteVersion = remoteVersion
+    }
+
+    /// The number of steps the save left out, for every reason (the sum of ``omissions``).
+    ///
+    /// - Complexity: O(r) for the r entries of ``omissions``.
+    public var omittedSteps: Int { omissions.reduce(0) { $0 + $1.steps } }
+}
+
+extension SavedHistory {
+    /// Steps that a save left out of the stack's history, and why (see ``SavedHistory/omissions``).
+    public struct Omission: Hashable, Sendable, CustomStringConvertible {
+        /// Why a save left steps out. New reasons may come: compare with the static members, and
+        /// print the description.
+        public struct Reason: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+            /// The reason's name in the archive.
+            public var rawValue: String
+
+            /// The reason named `rawValue` (an archive may name one this library does not know).
+            ///
+            /// - Parameter rawValue: The reason's name.
+            /// - Complexity: O(1).
+            public init(rawValue: String) { self.rawValue = rawValue }
+
+            /// A step nearer the current state holds an action registered as a closure
+            /// (``ActionStack/registerUndo(withTarget:handler:)``,
+            /// ``ActionStack/registerAsyncUndo(withTarget:handler:)``,
+            /// ``ActionStack/setValue(_:for:on:actionName:)``), not as a command: that step and
+            /// every step beyond it. Register the change as an ``UndoCommand`` (or an
+            /// ``AsyncUndoCommand``) to save it.
+            public static let closure = Reason(rawValue: "closure")
+            /// More steps than the save's `maximumSteps`: the farthest ones.
+            public static let maximumSteps = Reason(rawValue: "maximumSteps")
+
+            /// What the reason is, as a sentence fragment.
+            public var description: String {
+                switch self {
+                case .closure: "a step holds a closure, not a command"
+                case .maximumSteps: "over maximumSteps"
+                default: rawValue
+                }
+            }
+        }
+
+        /// Why.
+        public let reason: Reason
+        /// How many steps were left out for this reason (0 or more).
+        public let steps: Int
+        /// For ``Reason/closure``: the action name of the step that holds a closure nearest the
+        /// current state (the one to make into commands first); nil for the other reasons.
+        public let stepName: String?
+
+        /// Steps left out.
+        ///
+        /// - Parameters:
+        ///   - reason: Why.
+        ///   - steps: How many (a negative count is taken as 0).
+        ///   - stepName: The name of the step that holds a closure, for ``Reason/closure``.
+        /// - Complexity: O(1).
+        public init(reason: Reason, steps: Int, stepName: String? = nil) {
+            self.reason = reason
+            self.steps = Swift.max(0, steps)
+            self.stepName = stepName
+        }
+
+        /// "2 steps at and beyond "Paste", which holds a closure, not a command", "5 steps over
+        /// maximumSteps".
+        public var description: String {
+            let count = "\(steps) step\(steps == 1 ? "" : "s")"
+            switch reason {
+            case .closure:
+                let name = stepName.map { $0.isEmpty ? "an unnamed step" : "\"\($0)\"" } ?? "a step"
+                return "\(count) at and beyond \(name), which holds a closure, not a command"
+            default:
+                return "\(count) \(reason.description)"
+            }
+        }
     }
 }
 
@@ -247,17 +346,77 @@ public struct SavedAction: Sendable {
 }
 
 /// Why a saved action could not be read back.
-public enum SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
+///
+/// Extensible: new problems may be added in any release; do not switch exhaustively. Compare with
+/// a static member (`problem == .unknownType("Move")`), and read what a problem carries through
+/// ``commandType``, ``version``, ``knownVersion`` and ``reason``. The ``description`` is stable.
+public struct SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
+    /// The problems this version knows, with what each carries.
+    private enum Code: Hashable, Sendable {
+        case unknownType(String)
+        case newerVersion(type: String, version: Int, known: Int)
+        case decodingFailed(type: String, reason: String)
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) { self.code = code }
+
     /// No command type of this name is registered (see ``CommandRegistry``).
-    case unknownType(String)
+    ///
+    /// - Parameter type: The command type's name.
+    /// - Returns: The problem.
+    public static func unknownType(_ type: String) -> SavedActionProblem { SavedActionProblem(.unknownType(type)) }
+
     /// The file's version of the command is newer than the registered type's.
-    case newerVersion(type: String, version: Int, known: Int)
+    ///
+    /// - Parameters:
+    ///   - type: The command type's name.
+    ///   - version: The version in the file.
+    ///   - known: The registered type's version.
+    /// - Returns: The problem.
+    public static func newerVersion(type: String, version: Int, known: Int) -> SavedActionProblem {
+        SavedActionProblem(.newerVersion(type: type, version: version, known: known))
+    }
+
     /// The command's payload did not decode (or its migration threw).
-    case decodingFailed(type: String, reason: String)
+    ///
+    /// - Parameters:
+    ///   - type: The command type's name.
+    ///   - reason: Why, as the decoder or the migration said.
+    /// - Returns: The problem.
+    public static func decodingFailed(type: String, reason: String) -> SavedActionProblem {
+        SavedActionProblem(.decodingFailed(type: type, reason: reason))
+    }
+
+    /// The name of the command type the problem is about (every problem names one).
+    public var commandType: String {
+        switch code {
+        case .unknownType(let type), .newerVersion(let type, _, _), .decodingFailed(let type, _): type
+        }
+    }
+
+    /// For ``newerVersion(type:version:known:)``, the version in the file; nil for every other
+    /// problem.
+    public var version: Int? {
+        if case .newerVersion(_, let version, _) = code { version } else { nil }
+    }
+
+    /// For ``newerVersion(type:version:known:)``, the registered type's version; nil for every
+    /// other problem.
+    public var knownVersion: Int? {
+        if case .newerVersion(_, _, let known) = code { known } else { nil }
+    }
+
+    /// For ``decodingFailed(type:reason:)``, why the payload did not decode; nil for every other
+    /// problem.
+    public var reason: String? {
+        if case .decodingFailed(_, let reason) = code { reason } else { nil }
+    }
 
     /// What went wrong, as a sentence fragment.
     public var description: String {
-        switch self {
+        switch code {
         case .unknownType(let type): "unknown command type \"\(type)\""
         case .newerVersion(let type, let version, let known):
             "command \"\(type)\" has version \(version), newer than the \(known) this app knows"
@@ -267,12 +426,23 @@ public enum SavedActionProblem: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A user-info value that can be saved: the JSON kinds, a date and data.
+///
+/// Frozen: these are the kinds the history archive's format stores. A new kind would be a new
+/// version of the format that older readers could not read, so it would come with a major release;
+/// until then no case will be added, and a `switch` over a value may be exhaustive.
+@frozen
 public enum SavedValue: Hashable, Sendable, Codable {
+    /// A string.
     case string(String)
+    /// An integer.
     case int(Int)
+    /// A floating-point number.
     case double(Double)
+    /// A Boolean.
     case bool(Bool)
+    /// A date.
     case date(Date)
+    /// Bytes.
     case data(Data)
 
     /// The value for a user-info value, when it is of a kind that can be saved.

@@ -98,18 +98,7 @@ extension ActionStack {
     public func registerUndo<Command: UndoCommand>(
         _ command: Command, on target: Command.Target, key: String, options: RegistrationOptions = RegistrationOptions()
     ) {
-        // Not strong: the stack holds the handler, so a strong capture would keep every stack with a
-        // command action alive. unowned(unsafe), without the checked kind's reference counting: only
-        // the stack calls its handlers, from its own methods, whose caller keeps it alive.
-        registerCommandAction(
-            on: target, key: key, options: options,
-            handler: { [unowned(unsafe) self] object in
-                if let capture = object as? CommandCapture {
-                    capture.command = command
-                    return
-                }
-                command.perform(on: unsafeDowncast(object, to: Command.Target.self), in: self)
-            })
+        registerCommandAction(on: target, key: key, options: options, handler: commandHandler(command))
     }
 
     /// Registers `command`, which awaits, as the inverse of the change being made: the command form

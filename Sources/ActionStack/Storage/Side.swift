@@ -19,10 +19,15 @@ final class StepMetadata {
     /// Whether the step holds an asynchronous action (see `registerAsyncUndo`): undoing it is an
     /// asynchronous operation.
     var holdsAsyncActions = false
+    /// The remote changes this step has not been rebased over yet, oldest first, as they read in
+    /// the document the step applies to (see `ActionStack.applyRemoteChange`).
+    var unseenChanges: [any Sendable] = []
 
     init() {}
 
-    var isEmpty: Bool { name.isEmpty && !isDiscardable && userInfo.isEmpty && !holdsAsyncActions }
+    var isEmpty: Bool {
+        name.isEmpty && !isDiscardable && userInfo.isEmpty && !holdsAsyncActions && unseenChanges.isEmpty
+    }
 
     func copy() -> StepMetadata {
         let copy = StepMetadata()
@@ -30,6 +35,7 @@ final class StepMetadata {
         copy.isDiscardable = isDiscardable
         copy.userInfo = userInfo
         copy.holdsAsyncActions = holdsAsyncActions
+        copy.unseenChanges = unseenChanges
         return copy
     }
 }
@@ -245,6 +251,15 @@ final class Side {
         }
     }
 
+    /// Stores `handler` in place of the handler of the action at absolute index `index` (a command
+    /// rewritten past a remote change); the target's box stays.
+    ///
+    /// - Complexity: O(1).
+    func replaceHandler(at index: Int, with handler: @escaping (AnyObject) -> Void) {
+        let old = actions[index &- base]
+        actions[index &- base] = Action(box: old.unmanagedBox, handler: handler)
+    }
+
     /// Removes the newest action (and its cost from the total).
     ///
     /// - Complexity: O(1).
@@ -372,6 +387,50 @@ final class Side {
     /// - Complexity: O(1).
     func assignNode(_ node: NodeNumber, toStepAt position: Int) {
         steps[position].node = node
+    }
+
+    /// Adds `changes`, remote changes the step at `position` has not been rebased over, to what it
+    /// holds of them (see `History+Rebasing.swift`).
+    ///
+    /// - Complexity: O(c) for the c changes, plus a copy of the metadata when it is shared.
+    func deliverUnseenChanges(_ changes: [any Sendable], toStepAt position: Int) {
+        guard !changes.isEmpty else { return }
+        Self.update(&steps[position].metadata) { $0.unseenChanges.append(contentsOf: changes) }
+    }
+
+    /// Takes the remote changes the step at `position` has not been rebased over.
+    ///
+    /// - Complexity: O(1), plus a copy of the metadata when it is shared.
+    func takeUnseenChanges(ofStepAt position: Int) -> [any Sendable] {
+        guard let unseen = steps[position].metadata?.unseenChanges, !unseen.isEmpty else { return [] }
+        Self.update(&steps[position].metadata) { $0.unseenChanges = [] }
+        return unseen
+    }
+
+    /// Keeps only the actions of the newest closed step (whose actions start at `start`) that
+    /// `keep` accepts, in their order; the others are passed to `release`. A step left with none is
+    /// removed and returned; one that lost some no longer leads back to where it began (its far end
+    /// becomes a new state from `fresh`). No frame is open and nothing is in flight.
+    ///
+    /// - Complexity: O(a) for the step's a actions.
+    func filterNewestStep(
+        from start: Int, isUndoSide: Bool, keep: (Int) -> Bool, release: (Action) -> Void, fresh: () -> StateID
+    ) -> Step? {
+        var kept: [(action: Action, cost: Int)] = []
+        while end > start {
+            let index = end - 1
+            let cost = cost(at: index)
+            let action = removeLastAction()
+            if keep(index) { kept.append((action, cost)) } else { release(action) }
+        }
+        for entry in kept.reversed() { append(entry.action, cost: entry.cost) }
+        let last = steps.count - 1
+        if kept.isEmpty { return steps.removeLast() }
+        if kept.count < steps[last].actionCount {
+            steps[last].count = Int32(kept.count)
+            if isUndoSide { steps[last].low = fresh() } else { steps[last].high = fresh() }
+        }
+        return nil
     }
 
     /// Applies `change` to the newest closed step's metadata (see ``updateFrameMetadata(_:)``).
@@ -502,11 +561,13 @@ final class Side {
 
     // MARK: Whole-side passes
 
-    /// Renames every document state the side holds (its steps', frames' and nested groups').
+    /// Renames every document state the side holds (its steps', frames' and nested groups'); with
+    /// `position`, only the states of the steps from that position on (and the frames' and nested
+    /// groups').
     ///
-    /// - Complexity: O(s + f) for the s steps and f frames and nested groups.
-    func renameStates(_ rename: (StateID) -> StateID) {
-        for position in 0..<steps.count {
+    /// - Complexity: O(s + f) for the s steps renamed and f frames and nested groups.
+    func renameStates(fromStep position: Int = 0, _ rename: (StateID) -> StateID) {
+        for position in position..<steps.count {
             steps[position].low = rename(steps[position].low)
             steps[position].high = rename(steps[position].high)
         }
@@ -522,7 +583,9 @@ final class Side {
     /// open frames stay. A step that loses some of its actions no longer leads back to where it
     /// began: its far end (on the undo side, `isUndoSide`, the state before it; otherwise the state
     /// after it) becomes a new state from `fresh`; so does the start of an open frame or nested
-    /// group that loses some. Each removed action is passed to `release`.
+    /// group that loses some. Each removed action is passed to `release`; each step that goes for
+    /// losing every action, to `dropped`, with the position the kept step below it now has plus one
+    /// (0 when there is none).
     ///
     /// - Complexity: O(n) for the n actions held; moves each kept action at most once and allocates
     ///   only for the open frames' positions.
@@ -531,7 +594,8 @@ final class Side {
         removing shouldRemove: (Action) -> Bool,
         isUndoSide: Bool,
         release: (Action) -> Void,
-        fresh: () -> StateID
+        fresh: () -> StateID,
+        dropped: ((Step, Int) -> Void)? = nil
     ) {
         precondition(inFlight == 0, "compaction while a step is in flight")
         var read = 0
@@ -563,7 +627,11 @@ final class Side {
         for position in 0..<stepCount {
             var step = steps[position]
             let kept = pass(step.actionCount)
-            if kept == 0 && step.count > 0 { continue }
+            if kept == 0 && step.count > 0 {
+                // The step goes: the caller hears of it, with the position of the kept step below it.
+                dropped?(step, stepWrite)
+                continue
+            }
             if kept < step.actionCount {
                 step.count = Int32(kept)
                 if isUndoSide { step.low = fresh() } else { step.high = fresh() }

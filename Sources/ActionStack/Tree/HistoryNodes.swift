@@ -180,6 +180,13 @@ struct NodeTable: ~Copyable {
         firstAlive(from: partition { $0.date < date }, down: false)
     }
 
+    /// Adds `interval` to every node's date (their order is kept).
+    ///
+    /// - Complexity: O(n).
+    mutating func shiftDates(by interval: Double) {
+        for position in 0..<records.count { records[position].date += interval }
+    }
+
     /// The existing nodes, in number order.
     var alive: [NodeRecord] {
         var list: [NodeRecord] = []
@@ -290,6 +297,17 @@ final class TreeStore {
         if date > lastDate { lastDate = date }
         table.appendInRoom(number, parent: parent, date: lastDate)
         return number
+    }
+
+    /// A new clock, behind the dates held: the nodes keep the intervals between their dates, moved
+    /// so that the newest date is `date`.
+    ///
+    /// - Complexity: O(n) for the n nodes.
+    func redate(newestAt date: Double) {
+        let interval = date - lastDate
+        guard interval != 0 else { return }
+        table.shiftDates(by: interval)
+        lastDate = date
     }
 
     /// The branches that leave from `anchor` (a copy).

@@ -1,0 +1,126 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+/// The remote-changes concern of one stack: how many changes from elsewhere were reported, the
+/// app's version of the last one, and the rules by which the stored steps move past them.
+///
+/// A stack makes it on the first ``ActionStack/applyRemoteChange(_:version:_:)``; a stack that
+/// never hears of one has none, and its synchronous paths pay one `nil` check.
+///
+/// **Where a change waits.** Rebasing is lazy. Each closed step holds, in its metadata, the remote
+/// changes it has not been rebased over yet, as they read in the document the step applies to
+/// (its `unseenChanges`). Every step of the history applies at one node of the history: an undo
+/// step at the node it leads to, a redo step (or a branch's step) at the node it leaves from. A
+/// change reported now reads in the current node's document; it is handed to every step that
+/// applies there: the newest undo step, the newest redo step, and the newest step of each branch
+/// that leaves from the current node. When a step is rebased (before it is performed, when it is
+/// the next step of a menu, when the history is saved), it is rewritten over its unseen changes
+/// one by one, and each change is carried past it (``RebasableCommand/transform(_:)``): the
+/// carried changes read at the step's far node, and are handed to every step that applies there
+/// except the rebased one. A change thus travels outward from where it was reported, one step at a
+/// time, only as far as someone looks.
+///
+/// **Dead steps.** A step whose every action is a rebasable command that has nothing left to do
+/// is dead: the stack drops it when it finds it (as a step whose targets were freed), and the
+/// changes it had not seen pass on unchanged. Closure actions and commands that do not rebase are
+/// never rewritten and never die of a remote change.
+final class RemoteChanges {
+    /// The number of remote changes reported.
+    var count: UInt64 = 0
+    /// The app's version of the last remote change reported, if it gave one.
+    var version: String?
+    /// Makes the stored handler of a command action holding a command, as the stack's registration
+    /// makes it (a rewritten command is stored again in its action's place).
+    let makeHandler: (any SavableCommand) -> ((AnyObject) -> Void)?
+
+    init(makeHandler: @escaping (any SavableCommand) -> ((AnyObject) -> Void)?) {
+        self.makeHandler = makeHandler
+    }
+
+    /// Rebases the actions from `start` to `end` of `side` (one step, or open groups), which run
+    /// newest first, over `changes`: each rebasable command is rewritten in place, and the changes
+    /// are carried past it. Returns the changes as they read once every action has run, and the
+    /// absolute indices of the commands left with nothing to do (still stored).
+    ///
+    /// - Complexity: O(a · r) for the a actions and r changes.
+    func rebaseActions(
+        of side: Side, from start: Int, to end: Int, over changes: [any Sendable]
+    ) -> (carried: [any Sendable], dead: [Int]) {
+        var carried = changes
+        var dead: [Int] = []
+        var index = end - 1
+        while index >= start && !carried.isEmpty {
+            let action = side.action(at: index)
+            if let rebased = rebased(action, over: carried) {
+                carried = rebased.carried
+                if let handler = rebased.handler {
+                    side.replaceHandler(at: index, with: handler)
+                } else if rebased.isDead {
+                    dead.append(index)
+                }
+            }
+            index -= 1
+        }
+        return (carried, dead)
+    }
+
+    /// One action rebased over `changes`: nil when it is not a rebasable command (the changes pass
+    /// it unchanged); otherwise the changes as they read past it, whether it has nothing left to do,
+    /// and the new stored handler when its command was rewritten.
+    func rebased(
+        _ action: Action, over changes: [any Sendable]
+    ) -> (carried: [any Sendable], isDead: Bool, handler: ((AnyObject) -> Void)?)? {
+        guard action.box.commandKey != nil else { return nil }
+        let capture = CommandCapture()
+        action.handler(capture)
+        guard let command = capture.command as? any RebasableCommand else { return nil }
+        let rebase = CommandRebase(command, over: changes)
+        guard let rewritten = rebase.command else { return (rebase.carried, true, nil) }
+        guard rebase.changed else { return (rebase.carried, false, nil) }
+        return (rebase.carried, false, makeHandler(rewritten))
+    }
+}
+
+@available(*, unavailable) extension RemoteChanges: Sendable {}
+
+/// The command of one action, rebased over the remote changes a step had not seen, in order.
+struct CommandRebase {
+    /// The command now; nil when it has nothing left to do.
+    var command: (any RebasableCommand)?
+    /// The changes as they read once the command has run.
+    var carried: [any Sendable] = []
+    /// Whether the command changed (it must be stored again).
+    var changed = false
+
+    /// Rebases `command` over `changes`, oldest first.
+    init(_ command: any RebasableCommand, over changes: [any Sendable]) {
+        self.command = command
+        carried.reserveCapacity(changes.count)
+        for change in changes {
+            guard let current = self.command else {
+                // A command with nothing left to do no longer changes anything: changes pass.
+                carried.append(change)
+                continue
+            }
+            let (rebased, transformed, matched) = Self.rebase(current, change)
+            if matched {
+                self.command = rebased
+                changed = true
+            }
+            if let transformed { carried.append(transformed) }
+        }
+    }
+
+    private static func rebase<Command: RebasableCommand>(
+        _ command: Command, _ change: any Sendable
+    ) -> (command: (any RebasableCommand)?, change: (any Sendable)?, matched: Bool) {
+        let (rebased, transformed, matched) = command.rebase(with: change)
+        return (rebased, transformed, matched)
+    }
+}
