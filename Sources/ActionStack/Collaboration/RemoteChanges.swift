@@ -124,3 +124,24 @@ struct CommandRebase {
         return (rebased, transformed, matched)
     }
 }
+
+/// The remote changes a step has not seen, kept short: a change that can be merged with the one
+/// before it (``MergeableChange``, of the same type) is merged into it, so that a peer's burst of
+/// typing waits as one change, and a step rebased later pays for one.
+enum RemoteChangeLog {
+    /// Appends `change` to `log`, merged with the last change when both can be.
+    ///
+    /// - Complexity: O(1) amortized, plus the merge.
+    static func append(_ change: any Sendable, to log: inout [any Sendable]) {
+        if let last = log.last, let mergeable = last as? any MergeableChange, let merged = merge(mergeable, change) {
+            log[log.count - 1] = merged
+        } else {
+            log.append(change)
+        }
+    }
+
+    private static func merge<Change: MergeableChange>(_ first: Change, _ next: any Sendable) -> (any Sendable)? {
+        guard let next = next as? Change else { return nil }
+        return first.merged(with: next)
+    }
+}

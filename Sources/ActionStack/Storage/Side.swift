@@ -390,12 +390,15 @@ final class Side {
     }
 
     /// Adds `changes`, remote changes the step at `position` has not been rebased over, to what it
-    /// holds of them (see `History+Rebasing.swift`).
+    /// holds of them (see `History+Rebasing.swift`); a change that can be merged with the one before
+    /// it (``MergeableChange``) is.
     ///
     /// - Complexity: O(c) for the c changes, plus a copy of the metadata when it is shared.
     func deliverUnseenChanges(_ changes: [any Sendable], toStepAt position: Int) {
         guard !changes.isEmpty else { return }
-        Self.update(&steps[position].metadata) { $0.unseenChanges.append(contentsOf: changes) }
+        Self.update(&steps[position].metadata) { metadata in
+            for change in changes { RemoteChangeLog.append(change, to: &metadata.unseenChanges) }
+        }
     }
 
     /// Takes the remote changes the step at `position` has not been rebased over.
