@@ -102,6 +102,10 @@ extension ActionStack {
     /// `ActionStack.JournalRecord` (the module and this class share the name `ActionStack`).
     public typealias JournalRecord = ActionStack::JournalRecord
 
+    /// The module's ``/ActionStack/MergeableChange``, so that clients can write
+    /// `ActionStack.MergeableChange` (the module and this class share the name `ActionStack`).
+    public typealias MergeableChange = ActionStack::MergeableChange
+
     /// The module's ``/ActionStack/RebasableCommand``, so that clients can write
     /// `ActionStack.RebasableCommand` (the module and this class share the name `ActionStack`).
     public typealias RebasableCommand = ActionStack::RebasableCommand

@@ -139,5 +139,7 @@ import Testing
         #expect(ActionStack.TextEdit.self == TextEdit.self)
         let rebasable: (any ActionStack.RebasableCommand.Type)? = nil
         #expect(rebasable == nil)
+        let mergeable: any ActionStack.MergeableChange = TextEdit.insert("a", at: 0)
+        #expect(mergeable is TextEdit)
     }
 }

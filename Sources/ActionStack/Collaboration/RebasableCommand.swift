@@ -105,10 +105,25 @@ extension RebasableCommand {
 /// ``SequenceEdit`` and ``TextEdit`` adopt it: an insertion right after (or right at) the one before
 /// it, and a deletion right at or right before the one before it, merge into one piece.
 public protocol MergeableChange: Sendable {
-    /// This change followed by `next` (which reads in the document this change leaves), as one
-    /// change; nil when they are better kept apart.
+    /// Merges `next` (which reads in the document this change leaves) into this change, when the
+    /// two are better held as one; returns false, and changes nothing, when they are kept apart.
+    ///
+    /// The stack calls it on the change a step holds, which it owns alone, so an implementation
+    /// that appends to its own storage costs what `next` holds, not what the run holds so far.
+    ///
+    /// - Parameter next: The change reported after this one.
+    /// - Returns: Whether `next` was merged into this change.
+    mutating func merge(_ next: Self) -> Bool
+}
+
+extension MergeableChange {
+    /// This change followed by `next`, as one change; nil when they are kept apart (see
+    /// ``merge(_:)``).
     ///
     /// - Parameter next: The change reported after this one.
     /// - Returns: The merged change, or nil.
-    func merged(with next: Self) -> Self?
+    public func merged(with next: Self) -> Self? {
+        var merged = self
+        return merged.merge(next) ? merged : nil
+    }
 }

@@ -129,19 +129,27 @@ struct CommandRebase {
 /// before it (``MergeableChange``, of the same type) is merged into it, so that a peer's burst of
 /// typing waits as one change, and a step rebased later pays for one.
 enum RemoteChangeLog {
-    /// Appends `change` to `log`, merged with the last change when both can be.
+    /// Appends `change` to `log`, merged into the last change when both can be.
     ///
-    /// - Complexity: O(1) amortized, plus the merge.
+    /// - Complexity: O(1) amortized, plus the merge (which an in-place merge makes O(1) amortized
+    ///   per element of `change`: the last change is taken out of `log`, so it is held once).
     static func append(_ change: any Sendable, to log: inout [any Sendable]) {
-        if let last = log.last, let mergeable = last as? any MergeableChange, let merged = merge(mergeable, change) {
-            log[log.count - 1] = merged
-        } else {
+        guard log.last is any MergeableChange, change is any MergeableChange, var last = log.popLast() else {
             log.append(change)
+            return
+        }
+        guard var mergeable = last as? any MergeableChange else { return log.append(contentsOf: [last, change]) }
+        last = ()  // The log's copy goes, so the change taken out is held once.
+        if !merge(into: &mergeable, change) {
+            log.append(mergeable)
+            log.append(change)
+        } else {
+            log.append(mergeable)
         }
     }
 
-    private static func merge<Change: MergeableChange>(_ first: Change, _ next: any Sendable) -> (any Sendable)? {
-        guard let next = next as? Change else { return nil }
-        return first.merged(with: next)
+    private static func merge<Change: MergeableChange>(into first: inout Change, _ next: any Sendable) -> Bool {
+        guard let next = next as? Change else { return false }
+        return first.merge(next)
     }
 }

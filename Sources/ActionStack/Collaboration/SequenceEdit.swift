@@ -46,6 +46,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
         case delete([Element], at: Int)
 
         /// Where the piece acts.
+        @inlinable
         public var offset: Int {
             switch self {
             case .insert(_, let offset), .delete(_, let offset): offset
@@ -53,6 +54,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
         }
 
         /// The elements inserted or deleted.
+        @inlinable
         public var elements: [Element] {
             switch self {
             case .insert(let elements, _), .delete(let elements, _): elements
@@ -60,6 +62,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
         }
 
         /// The piece that undoes this one.
+        @inlinable
         public var inverse: Piece {
             switch self {
             case .insert(let elements, let offset): .delete(elements, at: offset)
@@ -75,16 +78,19 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     ///
     /// - Parameter pieces: The pieces.
     /// - Complexity: O(p) for the p pieces.
+    @inlinable
     public init(_ pieces: [Piece] = []) {
         self.pieces = pieces.filter { !$0.elements.isEmpty }
     }
 
     /// Inserts `elements` at `offset`.
+    @inlinable
     public static func insert(_ elements: [Element], at offset: Int) -> SequenceEdit {
         SequenceEdit([.insert(elements, at: offset)])
     }
 
     /// Deletes `elements`, which start at `offset`.
+    @inlinable
     public static func delete(_ elements: [Element], at offset: Int) -> SequenceEdit {
         SequenceEdit([.delete(elements, at: offset)])
     }
@@ -96,16 +102,19 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// document places an insertion where elements were deleted. So the inverse restores the old
     /// elements at the start of the range, before anything a peer typed into the new ones, and the
     /// redo built then puts the new elements back after them.
+    @inlinable
     public static func replace(_ old: [Element], with new: [Element], at offset: Int) -> SequenceEdit {
         SequenceEdit([.insert(new, at: offset + old.count), .delete(old, at: offset)])
     }
 
     /// Whether the edit does nothing.
+    @inlinable
     public var isEmpty: Bool { pieces.isEmpty }
 
     /// The edit that undoes this one: the inverse pieces, in reverse order.
     ///
     /// - Complexity: O(p) for the p pieces.
+    @inlinable
     public var inverse: SequenceEdit { SequenceEdit(pieces.reversed().map(\.inverse)) }
 
     /// Applies the edit to `sequence`, or throws and leaves it unchanged when a piece does not fit
@@ -114,6 +123,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// - Parameter sequence: The sequence to edit.
     /// - Throws: ``SequenceEditError``.
     /// - Complexity: O(n · p) for a sequence of n elements and p pieces.
+    @inlinable
     public func apply(to sequence: inout [Element]) throws(SequenceEditError) {
         var result = sequence
         for (index, piece) in pieces.enumerated() {
@@ -137,6 +147,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// - Parameter other: The peer's edit.
     /// - Returns: The rebased edit, or `nil` when nothing is left of it.
     /// - Complexity: O(p · q) for p and q pieces, plus the elements they move.
+    @inlinable
     public func rebased(over other: SequenceEdit) -> SequenceEdit? {
         let rebased = SequenceEdit(Self.transform(ours: pieces[...], theirs: other.pieces[...]).ours)
         return rebased.isEmpty ? nil : rebased
@@ -147,6 +158,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// - Parameter other: The peer's edit.
     /// - Returns: The rewritten edit, or `nil` when nothing is left of it.
     /// - Complexity: O(p · q) for p and q pieces, plus the elements they move.
+    @inlinable
     public func transform(_ other: SequenceEdit) -> SequenceEdit? {
         let transformed = SequenceEdit(Self.transform(ours: pieces[...], theirs: other.pieces[...]).theirs)
         return transformed.isEmpty ? nil : transformed
@@ -156,6 +168,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
 
     /// Two lists of pieces that apply to one sequence: `ours` after `theirs`, and `theirs` after
     /// `ours`. Pieces compose in order, so a list is transformed one piece at a time.
+    @usableFromInline
     static func transform(ours: ArraySlice<Piece>, theirs: ArraySlice<Piece>) -> (ours: [Piece], theirs: [Piece]) {
         guard let first = ours.first else { return ([], Array(theirs)) }
         guard let theirFirst = theirs.first else { return (Array(ours), []) }
@@ -173,6 +186,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     }
 
     /// One piece of ours and one of theirs, applying to the same sequence.
+    @usableFromInline
     static func transform(_ ours: Piece, _ theirs: Piece) -> (ours: [Piece], theirs: [Piece]) {
         switch (ours, theirs) {
         case (.insert(let mine, let p), .insert(let other, let q)):
@@ -199,6 +213,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
 
     /// Where an insertion at `offset` lands once `count` elements at `start` are deleted: moved
     /// back past them, or to `start` when it was inside them.
+    @usableFromInline
     static func insertion(_ offset: Int, past start: Int, _ count: Int) -> Int {
         if offset <= start { return offset }
         if offset >= start + count { return offset - count }
@@ -208,6 +223,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// A deletion of `elements` at `start` once `count` elements were inserted at `offset`: moved
     /// past them, or split around them when they are inside its range (an insertion at either end
     /// is outside).
+    @usableFromInline
     static func deletion(_ elements: [Element], at start: Int, past offset: Int, _ count: Int) -> [Piece] {
         if offset <= start { return [.delete(elements, at: start + count)] }
         if offset >= start + elements.count { return [.delete(elements, at: start)] }
@@ -220,6 +236,7 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
 
     /// What is left of a deletion of `elements` at `start` once `others` at `otherStart` were
     /// deleted: the elements both delete are gone, and the rest moves back past what went before it.
+    @usableFromInline
     static func remainder(
         _ elements: [Element], at start: Int, after others: [Element], at otherStart: Int
     ) -> [Piece] {
@@ -242,39 +259,64 @@ public struct SequenceEditError: Error, Hashable, Sendable, CustomStringConverti
     /// The index of the piece that does not fit, from 0.
     public var pieceIndex: Int
 
+    @usableFromInline
+    init(pieceIndex: Int) { self.pieceIndex = pieceIndex }
+
     /// A sentence that says which piece.
+    @inlinable
     public var description: String {
         "piece \(pieceIndex) of the edit does not fit the sequence (offset out of range, or other elements there)"
     }
 }
 
 extension SequenceEdit: MergeableChange {
-    /// This edit followed by `next`, as one edit, when the last piece of this one and the first of
-    /// `next` are one run: an insertion right after or right at the one before it (typing, or
-    /// typing before the cursor), a deletion right at or right before the one before it (Delete,
-    /// Backspace). Nil otherwise: the edits are kept apart.
+    /// Merges `next` into this edit when the last piece of this one and the only piece of `next`
+    /// are one run: an insertion right after or right at the one before it (typing, or typing
+    /// before the cursor), a deletion right at or right before the one before it (Delete,
+    /// Backspace). Otherwise returns false and changes nothing: the edits are kept apart.
     ///
     /// - Parameter next: The edit made after this one.
-    /// - Returns: The merged edit, or nil.
-    /// - Complexity: O(p + q) for the pieces, plus the elements of the two merged.
-    public func merged(with next: SequenceEdit) -> SequenceEdit? {
-        guard let last = pieces.last, let first = next.pieces.first, next.pieces.count == 1 else { return nil }
-        let joined: Piece
-        switch (last, first) {
-        case (.insert(let a, let p), .insert(let b, let q)) where q == p + a.count:
-            joined = .insert(a + b, at: p)
-        case (.insert(let a, let p), .insert(let b, let q)) where q == p:
-            joined = .insert(b + a, at: p)
-        case (.delete(let a, let p), .delete(let b, let q)) where q == p:
-            joined = .delete(a + b, at: p)
-        case (.delete(let a, let p), .delete(let b, let q)) where q + b.count == p:
-            joined = .delete(b + a, at: q)
-        default:
-            return nil
-        }
-        var merged = self
-        merged.pieces[merged.pieces.count - 1] = joined
+    /// - Returns: Whether `next` was merged.
+    /// - Complexity: O(p) for the p pieces of `next`, plus the elements appended: O(1) amortized
+    ///   per element of `next` when the run's elements are held once (typing at the end of a run
+    ///   and Delete); typing before the cursor and Backspace copy the run.
+    @inlinable
+    public mutating func merge(_ next: SequenceEdit) -> Bool {
+        guard next.pieces.count == 1, var tail = pieces.popLast() else { return false }
+        let merged = tail.absorb(next.pieces[0])
+        pieces.append(tail)
         return merged
+    }
+}
+
+extension SequenceEdit.Piece {
+    /// Takes `next` into this piece when the two are one run (see ``SequenceEdit/merge(_:)``).
+    /// The elements are taken out before they grow, so a piece held once grows in place.
+    @inlinable
+    mutating func absorb(_ next: Self) -> Bool {
+        let start = offset
+        let count = elements.count
+        switch next {
+        case .insert(let added, let at):
+            guard case .insert(var run, _) = self, at == start + count || at == start else { return false }
+            self = .insert([], at: start)
+            if at == start + count {
+                run.append(contentsOf: added)
+            } else {
+                run.insert(contentsOf: added, at: 0)
+            }
+            self = .insert(run, at: start)
+        case .delete(let removed, let at):
+            guard case .delete(var run, _) = self, at == start || at + removed.count == start else { return false }
+            self = .delete([], at: start)
+            if at == start {
+                run.append(contentsOf: removed)
+            } else {
+                run.insert(contentsOf: removed, at: 0)
+            }
+            self = .delete(run, at: at)
+        }
+        return true
     }
 }
 

@@ -62,8 +62,9 @@ public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, Me
     /// `other` as it reads once this edit was applied (see ``SequenceEdit/transform(_:)``).
     public func transform(_ other: TextEdit) -> TextEdit? { edit.transform(other.edit).map(TextEdit.init) }
 
-    /// This edit followed by `next`, as one edit (see ``SequenceEdit/merged(with:)``).
-    public func merged(with next: TextEdit) -> TextEdit? { edit.merged(with: next.edit).map(TextEdit.init) }
+    /// Merges `next` into this edit when the two are one run of typing or deleting (see
+    /// ``SequenceEdit/merge(_:)``).
+    public mutating func merge(_ next: TextEdit) -> Bool { edit.merge(next.edit) }
 
     /// The pieces, as `+"abc"@3` (an insertion) and `-"abc"@3` (a deletion).
     public var description: String {
