@@ -190,7 +190,7 @@ struct HistoryArchiveFuzzTests {
     /// archives that read, so that the fuzzer starts from the format as it is.
     @Test func theCommittedFuzzSeedsRead() throws {
         let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fuzz/corpus/history-archive").standardized
+            .appendingPathComponent("../../../../Fuzz/corpus/history-archive").standardized
         let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
         #expect(files.count >= 5)
         for file in files {

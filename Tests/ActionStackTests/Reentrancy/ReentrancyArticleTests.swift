@@ -32,7 +32,7 @@ struct ReentrancyArticleTests {
     static func articleTable() throws -> [String: (allowed: Set<String>, refused: Set<String>)] {
         let text = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../Sources/ActionStack/ActionStack.docc/Reentrancy.md").standardized,
+                .appendingPathComponent("../../../Sources/ActionStack/ActionStack.docc/Reentrancy.md").standardized,
             encoding: .utf8
         )
         func cells(_ line: Substring) -> [String] {

@@ -20,7 +20,7 @@ struct MisuseArticleTests {
     static func articleRows() throws -> [(link: String, cells: [String])] {
         let text = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../Sources/ActionStack/ActionStack.docc/Misuse.md").standardized,
+                .appendingPathComponent("../../../Sources/ActionStack/ActionStack.docc/Misuse.md").standardized,
             encoding: .utf8
         )
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
