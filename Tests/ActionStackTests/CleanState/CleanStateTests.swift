@@ -164,4 +164,3 @@ struct CleanStateTests {
         #expect(seen == [false, true], "only the changes are posted")
     }
 }
-

@@ -153,4 +153,3 @@ struct CoalescingTests {
         #expect(field.text == "")
     }
 }
-

@@ -116,4 +116,3 @@ struct AppleSpellingsTests {
         #expect(dumped.contains("ActionStack"))
     }
 }
-

@@ -212,4 +212,3 @@ struct AutomaticGroupingTests {
         spinRunLoop()  // the scheduled block finds no stack
     }
 }
-

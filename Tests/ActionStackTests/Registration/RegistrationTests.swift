@@ -95,4 +95,3 @@ struct RegistrationTests {
         #expect(received === counter)
     }
 }
-
