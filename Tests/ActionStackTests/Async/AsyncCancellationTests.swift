@@ -166,4 +166,114 @@ private func awaitValue(_ request: ActionStack.OperationRequest) async -> ProbeO
         #expect(done.value == 1 && stack.isClean && stack.undoCount == 1 && !stack.isBusy)
         #expect(log.events == ["willUndo", "failUndo"])
     }
+
+    @Test func cancellingWhileTheLastActionRunsRollsBackAfterIt() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        try await remote.change(to: 1, on: stack, named: "One")
+        stack.markClean()
+        let log = OperationLog(stack)
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        undo.cancel()
+        gate.openForGood()
+        let outcome = await undo.value
+        #expect(probeTag(outcome) == "actionFailed(0,restored)")
+        if case .failure(let error) = outcome, let failure = error.actionFailure {
+            #expect(failure.underlying is CancellationError)
+        }
+        #expect(remote.value == 1)
+        #expect(stack.undoCount == 1 && stack.redoCount == 0)
+        #expect(stack.isClean)
+        #expect(log.events == ["willUndo", "failUndo"])
+    }
+
+    @Test func cancellingBetweenActionsStopsBeforeTheNextActionAndRollsBack() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let a = RemoteValue("a")
+        let b = RemoteValue("b", gate: gate)
+        try await probeStep(stack, [a, b], to: 1, named: "Both")
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        undo.cancel()
+        gate.openForGood()
+        let outcome = await undo.value
+        #expect(probeTag(outcome).hasSuffix(",restored)"))
+        #expect(a.writes == [1])
+        #expect(a.value == 1 && b.value == 1)
+        #expect(stack.undoCount == 1 && stack.undoMenuItemTitle == "Undo Both")
+    }
+
+    @Test func theRollbackOfACancelledOperationLetsCancellationAwareInversesComplete() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let a = RemoteValue("a")
+        let b = RemoteValue("b")
+        b.value = 1
+        stack.beginUndoGrouping()
+        try await a.set(1, on: stack)
+        stack.registerAsyncUndo(withTarget: b) { b in
+            await gate.pass()
+            b.value = 0
+            stack.registerAsyncUndo(withTarget: b) { b in
+                try Task.checkCancellation()
+                await Task.yield()
+                try Task.checkCancellation()
+                b.value = 1
+            }
+        }
+        stack.endUndoGrouping()
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        undo.cancel()
+        gate.openForGood()
+        #expect(probeTag(await undo.value).hasSuffix(",restored)"))
+        #expect(a.value == 1 && b.value == 1)
+        #expect(stack.brokenStep == nil && stack.undoCount == 1)
+    }
+
+    @Test func aTaskCancelledBeforeItsRequestStartsChangesNothing() async throws {
+        let stack = makeStack()
+        let remote = RemoteValue()
+        try await remote.change(to: 1, on: stack)
+        let log = OperationLog(stack)
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        undo.cancel()
+        let outcome = await undo.value
+        #expect(probeTag(outcome) != "ok(true)")
+        #expect(remote.value == 1)
+        #expect(stack.undoCount == 1 && stack.redoCount == 0)
+        #expect(probePaired(log.events))
+    }
+
+    @Test func cancellingAQueuedRequestsTaskCancelsItWithTheTaskReason() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        for value in 1...2 { try await remote.change(to: value, on: stack) }
+        let first = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        let second = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { stack.pendingRequestCount == 1 }
+        second.cancel()
+        #expect(probeTag(await second.value) == "cancelled(task)")
+        #expect(stack.pendingRequestCount == 0)
+        gate.openForGood()
+        #expect(probeTag(await first.value) == "ok(true)")
+        #expect(remote.value == 1)
+    }
 }

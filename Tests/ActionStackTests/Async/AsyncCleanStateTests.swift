@@ -210,4 +210,24 @@ private struct HalfUndone {
         #expect(probeTag(await run.undo.value) == "actionFailed(0,restored)")
         #expect(run.stack.isClean)
     }
+
+    @Test func markCleanFromAnotherTaskMarksAStateNoNodeHas() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        try await remote.change(to: 1, on: stack)
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        stack.markClean()
+        #expect(stack.lastMisuse == nil)
+        gate.openForGood()
+        #expect(probeTag(await undo.value) == "ok(true)")
+        #expect(!stack.isClean)
+        // The mark named the document while the step's action ran, a state no node has: no redo
+        // comes back to it (see AsyncCleanStateTests).
+        #expect(try await stack.performRedo())
+        #expect(!stack.isClean)
+    }
 }

@@ -150,4 +150,119 @@ import Testing
         #expect(stack.historyShape == .tree)
         #expect(stack.currentNode == .init(sequence: 2))
     }
+
+    @Test
+    func levelsOfUndoSetDuringAnAwaitTrimsOnlyWhenTheOperationSettles() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        for value in 1...3 { try await remote.change(to: value, on: stack, named: "S\(value)") }
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        stack.levelsOfUndo = 1
+        #expect(stack.undoCount == 3)
+        #expect(stack.undoMenuItemTitle == "Undo S3")
+        gate.openForGood()
+        #expect(probeTag(await undo.value) == "ok(true)")
+        #expect(stack.undoCount <= 1)
+        #expect(remote.value == 2)
+        #expect(try await stack.performRedo())
+        #expect(remote.value == 3)
+    }
+
+    @Test
+    func maximumCostSetDuringAnAwaitTrimsOnlyWhenTheOperationSettles() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        let counter = Counter()
+        for value in 1...3 {
+            stack.beginUndoGrouping()
+            stack.registerUndo(withTarget: counter, options: .cost(10)) { $0.value = value - 1 }
+            let saved = remote.gate
+            remote.gate = nil
+            try await remote.set(value, on: stack)
+            remote.gate = saved
+            stack.endUndoGrouping()
+        }
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        stack.maximumCost = 5
+        #expect(stack.undoCount == 3)
+        gate.openForGood()
+        #expect(probeTag(await undo.value) == "ok(true)")
+        #expect(remote.value == 2)
+    }
+
+    @Test func levelsOfUndoOneWithARedoInFlightAndAForeignChangeKeepsTheNewestStep() async throws {
+        let stack = makeStack()
+        stack.levelsOfUndo = 1
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        try await remote.change(to: 1, on: stack)
+        gate.openForGood()
+        try await stack.performUndo()
+        gate.isClosed = true
+        let redo = Task { @MainActor in try await stack.performRedo() }
+        await settle { gate.waitingCount == 1 }
+        let counter = Counter()
+        group(stack, named: "Foreign") { counter.set(5, on: stack) }
+        gate.openForGood()
+        #expect(try await redo.value)
+        #expect(remote.value == 1 && counter.value == 5)
+        #expect(stack.undoCount == 1 && stack.redoCount == 0 && stack.undoMenuItemTitle == "Undo Foreign")
+        #expect(try await stack.performUndo())
+        #expect(counter.value == 0 && remote.value == 1 && !stack.canUndo)
+    }
+
+    @Test func maximumCostCountsTheCostedInverseARedoRegisters() async throws {
+        func run(asynchronous: Bool) async throws -> (Int, Int) {
+            let stack = makeStack()
+            stack.maximumCost = 15
+            let counter = Counter()
+            stack.beginUndoGrouping()
+            stack.registerUndo(withTarget: counter, options: .cost(10)) { _ in }
+            stack.endUndoGrouping()
+            func costly(_ counter: Counter) {
+                stack.registerUndo(withTarget: counter, options: .cost(10)) { costly($0) }
+            }
+            stack.beginUndoGrouping()
+            if asynchronous {
+                stack.registerAsyncUndo(withTarget: counter) { costly($0) }
+            } else {
+                costly(counter)
+            }
+            stack.endUndoGrouping()
+            try await stack.performUndo()
+            try await stack.performRedo()
+            return (stack.undoCount, stack.redoCount)
+        }
+        let asynchronous = try await run(asynchronous: true)
+        let synchronous = try await run(asynchronous: false)
+        #expect(asynchronous == synchronous)
+        #expect(asynchronous == (1, 0))
+    }
+
+    @Test func dropsEmptyGroupsTreatsAnEmptyOppositeStepAsASynchronousUndoDoes() async throws {
+        func run(asynchronous: Bool) async throws -> (Int, Int, Bool) {
+            let stack = makeStack(dropsEmptyGroups: true)
+            let counter = Counter()
+            stack.beginUndoGrouping()
+            if asynchronous {
+                stack.registerAsyncUndo(withTarget: counter) { counter in counter.value = 0 }
+            } else {
+                stack.registerUndo(withTarget: counter) { counter in counter.value = 0 }
+            }
+            stack.endUndoGrouping()
+            try await stack.performUndo()
+            return (stack.undoCount, stack.redoCount, stack.canRedo)
+        }
+        let asynchronous = try await run(asynchronous: true)
+        let synchronous = try await run(asynchronous: false)
+        #expect(asynchronous == synchronous)
+    }
 }

@@ -126,4 +126,42 @@ import Testing
         #expect(stack.undoEntries.map(\.actionName) == ["Again"])
         #expect(stack.redoCount == 0)
     }
+
+    @Test func removingTheTargetOfAnActionNotYetRunSkipsIt() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let a = RemoteValue("a")
+        let b = RemoteValue("b", gate: gate)
+        try await probeStep(stack, [a, b], to: 1, named: "Both")
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        stack.removeAllActions(withTarget: a)
+        gate.openForGood()
+        #expect(probeTag(await undo.value) == "ok(true)")
+        #expect(a.value == 1 && a.writes == [1])
+        #expect(b.value == 0)
+        #expect(try await stack.performRedo())
+        #expect(b.value == 1 && a.writes == [1])
+    }
+
+    @Test func removingTheTargetOfTheActionInFlightKeepsTheStackConsistent() async throws {
+        let stack = makeStack()
+        let gate = Gate()
+        let a = RemoteValue("a")
+        let b = RemoteValue("b", gate: gate)
+        try await probeStep(stack, [a, b], to: 1, named: "Both")
+        let undo = Task { @MainActor in
+            await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performUndo() }
+        }
+        await settle { gate.waitingCount == 1 }
+        stack.removeAllActions(withTarget: b)
+        gate.openForGood()
+        #expect(probeTag(await undo.value) == "ok(true)")
+        #expect(a.value == 0)
+        #expect(stack.undoCount == 0)
+        _ = await probeAttempt { () async throws(ActionStack.OperationError) in try await stack.performRedo() }
+        #expect(a.value == 1)
+    }
 }
