@@ -125,4 +125,123 @@ import Testing
         #expect(other.value == 0)
         stack._checkInvariants()
     }
+
+    @MainActor @Test func asyncFailingStepStopsAtTheLastNodeReached() async throws {
+        let stack = makeAsyncStack()
+        stack.historyShape = .tree
+        let remote = RemoteValue()
+        try await remote.change(to: 1, on: stack, named: "One")  // 1
+        try await remote.change(to: 2, on: stack, named: "Two")  // 2
+        try await remote.change(to: 3, on: stack, named: "Three")  // 3
+        try await stack.performUndo()
+        try await stack.performUndo()
+        try await remote.change(to: 4, on: stack, named: "Four")  // 4, child of 1
+        remote.refused = [3]  // the redo 2 -> 3 fails
+        do {
+            try await stack.performJump(toNode: node(3))
+            Issue.record("should fail")
+        } catch {
+            if let failure = error.actionFailure {
+                #expect(failure.reachedNode == node(2))
+            } else {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        #expect(stack.currentNode == node(2))
+        #expect(remote.value == 2)
+        #expect(stack.historyTree?.nodes.map(\.sequence) == [0, 1, 2, 3, 4], "no node lost")
+        remote.refused = []
+        #expect(try await stack.performJump(toNode: node(3)))
+        #expect(remote.value == 3)
+        #expect(try await stack.performJump(toNode: node(4)))
+        #expect(remote.value == 4)
+        await #expect(throws: ActionStack.OperationError.self) { try await stack.performJump(toNode: node(50)) }
+        stack._checkInvariants()
+    }
+
+    @MainActor @Test func changeWhileAnAsyncUndoAwaitsKeepsTheBranch() async throws {
+        let stack = makeAsyncStack()
+        stack.historyShape = .tree
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        try await remote.change(to: 1, on: stack, named: "One")  // 1
+        try await remote.change(to: 2, on: stack, named: "Two")  // 2
+        let undo = Task { try await stack.performUndo() }
+        await settle(until: { gate.waitingCount == 1 })
+        // Another task (here: the test) makes a change while the undo awaits.
+        let other = Counter("other")
+        stack.beginUndoGrouping()
+        other.set(7, on: stack)
+        stack.setActionName("Other")
+        stack.endUndoGrouping()
+        gate.openForGood()
+        _ = try? await undo.value
+        let tree = try #require(stack.historyTree)
+        // The undone step "Two" must survive as a branch (the docs' promise).
+        #expect(tree.nodes.contains { $0.actionName == "Two" })
+        #expect(tree[tree.current] != nil)
+        // Every node reachable, and the document matches the node after jumps.
+        for leaf in tree.leaves {
+            try await stack.performJump(toNode: leaf.id)
+            #expect(stack.currentNode == leaf.id)
+        }
+        stack._checkInvariants()
+    }
+
+    @MainActor @Test func syncJumpOnMainActorStartsARequest() async throws {
+        let stack = makeAsyncStack()
+        stack.historyShape = .tree
+        let remote = RemoteValue()
+        try await remote.change(to: 1, on: stack, named: "One")
+        try await remote.change(to: 2, on: stack, named: "Two")
+        try await stack.performUndo()
+        try await remote.change(to: 3, on: stack, named: "Three")
+        try stack.jump(toNode: node(2))
+        #expect(stack.startedRequest != nil)
+        #expect(stack.lastMisuse == nil)
+        await settle(until: { stack.currentNode == node(2) && !stack.state.isBusy })
+        #expect(stack.currentNode == node(2))
+        #expect(remote.value == 2)
+        // selectRedoBranch while an operation is queued is notWhileAsync.
+        try stack.jump(toNode: node(0))
+        try stack.selectRedoBranch(node(1))
+        #expect(stack.lastMisuse == .notWhileAsync(.selectRedoBranch) || stack.lastMisuse == nil)
+        await settle(until: { !stack.state.isBusy })
+        #expect(remote.value == 0)
+    }
+
+    @MainActor @Test func changeDuringAnAsyncJumpEndsItAfterTheStep() async throws {
+        let stack = makeAsyncStack()
+        stack.historyShape = .tree
+        let gate = Gate()
+        let remote = RemoteValue(gate: gate)
+        try await remote.change(to: 1, on: stack, named: "One")  // 1
+        try await remote.change(to: 2, on: stack, named: "Two")  // 2
+        try await remote.change(to: 3, on: stack, named: "Three")  // 3
+        gate.isClosed = false
+        try await stack.performUndo()
+        try await stack.performUndo()
+        try await stack.performUndo()
+        try await remote.change(to: 9, on: stack, named: "Nine")  // 4, child of 0
+        gate.isClosed = true
+        let jump = Task { try await stack.performJump(toNode: node(3)) }
+        await settle(until: { gate.waitingCount == 1 })  // undoing 4
+        let other = Counter("other")
+        group(stack, named: "Other") { other.set(7, on: stack) }
+        gate.openForGood()
+        let moved = try? await jump.value
+        #expect(moved == true)
+        await settle(until: { !stack.state.isBusy })
+        let tree = try #require(stack.historyTree)
+        #expect(tree.nodes.contains { $0.actionName == "Three" }, "no branch lost")
+        #expect(tree.nodes.contains { $0.actionName == "Nine" })
+        #expect(tree.nodes.contains { $0.actionName == "Other" })
+        #expect(stack.currentNode != node(3), "the move ended after the step in flight")
+        stack._checkInvariants()
+        // Every leaf still reachable, and the remote value matches.
+        for leaf in tree.leaves where leaf.actionName != "Other" {
+            try await stack.performJump(toNode: leaf.id)
+            #expect(stack.currentNode == leaf.id)
+        }
+    }
 }

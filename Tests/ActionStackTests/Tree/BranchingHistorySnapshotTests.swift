@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import Foundation
 import Testing
 
 /// `historyTree` holds every node of the tree, however deep the branches nest.
@@ -67,5 +68,52 @@ struct BranchingHistorySnapshotTests {
             #expect(stack.historyTree?.nodes.count == 7, "at node \(number)")
         }
         stack._checkInvariants()
+    }
+
+    @Test func snapshotFields() throws {
+        let (stack, doc, clock) = htTree()
+        htFork(doc, clock)
+        try stack.jump(toNode: node(1))
+        // Current 1; redo child 4 (entered last by the change); branch 2 -> 3.
+        let tree = try #require(stack.historyTree)
+        #expect(tree.nodes.map(\.sequence) == [0, 1, 2, 3, 4])
+        #expect(tree.root == node(0) && tree.current == node(1) && tree.newest == node(4))
+        #expect(tree[node(0)]?.parent == nil && tree[node(0)]?.title == "" && tree[node(0)]?.actionName == "")
+        #expect(tree[node(1)]?.children == [node(2), node(4)])
+        #expect(tree[node(1)]?.redoChild == node(4))
+        #expect(tree[node(2)]?.redoChild == node(3))
+        #expect(tree[node(1)]?.title == "Undo A")
+        #expect(tree[node(4)]?.title == "Redo X")
+        #expect(tree[node(2)]?.title == "Redo B")
+        #expect(tree[node(3)]?.title == "Redo C")
+        #expect(tree.nodes.filter(\.isOnCurrentPath).map(\.sequence) == [0, 1, 4])
+        #expect(tree.nodes.filter(\.isCurrent).map(\.sequence) == [1])
+        #expect(tree.leaves.map(\.sequence) == [3, 4])
+        #expect(tree.path(to: node(3)).map(\.sequence) == [0, 1, 2, 3])
+        #expect(tree.path(to: node(77)).isEmpty)
+        #expect(tree[node(3)]?.actionCount == 1)
+        #expect(tree[node(3)]?.date == Date(timeIntervalSinceReferenceDate: 1_000_030))
+        #expect(tree.clean == node(0), "a new stack is clean at its start")
+    }
+
+    @Test func snapshotReadFromAHandlerMidJump() throws {
+        let (stack, doc, clock) = htTree()
+        htFork(doc, clock)
+        let probe = Counter("probe")
+        var seen: ActionStack.HistoryTree?
+        func arm() {
+            stack.registerUndo(withTarget: probe) { _ in
+                seen = stack.historyTree
+                arm()
+            }
+        }
+        group(stack) { arm() }  // 5
+        try stack.jump(toNode: node(3))
+        let mid = try #require(seen)
+        // Documented (historyTree): read mid-operation, the step in flight is not in the snapshot.
+        #expect(mid.nodes.map(\.sequence) == [0, 1, 2, 3, 4])
+        #expect(mid.current == node(4) || mid.current == node(5))
+        #expect(mid[mid.current] != nil)
+        #expect(doc.text == "abc")
     }
 }

@@ -151,6 +151,88 @@ struct BranchingHistoryTests {
         #expect(tree.nodes.map(\.sequence) == [0, 1, 3, 4])
         stack._checkInvariants()
     }
+
+    @Test func docExampleRunsAsWritten() throws {
+        let (stack, doc, _) = htTree()
+        doc.set("one", named: "One")
+        doc.set("one two", named: "Two")
+        stack.undo()
+        doc.set("one too", named: "Too")
+        #expect(stack.redoBranches.count == 0)
+        try stack.jump(toNode: node(2))
+        #expect(doc.text == "one two")
+        #expect(try stack.earlier() == node(1))
+        #expect(doc.text == "one")
+        #expect(try stack.later(2) == node(3))
+        #expect(doc.text == "one too")
+        #expect(stack.lastMisuse == nil)
+    }
+
+    @Test func undoRedoNeverRenumber() throws {
+        let (stack, doc, clock) = htTree()
+        htFork(doc, clock)
+        let before = htShape(stack)
+        stack.undo()
+        stack.redo()
+        try stack.jump(toNode: node(3))
+        try stack.jump(toNode: node(4))
+        #expect(htShape(stack) == before)
+        doc.set("aXY")
+        #expect(stack.currentNode == node(5), "the next change takes the next number, once")
+    }
+
+    @Test func redoAtALeafThatIsNotNewestDoesNothing() throws {
+        let (stack, doc, clock) = htTree()
+        htFork(doc, clock)
+        try stack.jump(toNode: node(3))
+        #expect(stack.canRedo == false)
+        stack.redo()
+        #expect(stack.currentNode == node(3))
+        #expect(doc.text == "abc")
+    }
+
+    @Test func undoNeverChangesTheRedoChoice() throws {
+        let (stack, doc, clock) = htTree()
+        htFork(doc, clock)
+        // The jump enters 2 then 3: node 1's redo child is 2 now.
+        try stack.jump(toNode: node(3))
+        stack.undo()
+        stack.undo()
+        #expect(stack.currentNode == node(1))
+        #expect(stack.state.redoNode == node(2))
+        #expect(stack.historyTree?[node(1)]?.redoChild == node(2))
+        stack.redo()
+        #expect(doc.text == "ab")
+        // Redo of 1 -> 4 after a selection, then undo: still 4.
+        stack.undo()
+        try stack.selectRedoBranch(node(4))
+        stack.redo()
+        stack.undo()
+        #expect(stack.state.redoNode == node(4))
+    }
+
+    @Test func selectRedoBranchRulesAndErrors() throws {
+        let (stack, doc, clock) = htTree()
+        htFork(doc, clock)
+        stack.undo()
+        #expect(stack.redoBranches == [node(2), node(4)])
+        #expect(stack.state.redoNode == node(4))
+        try stack.selectRedoBranch(node(2))
+        #expect(doc.text == "a", "selecting does not move the document")
+        #expect(stack.state.redoNode == node(2))
+        #expect(stack.redoMenuItemTitle == "Redo B")
+        #expect(throws: ActionStack.HistoryTreeError.notAChildOfCurrentNode(node(3))) {
+            try stack.selectRedoBranch(node(3))
+        }
+        #expect(throws: ActionStack.HistoryTreeError.noSuchNode(node(42))) { try stack.selectRedoBranch(node(42)) }
+        #expect(throws: ActionStack.HistoryTreeError.noSuchNode(node(-1))) { try stack.selectRedoBranch(node(-1)) }
+        stack.beginUndoGrouping()
+        #expect(throws: ActionStack.HistoryTreeError.groupIsOpen) { try stack.selectRedoBranch(node(4)) }
+        stack.endUndoGrouping()
+        // The empty group closed (dropsEmptyGroups off): a node of its own?
+        let linear = makeStack()
+        #expect(throws: ActionStack.HistoryTreeError.linearHistory) { try linear.selectRedoBranch(node(0)) }
+    }
 }
 
 struct BranchingHistoryEntryNodeTests {

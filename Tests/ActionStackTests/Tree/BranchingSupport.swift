@@ -103,3 +103,32 @@ func shape(_ tree: ActionStack.HistoryTree?) -> String {
 
 /// The sequence numbers of `ids`.
 func sequences(_ ids: [ActionStack.HistoryNode.ID]) -> [Int] { ids.map(\.sequence) }
+
+/// A thread-unsafe box for observers (every test runs on one thread).
+final class HTBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A tree stack, its clock and a document. Steps are dated 10 s apart.
+func htTree(groupsByEvent: Bool = false, dropsEmptyGroups: Bool = false) -> (ActionStack, TreeDoc, TestClock) {
+    let clock = TestClock()
+    let stack = makeTreeStack(clock: clock, groupsByEvent: groupsByEvent, dropsEmptyGroups: dropsEmptyGroups)
+    return (stack, TreeDoc(stack: stack), clock)
+}
+
+/// 0 -> 1 "a" -> 2 "ab" -> 3 "abc"; undo twice; 1 -> 4 "aX" (current).
+func htFork(_ doc: TreeDoc, _ clock: TestClock) {
+    clock.advance(seconds: 10)
+    doc.set("a", named: "A")
+    clock.advance(seconds: 10)
+    doc.set("ab", named: "B")
+    clock.advance(seconds: 10)
+    doc.set("abc", named: "C")
+    doc.stack.undo()
+    doc.stack.undo()
+    clock.advance(seconds: 10)
+    doc.set("aX", named: "X")
+}
+
+func htShape(_ stack: ActionStack) -> String { shape(stack.historyTree) }
