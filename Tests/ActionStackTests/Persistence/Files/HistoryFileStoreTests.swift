@@ -19,6 +19,10 @@ import Testing
     import Darwin
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A new empty directory for one test, removed by `remove()`.
 struct ScratchDirectory {
     let url: URL
@@ -190,5 +194,127 @@ struct HistoryFileStoreTests {
         try Data("old text".utf8).write(to: directory.file(names[0]))
         try store.remove()
         #expect(try directory.names() == Array(names.dropFirst()).sorted())
+    }
+
+    @Test func storeErrorsLeaveTheFileAsItWas() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = HistoryFileStore(url: dir.appendingPathComponent("doc.history"), maximumSize: 10)
+        #expect(try store.read() == nil)
+        try store.write(Data("old".utf8))
+        #expect(throws: HistoryFileError.self) { try store.write(Data(count: 11)) }
+        do { try store.write(Data(count: 11)) } catch {
+            guard error.kind == .tooLarge else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        #expect(try store.read() == Data("old".utf8))
+        // A file grown past the limit elsewhere is refused on read.
+        try Data(count: 50).write(to: store.url)
+        do {
+            _ = try store.read()
+            Issue.record("read too large")
+        } catch {
+            guard error.kind == .tooLarge else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        // Missing directory.
+        let missing = HistoryFileStore(url: dir.appendingPathComponent("nope/doc.history"))
+        do {
+            try missing.write(Data("x".utf8))
+            Issue.record("wrote into missing dir")
+        } catch {
+            guard error.kind == .cannotWrite else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        // A directory where the file should be.
+        let directory = HistoryFileStore(url: dir)
+        do {
+            _ = try directory.read()
+            Issue.record("read a directory")
+        } catch {
+            guard error.kind == .cannotRead else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        // Not a file URL.
+        let web = HistoryFileStore(url: URL(string: "https://example.com/x")!)
+        #expect(throws: HistoryFileError.self) { try web.write(Data()) }
+        // No leftovers.
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(names.filter { $0.hasSuffix(".partial") }.isEmpty)
+    }
+
+    @Test func unwritableDirectory() throws {
+        guard geteuid() != 0 else { return }  // root writes anyway
+        let dir = try tempDir()
+        defer {
+            chmod(dir.path, 0o755)
+            try? FileManager.default.removeItem(at: dir)
+        }
+        let store = HistoryFileStore(url: dir.appendingPathComponent("doc.history"))
+        try store.write(Data("old".utf8))
+        chmod(dir.path, 0o555)
+        do {
+            try store.write(Data("new".utf8))
+            Issue.record("wrote")
+        } catch {
+            guard error.kind == .cannotWrite, let code = error.code else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(code == EACCES)
+        }
+        #expect(try store.read() == Data("old".utf8))
+    }
+
+    @Test func theFileStoreRefusesWhatItShouldAndKeepsTheOldFile() throws {
+        let url = hrTemporaryURL("store.history")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = HistoryFileStore(url: url, maximumSize: 64)
+        #expect(try store.read() == nil)
+        try store.write(Data("first".utf8))
+        #expect(throws: HistoryFileError.self) { try store.write(Data(repeating: 1, count: 65)) }
+        #expect(try store.read() == Data("first".utf8))
+        try Data(repeating: 2, count: 65).write(to: url)
+        #expect(throws: HistoryFileError.self) { try store.read() }
+        try store.remove()
+        try store.remove()
+        #expect(try store.read() == nil)
+        let directory = hrTemporaryURL("store-directory")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: HistoryFileError.self) { try HistoryFileStore(url: directory).read() }
+        #expect(throws: HistoryFileError.self) {
+            try HistoryFileStore(url: URL(string: "https://example.com/x")!).read()
+        }
+    }
+
+    @Test func aLegalNameOfMultiByteCharactersCanBeWritten() throws {
+        // HistoryFileStore: the temporary file's name is "short enough to leave room for the rest
+        // within the usual 255-byte limit on a name". A 240-byte name is legal.
+        let directory = hrTemporaryURL("names")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = String(repeating: "😀", count: 60)
+        #expect(name.utf8.count == 240)
+        let url = directory.appendingPathComponent(name)
+        try Data("a file of that name can exist".utf8).write(to: url)
+        try FileManager.default.removeItem(at: url)
+        let store = HistoryFileStore(url: url)
+        try store.write(Data("history".utf8))
+        #expect(try store.read() == Data("history".utf8))
+        // The journal's compaction rewrites the same way: once full, such a journal takes no record.
+        let journalURL = directory.appendingPathComponent(String(repeating: "😀", count: 61))
+        let journal = HistoryJournal(url: journalURL, maximumRecords: 2, synchronizesAppends: false)
+        try journal.append(Data("1".utf8), fingerprint: "a")
+        try journal.append(Data("2".utf8), fingerprint: "b")
+        try journal.append(Data("3".utf8), fingerprint: "c")
     }
 }

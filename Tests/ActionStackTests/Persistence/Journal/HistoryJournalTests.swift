@@ -19,6 +19,10 @@ import Testing
     import Darwin
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The bytes of a hexadecimal string.
 private func hex(_ text: String) -> Data {
     var data = Data()
@@ -646,6 +650,201 @@ struct HistoryJournalTests {
                 #expect(indexes == indexes.sorted(), "worker \(worker)'s records in its order")
                 if maximumRecords > 2 * perWriter { #expect(indexes == Array(0..<perWriter)) }
             }
+        }
+    }
+
+    @Test func journalTornTailAndFingerprints() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        try journal.append(Data("r0".utf8), fingerprint: "A")
+        try journal.append(Data("r1".utf8), fingerprint: "B")
+        try journal.append(Data("r2".utf8), fingerprint: "A")
+        try journal.append(Data("r3".utf8), fingerprint: "C")
+        #expect(try journal.lastRecord(matchingFingerprint: "A")?.payload == Data("r2".utf8))
+        // Tear the last record.
+        var bytes = try Data(contentsOf: url)
+        bytes.removeLast(3)
+        try bytes.write(to: url)
+        let fresh = HistoryJournal(url: url, synchronizesAppends: false)
+        let replay = try fresh.replay()
+        #expect(replay.records.map(\.sequence) == [0, 1, 2])
+        guard replay.ending.length != nil else {
+            Issue.record("\(replay.ending)")
+            return
+        }
+        #expect(try fresh.lastRecord(matchingFingerprint: "C") == nil)
+        try fresh.append(Data("r3b".utf8), fingerprint: "C")
+        let after = try fresh.replay()
+        #expect(after.ending == .complete)
+        #expect(after.records.map(\.sequence) == [0, 1, 2, 3])
+        #expect(after.records.last?.payload == Data("r3b".utf8))
+        // The first journal object, with its cache, sees the new file state.
+        #expect(try journal.records().map(\.payload) == after.records.map(\.payload))
+        // Two journal objects on one file: the first one's append follows the other's record (it
+        // once appended at its stale offset, and both records were lost).
+        try journal.append(Data("r4".utf8), fingerprint: nil)
+        let final = try fresh.replay()
+        #expect(final.records.map(\.sequence) == [0, 1, 2, 3, 4], "\(final.ending)")
+        #expect(final.records.map(\.payload).suffix(2) == [Data("r3b".utf8), Data("r4".utf8)])
+        #expect(final.ending == .complete)
+        // And without a replay between: the other object appends, then the first.
+        try fresh.append(Data("r5".utf8), fingerprint: nil)
+        try journal.append(Data("r6".utf8), fingerprint: nil)
+        #expect(try fresh.records().map(\.sequence) == [0, 1, 2, 3, 4, 5, 6])
+    }
+
+    @Test func journalCorruptMiddleAndGarbage() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("doc.journal")
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for index in 0..<3 { try journal.append(Data(repeating: UInt8(index), count: 40), fingerprint: "F\(index)") }
+        var bytes = try Data(contentsOf: url)
+        let middle = bytes.count / 2
+        bytes[middle] ^= 0xFF
+        try bytes.write(to: url)
+        let replay = try HistoryJournal(url: url).replay()
+        #expect(replay.records.count < 3)
+        if replay.ending == .complete { Issue.record("corruption not reported") }
+        // Garbage file: notAJournal, left alone.
+        let other = dir.appendingPathComponent("other.journal")
+        try Data("hello, not a journal at all, definitely".utf8).write(to: other)
+        let garbage = HistoryJournal(url: other)
+        do {
+            _ = try garbage.replay()
+            Issue.record("garbage accepted")
+        } catch {
+            guard error.kind == .notAJournal else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        do {
+            try garbage.append(Data("x".utf8), fingerprint: nil)
+            Issue.record("appended to garbage")
+        } catch {}
+        #expect(try Data(contentsOf: other) == Data("hello, not a journal at all, definitely".utf8))
+        // Every truncation of a good journal replays without throwing.
+        let good = dir.appendingPathComponent("good.journal")
+        let goodJournal = HistoryJournal(url: good, synchronizesAppends: false)
+        for index in 0..<3 { try goodJournal.append(Data(repeating: UInt8(index), count: 9), fingerprint: "F") }
+        let all = try Data(contentsOf: good)
+        // (A prefix within the header's sequence number once read as "not a journal".)
+        for length in 0..<all.count {
+            try all.prefix(length).write(to: good)
+            do {
+                let replay = try HistoryJournal(url: good).replay()
+                #expect(replay.records.count <= 3)
+            } catch {
+                Issue.record("prefix \(length): \(error)")
+            }
+        }
+    }
+
+    @Test func journalLimitsAndTooLargeRecord() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("doc.journal")
+        let journal = HistoryJournal(url: url, maximumRecords: 4, maximumBytes: 4096, synchronizesAppends: false)
+        do {
+            try journal.append(Data(count: 5000), fingerprint: nil)
+            Issue.record("accepted")
+        } catch {
+            guard error.kind == .tooLarge else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        for index in 0..<10 { try journal.append(Data("r\(index)".utf8), fingerprint: "F\(index)") }
+        let records = try journal.records()
+        #expect(records.count <= 4)
+        #expect(records.last?.sequence == 9)
+        #expect(try journal.lastRecord(matchingFingerprint: "F9")?.payload == Data("r9".utf8))
+        try journal.reset()
+        try journal.append(Data("new".utf8), fingerprint: nil)
+        #expect(try journal.records().map(\.sequence) == [0])
+    }
+
+    @Test func damageBehindTheJournalsBackIsFoundAndOverwritten() throws {
+        let url = hrTemporaryURL("damage.journal")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let journal = HistoryJournal(url: url, synchronizesAppends: false)
+        for index in 0..<4 { try journal.append(Data("record \(index)".utf8), fingerprint: "f\(index)") }
+        var bytes = try Data(contentsOf: url)
+        let size = bytes.count
+        // A byte changed in the second record, keeping the size.
+        let recordSize = (size - 16) / 4
+        bytes[16 + recordSize + 26] ^= 0xFF
+        try bytes.write(to: url)
+        let replay = try journal.replay()
+        #expect(replay.records.count == 1)
+        if let offset = replay.ending.offset, let dropped = replay.ending.droppedBytes {
+            #expect(offset == 16 + recordSize)
+            #expect(dropped == size - offset)
+        } else {
+            Issue.record("\(replay.ending)")
+        }
+        try journal.append(Data("after damage".utf8), fingerprint: "g")
+        let after = try journal.records()
+        #expect(after.map(\.sequence) == [0, 1])
+        #expect(after.last?.payload == Data("after damage".utf8))
+        // Cut short behind its back, without a replay in between.
+        try journal.append(Data("one more".utf8), fingerprint: "h")
+        var cut = try Data(contentsOf: url)
+        cut.removeLast(5)
+        try cut.write(to: url)
+        try journal.append(Data("after the cut".utf8), fingerprint: "i")
+        #expect(
+            try journal.records().map(\.payload) == [
+                Data("record 0".utf8), Data("after damage".utf8), Data("after the cut".utf8),
+            ])
+        // Cut to less than its header.
+        try Data(try Data(contentsOf: url).prefix(3)).write(to: url)
+        try journal.append(Data("fresh".utf8), fingerprint: "j")
+        #expect(try journal.records().map(\.payload) == [Data("fresh".utf8)])
+        // Another journal appends: this one follows its records.
+        let second = HistoryJournal(url: url, synchronizesAppends: false)
+        try second.append(Data("from the second".utf8), fingerprint: "k")
+        try journal.append(Data("from the first".utf8), fingerprint: "l")
+        #expect(try journal.records().map(\.sequence) == [0, 1, 2])
+        // Garbage appended behind its back: a torn end, overwritten.
+        var garbage = try Data(contentsOf: url)
+        garbage += Data(repeating: 0x41, count: 40)
+        try garbage.write(to: url)
+        try journal.append(Data("last".utf8), fingerprint: "m")
+        let final = try journal.replay()
+        #expect(final.ending == .complete)
+        #expect(final.records.map(\.sequence) == [0, 1, 2, 3])
+    }
+
+    @Test func twoJournalsOnOneFileFromManyThreadsNeverInterleave() throws {
+        let url = hrTemporaryURL("threads.journal")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let journals = [
+            HistoryJournal(url: url, synchronizesAppends: false), HistoryJournal(url: url, synchronizesAppends: false),
+        ]
+        let failures = HRCounter()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<25 {
+                do {
+                    try journals[thread % 2].append(
+                        Data(repeating: UInt8(thread), count: 100 + index), fingerprint: "t\(thread)-\(index)")
+                } catch {
+                    failures.add()
+                }
+                if index % 10 == 0 { _ = try? journals[(thread + 1) % 2].replay() }
+            }
+        }
+        #expect(failures.value == 0)
+        let replay = try journals[0].replay()
+        #expect(replay.ending == .complete)
+        #expect(replay.records.map(\.sequence) == Array(0..<200))
+        #expect(Set(replay.records.compactMap(\.fingerprint)).count == 200)
+        for record in replay.records {
+            let thread = Int(record.fingerprint!.dropFirst().prefix { $0 != "-" })!
+            #expect(record.payload.allSatisfy { $0 == UInt8(thread) })
         }
     }
 }

@@ -11,31 +11,6 @@ import ActionStack
 import Foundation
 import Testing
 
-/// A journal in a directory of its own, removed by `cleanUp()`.
-struct RecorderFiles {
-    let directory: URL
-    let journal: HistoryJournal
-
-    init(directoryExists: Bool = true) throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("actionstack-recorder-\(UUID().uuidString)")
-        if directoryExists { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
-        journal = HistoryJournal(url: directory.appendingPathComponent("doc.journal"), synchronizesAppends: false)
-    }
-
-    func cleanUp() { try? FileManager.default.removeItem(at: directory) }
-
-    /// The current node of each record's history and the record's fingerprint.
-    func recorded() throws -> [String] {
-        try journal.records().map { record in
-            let archive = try HistoryArchive(decoding: record.payload, registry: hsRegistry())
-            let history = archive.histories[HistoryRecorder.defaultHistoryName]
-            let clean = history?.clean.map { " clean \($0)" } ?? ""
-            return "\(record.fingerprint ?? "-"): at \(history?.current ?? -1) of \(history?.steps.count ?? -1)\(clean)"
-        }
-    }
-}
-
 /// Decided #4: the journal records every change to the history, each record with the document's
 /// fingerprint after it, and a recovery picks the last record that matches the document opened.
 @MainActor

@@ -350,6 +350,32 @@ struct WriteValue: AsyncUndoCommand {
         #expect(reopened.value == 1)
         fresh._checkInvariants()
     }
+
+    @Test @MainActor func asyncCommandFailingAfterRestoreRollsBack() async throws {
+        let box = HSBox()
+        let stack = makeStack()
+        stack.beginUndoGrouping()
+        stack.registerAsyncUndo(HSAsyncSet(value: 0), on: box, key: "box")
+        box.value = 1
+        stack.setActionName("Write")
+        stack.endUndoGrouping()
+        #expect(stack.undoEntries.first?.canBeSaved == true)
+        let saved = try hsRoundTrip(try stack.savedHistory())
+        let fresh = makeStack()
+        let target = HSBox(value: -1)  // the server refuses
+        let report = try hsRestore(saved, into: fresh, ["box": target])
+        #expect(report.restoredSteps == 1)
+        do {
+            _ = try await fresh.performUndo()
+            Issue.record("undo should fail")
+        } catch {}
+        #expect(fresh.undoCount == 1 || fresh.brokenStep != nil)
+        #expect(target.value == -1)
+        target.value = 1
+        if fresh.brokenStep != nil { _ = try? await fresh.retryBrokenStep() } else { _ = try await fresh.performUndo() }
+        #expect(target.value == 0)
+        #expect(fresh.redoEntries.first?.canBeSaved == true)
+    }
 }
 
 /// A command action does not keep its stack alive: the stack holds the action, so an action that
