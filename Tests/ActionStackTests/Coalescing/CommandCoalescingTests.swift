@@ -56,4 +56,22 @@ struct CommandCoalescingTests {
         #expect(first.text == "ab")
         stack._checkInvariants()
     }
+
+    /// RecordingTheRightSteps: a coalescing registration joins the newest step when that step
+    /// "holds only registrations made with the same key on the same target", and
+    /// `registerUndo(_:on:key:options:)` takes its options "as for closures". A keystroke made with
+    /// a command after one made with a closure, same key, same object, starts a step of its own.
+    @Test func aCommandJoinsAStepOfClosuresWithTheSameKeyAndTarget() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let note = Note()
+        stack.registerUndo(withTarget: note, options: .coalescing("typing")) { $0.text = "" }
+        note.text = "a"
+        stack.endEvent()
+        stack.registerUndo(SetText(text: "a"), on: note, key: note.id, options: .coalescing("typing"))
+        note.text = "ab"
+        stack.endEvent()
+        #expect(stack.undoCount == 1, "two keystrokes on one note with one key: one step")
+        stack._checkInvariants()
+    }
 }

@@ -736,7 +736,7 @@ enum DriverGenerator {
     /// A command's coalescing key is never a closure's ("k1" becomes "c1"): the library does not
     /// join a command to a step of closures made with the same key on the same target, nor a closure
     /// to a step of commands, where the rules say it would (FINDING, see
-    /// `SaveRestoreFindingTests.aCommandJoinsAStepOfClosuresWithTheSameKeyAndTarget`).
+    /// `CommandCoalescingTests.aCommandJoinsAStepOfClosuresWithTheSameKeyAndTarget`).
     static func asCommand(_ op: DriverOp, _ random: inout SeededGenerator, _ commands: Int) -> DriverOp {
         guard commands > 0, case .register(let slot, let delta, var options) = op, random.chance(commands) else {
             return op

@@ -230,7 +230,7 @@ struct RestoreReportText: Hashable, Sendable, CustomStringConvertible {
 extension ReferenceModel {
     /// Where the library disagrees with the rules and the model follows the library, so that the
     /// random driver checks everything else: each is a FINDING with a minimal failing case in
-    /// `SaveRestoreFindingTests`. Set one to false once the library is fixed.
+    /// `SaveRestoreTests` or `CommandCoalescingTests`. Set one to false once the library is fixed.
     enum LibraryFindings {
         /// The library leaves the branches that leave from the root out of the saved part (and out
         /// of `savableDepth`) when the root's document state is not known from the current state

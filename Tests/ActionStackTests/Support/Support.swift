@@ -145,3 +145,29 @@ final class LifetimeTracker: @unchecked Sendable {
 
 /// Something a handler captures, to check when the stack lets it go.
 final class Captured {}
+
+/// Observes one notification of `stack` for the life of the value.
+final class NotificationHook {
+    private let token: any NSObjectProtocol
+    init(_ name: Notification.Name, _ stack: ActionStack, _ body: @escaping @Sendable (ActionStack) -> Void) {
+        token = observe(name, of: stack, body)
+    }
+    deinit { NotificationCenter.default.removeObserver(token) }
+}
+
+/// A flag that a `@Sendable` notification block may set (the stack posts on the test's thread).
+final class Flag: @unchecked Sendable {
+    var isSet = false
+    var count = 0
+}
+
+/// Every misuse a stack reports, in order (with the `.report` policy).
+final class MisuseLog {
+    private(set) var all: [ActionStack.Misuse] = []
+    init(_ stack: ActionStack) {
+        stack.misusePolicy = .report
+        stack.onMisuse = { [unowned self] in self.all.append($0) }
+    }
+}
+
+struct Failure: Error, Equatable {}
