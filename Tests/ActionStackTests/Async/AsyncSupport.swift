@@ -288,6 +288,9 @@ extension Counter {
     }
 }
 
+// The fixtures of the tests of actor-owned stacks, of calls from other isolations and of groups that
+// call back from their body (the `2` suffix keeps their names apart from the ones above).
+
 /// A model object that an actor owns (not `Sendable`; used on that actor only).
 final class ProbeBox2 {
     var value = 0

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -27,18 +28,12 @@ final class TextField {
     }
 }
 
-/// A clock the tests move by hand.
-final class ManualClock: @unchecked Sendable {
-    var now = ContinuousClock.now
-    func advance(_ duration: Duration) { now = now + duration }
-}
-
 struct CoalescingTests {
     func makeTypingStack() -> (ActionStack, ManualClock) {
         let stack = makeStack(groupsByEvent: true)
         stack.automaticGroupClosing = .manual
         let clock = ManualClock()
-        stack.coalescingClock = { clock.now }
+        stack.coalescingClock = { clock.instant }
         return (stack, clock)
     }
 
@@ -48,7 +43,7 @@ struct CoalescingTests {
         for character in "hello" {
             field.type(character)
             stack.endEvent()  // each keystroke is its own event
-            clock.advance(.milliseconds(200))
+            clock.advance(by: .milliseconds(200))
         }
         #expect(stack.undoCount == 1)
         #expect(stack.undoMenuItemTitle == "Undo Typing")
@@ -66,7 +61,7 @@ struct CoalescingTests {
             stack.endEvent()
         }
         #expect(stack.undoCount == 2, "the newline broke coalescing")
-        clock.advance(.seconds(5))
+        clock.advance(by: .seconds(5))
         field.type("e")
         stack.endEvent()
         #expect(stack.undoCount == 3, "the pause broke coalescing")
@@ -82,7 +77,7 @@ struct CoalescingTests {
         for character in "abcdef" {
             field.type(character)
             stack.endEvent()
-            clock.advance(.milliseconds(900))  // 5.4 s in all, but never a pause over 1 s
+            clock.advance(by: .milliseconds(900))  // 5.4 s in all, but never a pause over 1 s
         }
         #expect(stack.undoCount == 1)
     }

@@ -7,6 +7,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import ActionStackTestSupport
+
 // The random driver of asynchronous undo, the part that does not need the ActionStack module: the
 // events (every synchronous operation of the random driver, and the asynchronous ones: registering
 // asynchronous actions, requesting operations, resuming a suspended handler with success or a

@@ -7,6 +7,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import ActionStackTestSupport
+
 // The random driver, the part that does not need the ActionStack module: the operations, their
 // generation, the callback plan, the "world" protocol that a real stack and the model both
 // implement, the model's world, the runner that compares two worlds after every step, and the
@@ -21,22 +23,6 @@
 //   `_activities`, `_invariantViolations()`; and, except right after a target was freed (whose
 //   first noticing must be left to the next operation), the getters `groupingLevel`,
 //   `isUndoing`, `isRedoing`, `isUndoRegistrationEnabled`, which are calls but change nothing at idle.
-
-/// SplitMix64: a small seeded generator, so every sequence can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-}
 
 // MARK: - Operations
 

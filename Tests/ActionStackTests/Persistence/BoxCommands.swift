@@ -11,11 +11,10 @@ import ActionStack
 import Foundation
 import Testing
 
-func tempDir() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-save-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+// A box of one value and its commands (`hs.*`; the `HS` and `hs` prefixes keep these fixtures apart
+// from the document's in DocCommands.swift), with what the save-and-restore tests built on them
+// share: linear histories made on a stack or by hand, round trips, readers of a stack's state, and a
+// scratch directory.
 
 final class HSBox {
     let id: String
@@ -111,22 +110,6 @@ struct HSAsyncSet: AsyncUndoCommand {
     }
 }
 
-func hsRegistry() -> CommandRegistry {
-    var registry = CommandRegistry()
-    registry.register(HSSet.self)
-    registry.register(HSMark.self)
-    registry.register(HSCostly.self)
-    registry.register(HSNoop.self)
-    registry.register(HSClosureInverse.self)
-    registry.register(HSAsyncSet.self)
-    registry.register(HSV2.self) { fromVersion, decoder in
-        let old = try HSV1Form(from: decoder)
-        guard let value = Int(old.v) else { throw HSMigrationFailed() }
-        return HSV2(value: value)
-    }
-    return registry
-}
-
 /// One closed, named step that sets `box` to `value` through a command.
 func hsChange(_ box: HSBox, to value: Int, on stack: ActionStack, named name: String? = nil) {
     stack.beginUndoGrouping()
@@ -217,25 +200,8 @@ func hsRestore(
 
 func hsRoundTrip(_ saved: SavedHistory) throws -> SavedHistory {
     let data = try HistoryArchive(fingerprint: "f", histories: ["h": saved]).encoded()
-    let archive = try HistoryArchive(decoding: data, registry: hsRegistry())
+    let archive = try HistoryArchive(decoding: data, registry: testRegistry())
     return try #require(archive.histories["h"])
-}
-
-func hsArchiveError(_ data: Data, limits: HistoryArchive.Limits = .default) -> HistoryArchiveError? {
-    do {
-        _ = try HistoryArchive(decoding: data, registry: hsRegistry(), limits: limits)
-        return nil
-    } catch {
-        return error
-    }
-}
-
-func hsArchiveError(_ text: String, limits: HistoryArchive.Limits = .default) -> HistoryArchiveError? {
-    hsArchiveError(Data(text.utf8), limits: limits)
-}
-
-func hsEnvelope(_ history: String, version: String = "1") -> String {
-    #"{"fingerprint":"f","format":"ActionStack.History","histories":{"h":"# + history + #"},"version":"# + version + "}"
 }
 
 /// A minimal valid history body with `steps` (JSON text).
@@ -263,4 +229,11 @@ func hsCatch<T>(_ body: () throws -> T) -> ActionStack.HistoryPersistenceError? 
         Issue.record("unexpected error type: \(error)")
         return nil
     }
+}
+
+/// A new, empty directory in the temporary directory (the caller removes it).
+func tempDir() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("save-restore-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
 }

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -15,9 +16,10 @@ import Testing
     import Glibc
 #endif
 
-// A document of one value and its commands (`hr.*`), with what the persistence tests built on them
-// share: a stack set up for them, steps, archives of one history, snapshots to compare a stack with
-// its restored copy.
+// A document of one value and its commands (`hr.*`; the `HR` and `hr` prefixes keep these fixtures
+// apart from the box's in BoxCommands.swift), with what the persistence tests built on them share: a
+// stack set up for them, steps, a valid history, snapshots to compare a stack with its restored
+// copy, the cuts of a restore report.
 
 final class HRDoc {
     let id: String
@@ -89,16 +91,6 @@ struct HRBag: UndoCommand {
     }
 }
 
-func hrRegistry() -> CommandRegistry {
-    var registry = CommandRegistry()
-    registry.register(HRSet.self)
-    registry.register(HRCostly.self)
-    registry.register(HRTyping.self)
-    registry.register(HRAsyncSet.self)
-    registry.register(HRBag.self)
-    return registry
-}
-
 func hrStack(_ shape: ActionStack.HistoryShape = .linear) -> ActionStack {
     let stack = ActionStack()
     stack.groupsByEvent = false
@@ -130,40 +122,9 @@ func hrClosureChange(_ doc: HRDoc, to value: Int, on stack: ActionStack, name: S
     stack.endUndoGrouping()
 }
 
-/// A version 2 archive around one history's JSON object, named "h".
-func hrV2(_ history: String, fingerprint: String = "f") -> String {
-    #"{"format":"ActionStack.History","version":2,"fingerprint":"\#(fingerprint)","histories":{"h":\#(history)}}"#
-}
-
 /// A valid version 2 history of two steps setting "doc", current at the end.
 let hrValidHistory =
     #"{"shape":"linear","root":0,"current":2,"commands":[["hr.set",1,"doc"]],"steps":[1,1],"actions":[0,0],"payloads":[{"value":0},{"value":1}]}"#
-
-func hrDecode(_ json: String, limits: HistoryArchive.Limits = .default) -> Result<
-    HistoryArchive, HistoryArchiveError
-> {
-    hrDecode(Data(json.utf8), limits: limits)
-}
-
-func hrDecode(_ data: Data, limits: HistoryArchive.Limits = .default) -> Result<
-    HistoryArchive, HistoryArchiveError
-> {
-    do throws(HistoryArchiveError) {
-        return .success(try HistoryArchive(decoding: data, registry: hrRegistry(), limits: limits))
-    } catch {
-        return .failure(error)
-    }
-}
-
-func hrError(_ json: String) -> HistoryArchiveError? {
-    if case .failure(let error) = hrDecode(json) { return error }
-    return nil
-}
-
-func hrIsCorrupt(_ error: HistoryArchiveError?) -> Bool {
-    if error?.corruption != nil { return true }
-    return false
-}
 
 /// Observable state of a stack, for comparing an original with its restored copy.
 struct HRSnapshot: Equatable, CustomStringConvertible {
@@ -242,26 +203,10 @@ func hrMemory() -> (peak: Int, current: Int) {
     return (peak, current)
 }
 
-final class HRClock: @unchecked Sendable {
-    var now: Double
-    init(_ start: Double) { now = start }
-    func tick() -> Date {
-        now += 1.0625
-        return Date(timeIntervalSinceReferenceDate: now)
-    }
-}
-
-extension Result {
-    var failureValue: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}
-
 /// Encodes and reads back, checking that encoding again gives the same bytes.
 func hrRoundTrip(_ history: SavedHistory, name: String = "h", fingerprint: String = "f") throws -> SavedHistory {
     let data = try HistoryArchive(fingerprint: fingerprint, histories: [name: history]).encoded()
-    let archive = try HistoryArchive(decoding: data, registry: hrRegistry())
+    let archive = try HistoryArchive(decoding: data, registry: testRegistry())
     let again = try archive.encoded()
     #expect(again == data, "encode → decode → encode changed the bytes")
     return try #require(archive.histories[name])
@@ -329,7 +274,7 @@ func hrAgree(_ stack: ActionStack, _ comment: Comment? = nil, sourceLocation: So
 }
 
 func hrTemporaryURL(_ name: String) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("hostile-review-\(name)-\(UUID().uuidString)")
+    FileManager.default.temporaryDirectory.appendingPathComponent("persistence-\(name)-\(UUID().uuidString)")
 }
 
 /// A command whose payload is a bare JSON string.
@@ -355,14 +300,6 @@ struct HRNothing: UndoCommand {
     static let commandType = "hr.nothing"
     func perform(on doc: HRDoc, in stack: ActionStack) {
         stack.registerUndo(HRNothing(), on: doc, key: doc.id)
-    }
-}
-
-struct HRRandom {
-    var state: UInt64
-    mutating func next(_ bound: Int) -> Int {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Int((state >> 33) % UInt64(bound))
     }
 }
 

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -101,13 +102,35 @@ struct UnreadableCommand: UndoCommand {
     func perform(on figure: ArchiveFigure, in stack: ActionStack) {}
 }
 
-/// The registry the tests read with: every test command, the rename with its migration.
+/// The registry every test of the persistent history reads with: every test command, the
+/// renames and version 1 forms with their migrations. The command types of each family are
+/// prefixed (`test.`, `hs.`, `hr.`, `rp.`), so a type a test names as unknown is no family's.
 func testRegistry() -> CommandRegistry {
     var registry = CommandRegistry()
+    // The figure's commands (this file).
     registry.register(MoveFigure.self)
     registry.register(RenameFigure.self, migrating: RenameFigure.migrate(from:decoder:))
     registry.register(ReplaceText.self)
     registry.register(UnreadableCommand.self)
+    // The box's commands (BoxCommands.swift) and the recorder's gated one (RecorderSupport.swift).
+    registry.register(HSSet.self)
+    registry.register(HSMark.self)
+    registry.register(HSCostly.self)
+    registry.register(HSNoop.self)
+    registry.register(HSClosureInverse.self)
+    registry.register(HSAsyncSet.self)
+    registry.register(HSV2.self) { fromVersion, decoder in
+        let old = try HSV1Form(from: decoder)
+        guard let value = Int(old.v) else { throw HSMigrationFailed() }
+        return HSV2(value: value)
+    }
+    registry.register(RPGatedSet.self)
+    // The document's commands (DocCommands.swift).
+    registry.register(HRSet.self)
+    registry.register(HRCostly.self)
+    registry.register(HRTyping.self)
+    registry.register(HRAsyncSet.self)
+    registry.register(HRBag.self)
     return registry
 }
 
@@ -223,19 +246,24 @@ func dump(_ archive: HistoryArchive) -> String {
         + archive.histories.sorted { $0.key < $1.key }.map { "[\($0.key)]\n\(dump($0.value))" }.joined(separator: "\n")
 }
 
+/// Reads `json` with the test registry: the archive, or the error reading threw.
+func decoded(_ json: String, limits: HistoryArchive.Limits = .default) -> Result<HistoryArchive, HistoryArchiveError> {
+    decodedArchive(json, registry: testRegistry(), limits: limits)
+}
+
+/// Reads `data` with the test registry: the archive, or the error reading threw.
+func decoded(_ data: Data, limits: HistoryArchive.Limits = .default) -> Result<HistoryArchive, HistoryArchiveError> {
+    decodedArchive(data, registry: testRegistry(), limits: limits)
+}
+
 /// Reads `json` with the test registry, returning the error it throws (nil when it reads).
 func archiveError(_ json: String, limits: HistoryArchive.Limits = .default) -> HistoryArchiveError? {
-    archiveError(Data(json.utf8), limits: limits)
+    decoded(json, limits: limits).failureValue
 }
 
 /// Reads `data` with the test registry, returning the error it throws (nil when it reads).
 func archiveError(_ data: Data, limits: HistoryArchive.Limits = .default) -> HistoryArchiveError? {
-    do {
-        _ = try HistoryArchive(decoding: data, registry: testRegistry(), limits: limits)
-        return nil
-    } catch {
-        return error
-    }
+    decoded(data, limits: limits).failureValue
 }
 
 /// Whether `error` is a ``HistoryArchiveError/corrupt(_:)`` whose reason contains `text`.
@@ -247,4 +275,9 @@ func isCorrupt(_ error: HistoryArchiveError?, _ text: String = "") -> Bool {
 /// A one-history archive around `history`, a JSON object literal of a history.
 func archiveJSON(history: String, version: String = "1", format: String = #""ActionStack.History""#) -> String {
     #"{"fingerprint":"f","format":\#(format),"histories":{"h":\#(history)},"version":\#(version)}"#
+}
+
+/// A version 2 archive around `history`, a JSON object literal of one history named "h".
+func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
+    #"{"format":"ActionStack.History","version":2,"fingerprint":\#(fingerprint),"histories":{"h":\#(history)}}"#
 }

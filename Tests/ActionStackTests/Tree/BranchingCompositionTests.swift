@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -1361,7 +1362,7 @@ struct BranchingNotificationTests {
     }
 
     @Test func aJumpToTheCurrentNodeAndMovesThatCannotMoveDoNothing() throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let stack = makeTreeStack(clock: clock)
         let document = TreeDoc(stack: stack)
         document.set("a")
@@ -1502,7 +1503,7 @@ struct BranchingGroupingTests {
     /// that only names a step is an empty group (a node unless dropsEmptyGroups).
     @Test(arguments: [false, true])
     func eventGroupsAreNodesWhenTheEventEnds(dropsEmptyGroups: Bool) throws {
-        let stack = makeTreeStack(clock: TestClock(), groupsByEvent: true, dropsEmptyGroups: dropsEmptyGroups)
+        let stack = makeTreeStack(clock: ManualClock(), groupsByEvent: true, dropsEmptyGroups: dropsEmptyGroups)
         stack.automaticGroupClosing = .manual
         let document = TreeDoc(stack: stack)
         document.replace(with: "a")
@@ -2053,7 +2054,7 @@ struct BranchingTimeAndWayTests {
     /// duration (the newest when none), across branches. A clock that goes back dates a node as the
     /// last one.
     @Test func timeMovesByDurationFollowTheNodesDates() throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let start = clock.now
         let stack = makeTreeStack(clock: clock)
         let document = TreeDoc(stack: stack)

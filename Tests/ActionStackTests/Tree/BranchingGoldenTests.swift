@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -35,7 +36,7 @@ struct VimGoldenTests {
     /// The change numbers in the comments are vim 9.0's `changenr()` after each command, from
     /// `vim -Nu NONE -es` running the same keys (with the undo sequence broken after each "x").
     @Test func theOneTwoThreeExampleOfUndoBranches() throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let stack = makeTreeStack(clock: clock)
         let document = TreeDoc("one two three", stack: stack)
         func change(_ text: String) {

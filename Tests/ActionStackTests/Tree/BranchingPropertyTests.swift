@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -17,18 +18,6 @@ import Testing
 // the nodes vim's rules name.
 
 struct BranchingPropertyTests {
-    /// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Int(z % UInt64(bound))
-        }
-    }
 
     struct Limits: Sendable, CustomTestStringConvertible {
         var seed: UInt64
@@ -50,8 +39,8 @@ struct BranchingPropertyTests {
 
     @Test(arguments: cases)
     func everyMoveReachesTheStateItsNodeWasMadeIn(limits: Limits) throws {
-        var random = Generator(state: limits.seed)
-        let clock = TestClock()
+        var random = SeededGenerator(seed: limits.seed)
+        let clock = ManualClock()
         let stack = makeTreeStack(clock: clock)
         stack.levelsOfUndo = limits.levelsOfUndo
         stack.maximumBranchSteps = limits.maximumBranchSteps
@@ -188,12 +177,6 @@ final class TreePart {
             part.set(old, cost: cost, coalescingKey: coalescingKey, on: stack)
         }
     }
-}
-
-/// The clock of a tree test's history, in whole seconds: the test advances it.
-final class TreeTestClock: @unchecked Sendable {  // read only by the stack the test drives, on its thread
-    var seconds = 0
-    var date: Date { Date(timeIntervalSinceReferenceDate: Double(seconds)) }
 }
 
 /// One operation of the property test. Parameters are raw numbers read against the state when the
@@ -396,7 +379,7 @@ final class TreeRun {
     struct ScopeFailure: Error {}
 
     let stack = ActionStack()
-    let clock = TreeTestClock()
+    let clock = ManualClock(seconds: 0)
     /// The parts the driver changes, one per slot.
     var slots: [TreePart] = []
     /// Parts whose target was removed, kept alive: no action can change them again.
@@ -446,7 +429,7 @@ final class TreeRun {
         stack.automaticGroupClosing = .manual
         stack.dropsEmptyGroups = config.dropsEmptyGroups
         let clock = self.clock
-        stack.historyClock = { clock.date }
+        stack.historyClock = { clock.now }
         stack.historyShape = .tree
         stack.onMisuse = { [unowned self] misuse in misuses.append("\(misuse)") }
         slots = (0..<Self.slotCount).map { _ in makePart() }
@@ -593,7 +576,7 @@ final class TreeRun {
                 () throws(ActionStack.HistoryTreeError) in try self.stack.later(by: .seconds(seconds))
             }
         case .advanceClock(let seconds):
-            clock.seconds += seconds
+            clock.advance(seconds: Double(seconds))
             lastTyping = typing
         case .selectRedoBranch(let pick):
             let children = before.numbers.filter { before.parent[$0] == before.current }

@@ -8,28 +8,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
 // What the acceptance tests of the branching history share: a text document whose steps can be
 // registered on targets of their own, with costs and captured objects; a clock to date the nodes;
-// and a one-line picture of a tree.
-
-/// A clock that moves only when a test says so (a `@Sendable` closure reads it).
-final class TestClock: @unchecked Sendable {  // state guarded by `lock`
-    private let lock = NSLock()
-    private var date: Date
-
-    init(_ date: Date = Date(timeIntervalSinceReferenceDate: 1_000_000)) { self.date = date }
-
-    var now: Date { lock.withLock { date } }
-
-    func advance(seconds: Double) { lock.withLock { date += seconds } }
-}
+// and a one-line picture of a tree. The clock is the support target's `ManualClock`.
 
 /// A tree stack whose nodes are dated by `clock` (the root too: the clock is set first).
 func makeTreeStack(
-    clock: TestClock,
+    clock: ManualClock,
     groupsByEvent: Bool = false,
     dropsEmptyGroups: Bool = false
 ) -> ActionStack {
@@ -104,6 +93,9 @@ func shape(_ tree: ActionStack.HistoryTree?) -> String {
 /// The sequence numbers of `ids`.
 func sequences(_ ids: [ActionStack.HistoryNode.ID]) -> [Int] { ids.map(\.sequence) }
 
+// What many of the tree tests start from (the `ht` and `HT` prefixes keep these apart from the
+// fixtures above): a tree stack with its clock and document, and a fork of four nodes.
+
 /// A thread-unsafe box for observers (every test runs on one thread).
 final class HTBox<Value>: @unchecked Sendable {
     var value: Value
@@ -111,14 +103,14 @@ final class HTBox<Value>: @unchecked Sendable {
 }
 
 /// A tree stack, its clock and a document. Steps are dated 10 s apart.
-func htTree(groupsByEvent: Bool = false, dropsEmptyGroups: Bool = false) -> (ActionStack, TreeDoc, TestClock) {
-    let clock = TestClock()
+func htTree(groupsByEvent: Bool = false, dropsEmptyGroups: Bool = false) -> (ActionStack, TreeDoc, ManualClock) {
+    let clock = ManualClock()
     let stack = makeTreeStack(clock: clock, groupsByEvent: groupsByEvent, dropsEmptyGroups: dropsEmptyGroups)
     return (stack, TreeDoc(stack: stack), clock)
 }
 
 /// 0 -> 1 "a" -> 2 "ab" -> 3 "abc"; undo twice; 1 -> 4 "aX" (current).
-func htFork(_ doc: TreeDoc, _ clock: TestClock) {
+func htFork(_ doc: TreeDoc, _ clock: ManualClock) {
     clock.advance(seconds: 10)
     doc.set("a", named: "A")
     clock.advance(seconds: 10)

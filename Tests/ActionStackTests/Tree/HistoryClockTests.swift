@@ -8,30 +8,19 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
 // `historyClock` applies whatever the order of the settings (issue 28, item 10): set after
 // `historyShape = .tree`, the nodes are dated by it, as when it is set first.
 
-/// A clock the test moves by hand.
-private final class HandClock: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var seconds: Double
-
-    init(_ seconds: Double) { self.seconds = seconds }
-
-    var now: Date { lock.withLock { Date(timeIntervalSinceReferenceDate: seconds) } }
-
-    func advance(_ interval: Double) { lock.withLock { seconds += interval } }
-}
-
 @MainActor
 @Suite struct HistoryClockTests {
     /// Three changes a minute apart, on a stack set up in the given order; the nodes' dates.
     private func dates(clockFirst: Bool) throws -> [Date] {
         let stack = makeStack()
-        let clock = HandClock(1_000)
+        let clock = ManualClock(seconds: 1_000)
         if clockFirst {
             stack.historyClock = { clock.now }
             stack.historyShape = .tree
@@ -41,7 +30,7 @@ private final class HandClock: @unchecked Sendable {  // guarded by `lock`
         }
         let counter = Counter()
         for value in 1...3 {
-            clock.advance(60)
+            clock.advance(seconds: 60)
             group(stack) { counter.set(value, on: stack) }
         }
         return try #require(stack.historyTree).nodes.map(\.date)
@@ -57,11 +46,11 @@ private final class HandClock: @unchecked Sendable {  // guarded by `lock`
     @Test func theTimeMovesUseTheClockSetAfterTheShape() throws {
         let stack = makeStack()
         stack.historyShape = .tree
-        let clock = HandClock(0)
+        let clock = ManualClock(seconds: 0)
         stack.historyClock = { clock.now }
         let counter = Counter()
         for value in 1...3 {
-            clock.advance(600)
+            clock.advance(seconds: 600)
             group(stack) { counter.set(value, on: stack) }
         }
         // Ten minutes back from node 3 is node 2.
@@ -73,17 +62,17 @@ private final class HandClock: @unchecked Sendable {  // guarded by `lock`
 
     @Test func aClockBehindTheDatesHeldMovesThemBackKeepingTheirIntervals() throws {
         let stack = makeStack()
-        let first = HandClock(5_000)
+        let first = ManualClock(seconds: 5_000)
         stack.historyClock = { first.now }
         stack.historyShape = .tree
         let counter = Counter()
         for value in 1...2 {
-            first.advance(100)
+            first.advance(seconds: 100)
             group(stack) { counter.set(value, on: stack) }
         }
-        let second = HandClock(1_000)
+        let second = ManualClock(seconds: 1_000)
         stack.historyClock = { second.now }
-        second.advance(50)
+        second.advance(seconds: 50)
         group(stack) { counter.set(3, on: stack) }
         let dates = try #require(stack.historyTree).nodes.map(\.date.timeIntervalSinceReferenceDate)
         #expect(dates == [800, 900, 1_000, 1_050])

@@ -11,11 +11,6 @@ import ActionStack
 import Foundation
 import Testing
 
-/// A version 2 archive around `history`, a JSON object literal of one history named "h".
-func archive2(_ history: String, fingerprint: String = #""f""#) -> String {
-    #"{"format":"ActionStack.History","version":2,"fingerprint":\#(fingerprint),"histories":{"h":\#(history)}}"#
-}
-
 /// Reading version 2 of the archive: each way a file can be damaged or hostile is refused with a
 /// reason that says what and where, and nothing of it is returned; what the format leaves open
 /// (key order, unknown keys) reads.

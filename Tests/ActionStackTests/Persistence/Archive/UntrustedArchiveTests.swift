@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
 
 @Suite struct UntrustedArchiveTests {
     @Test func baselineHistoryDecodes() throws {
-        let archive = try hrDecode(hrV2(hrValidHistory)).get()
+        let archive = try decoded(archive2(hrValidHistory)).get()
         #expect(archive.histories["h"]?.steps.count == 2)
     }
 
@@ -67,12 +68,12 @@ import Testing
             if repeatingAtTheEnd { object += ",\"k17\":1" }
             object += "}"
             return Data(
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":0,"extra":\#(object),"steps":[],"actions":[],"payloads":[]}"#
                 ).utf8)
         }
-        #expect(throws: Never.self) { try hrDecode(archive(keys: 200_000, repeatingAtTheEnd: false)).get() }
-        guard case .failure(let error) = hrDecode(archive(keys: 200_000, repeatingAtTheEnd: true)),
+        #expect(throws: Never.self) { try decoded(archive(keys: 200_000, repeatingAtTheEnd: false)).get() }
+        guard case .failure(let error) = decoded(archive(keys: 200_000, repeatingAtTheEnd: true)),
             let reason = error.corruption
         else {
             Issue.record("a repeated key among 200,000 was not found")
@@ -85,8 +86,8 @@ import Testing
     /// info and a clean state, and a linear one.
     static func writtenArchive() throws -> Data {
         let stack = hrStack(.tree)
-        let clock = HRClock(786_000_000.125)
-        stack.historyClock = { clock.tick() }
+        let clock = ManualClock(seconds: 786_000_000.125)
+        stack.historyClock = { clock.tick(seconds: 1.0625) }
         let doc = HRDoc()
         for value in 1...3 { hrChange(doc, to: value, on: stack, name: "Set \(value)") }
         stack.undo()
@@ -109,9 +110,9 @@ import Testing
 
     @Test func everyTruncationOfAWrittenArchiveIsRefused() throws {
         let data = try Self.writtenArchive()
-        #expect(throws: Never.self) { try HistoryArchive(decoding: data, registry: hrRegistry()) }
+        #expect(throws: Never.self) { try HistoryArchive(decoding: data, registry: testRegistry()) }
         for length in 0..<data.count {
-            if case .success = hrDecode(data.prefix(length)) {
+            if case .success = decoded(data.prefix(length)) {
                 Issue.record("a prefix of \(length) of \(data.count) bytes was read")
             }
         }
@@ -127,7 +128,7 @@ import Testing
             where replacement != data[index] {
                 var mutated = data
                 mutated[index] = replacement
-                guard case .success(let archive) = hrDecode(mutated) else { continue }
+                guard case .success(let archive) = decoded(mutated) else { continue }
                 accepted += 1
                 for (name, history) in archive.histories {
                     #expect(throws: Never.self, "history \(name) after a mutation at \(index)") {
@@ -165,59 +166,60 @@ import Testing
             ),
             (
                 "history field",
-                hrV2(#"{"shape":"linear","root":0,"root":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)
+                archive2(#"{"shape":"linear","root":0,"root":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             (
                 "history field, escaped",
-                hrV2(#"{"shape":"linear","root":0,"r\u006fot":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)
+                archive2(
+                    #"{"shape":"linear","root":0,"r\u006fot":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             (
                 "step",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"a":1}],"actions":[0],"payloads":[{"value":0}]}"#
                 )
             ),
             (
                 "step, escaped",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"\u0061":1}],"actions":[0],"payloads":[{"value":0}]}"#
                 )
             ),
             (
                 "user info, canonically equivalent",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"userInfo":{""#
                         + acuteNFC + #"":{"int":1},""# + acuteNFD
                         + #"":{"int":2}}}],"actions":[0],"payloads":[{"value":0}]}"#)
             ),
             (
                 "user-info kind",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"userInfo":{"u":{"int":1,"int":1}}}],"actions":[0],"payloads":[{"value":0}]}"#
                 )
             ),
-            ("payload", hrV2(payloadHistory(#"{"values":{"a":0,"a":1}}"#))),
-            ("payload, escaped", hrV2(payloadHistory(#"{"values":{"a":0,"\u0061":1}}"#))),
-            ("payload, Kelvin sign", hrV2(payloadHistory(#"{"values":{"K":0,""# + kelvin + #"":1}}"#))),
+            ("payload", archive2(payloadHistory(#"{"values":{"a":0,"a":1}}"#))),
+            ("payload, escaped", archive2(payloadHistory(#"{"values":{"a":0,"\u0061":1}}"#))),
+            ("payload, Kelvin sign", archive2(payloadHistory(#"{"values":{"K":0,""# + kelvin + #"":1}}"#))),
             (
                 "payload, canonically equivalent",
-                hrV2(payloadHistory(#"{"values":{""# + acuteNFC + #"":0,""# + acuteNFD + #"":1}}"#))
+                archive2(payloadHistory(#"{"values":{""# + acuteNFC + #"":0,""# + acuteNFD + #"":1}}"#))
             ),
-            ("payload, the 17th key repeats the first", hrV2(payloadHistory(#"{"values":{\#(sixteen),"k0":1}}"#))),
-            ("payload, past 16 keys", hrV2(payloadHistory(#"{"values":{\#(twenty),"k3":1}}"#))),
+            ("payload, the 17th key repeats the first", archive2(payloadHistory(#"{"values":{\#(sixteen),"k0":1}}"#))),
+            ("payload, past 16 keys", archive2(payloadHistory(#"{"values":{\#(twenty),"k3":1}}"#))),
             (
                 "payload, past 16 keys, Kelvin",
-                hrV2(payloadHistory(#"{"values":{\#(twenty),"K":1,""# + kelvin + #"":1}}"#))
+                archive2(payloadHistory(#"{"values":{\#(twenty),"K":1,""# + kelvin + #"":1}}"#))
             ),
-            ("payload, after a nested object", hrV2(payloadHistory(#"{"values":{"a":{"b":1},"b":2,"a":3}}"#))),
+            ("payload, after a nested object", archive2(payloadHistory(#"{"values":{"a":{"b":1},"b":2,"a":3}}"#))),
             (
                 "payload, after a nested object of many keys",
-                hrV2(payloadHistory(#"{"values":{"z":{\#(twenty)},"y":1,"z":1}}"#))
+                archive2(payloadHistory(#"{"values":{"z":{\#(twenty)},"y":1,"z":1}}"#))
             ),
-            ("payload, the wrapper", hrV2(payloadHistory(#"{"values":{},"values":{}}"#))),
+            ("payload, the wrapper", archive2(payloadHistory(#"{"values":{},"values":{}}"#))),
             (
                 "ignored key",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":0,"extra":{"x":1,"x":2},"steps":[],"actions":[],"payloads":[]}"#
                 )
             ),
@@ -236,16 +238,16 @@ import Testing
             ),
         ]
         for (name, json) in cases {
-            let error = hrError(json)
-            #expect(hrIsCorrupt(error), "\(name): \(String(describing: error))")
+            let error = archiveError(json)
+            #expect(isCorrupt(error), "\(name): \(String(describing: error))")
         }
         // Not repeats: the same key in two objects, and keys that differ only in case.
         let fine: [(String, String)] = [
-            ("two objects", hrV2(payloadHistory(#"{"values":{"x":1},"other":{"x":1}}"#))),
-            ("case", hrV2(payloadHistory(#"{"values":{"k":1,"K":2}}"#))),
+            ("two objects", archive2(payloadHistory(#"{"values":{"x":1},"other":{"x":1}}"#))),
+            ("case", archive2(payloadHistory(#"{"values":{"k":1,"K":2}}"#))),
         ]
         for (name, json) in fine {
-            #expect(hrError(json) == nil, "\(name)")
+            #expect(archiveError(json) == nil, "\(name)")
         }
     }
 
@@ -253,7 +255,7 @@ import Testing
         func history(steps: String, actions: String = "[0]", payloads: String = #"[{"value":0}]"#, extra: String = "")
             -> String
         {
-            hrV2(
+            archive2(
                 #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]]\#(extra),"steps":\#(steps),"actions":\#(actions),"payloads":\#(payloads)}"#
             )
         }
@@ -298,37 +300,37 @@ import Testing
             ("payloads that are null", history(steps: "[1]", payloads: "null")),
             (
                 "a command entry of two values",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":0,"commands":[["hr.set",1]],"steps":[],"actions":[],"payloads":[]}"#
                 )
             ),
             (
                 "a command entry of four values",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":0,"commands":[["hr.set",1,"k",2]],"steps":[],"actions":[],"payloads":[]}"#
                 )
             ),
             (
                 "a root that is not whole",
-                hrV2(#"{"shape":"linear","root":1.0,"current":1,"steps":[],"actions":[],"payloads":[]}"#)
+                archive2(#"{"shape":"linear","root":1.0,"current":1,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             (
                 "a root with an exponent",
-                hrV2(#"{"shape":"linear","root":1e2,"current":100,"steps":[],"actions":[],"payloads":[]}"#)
+                archive2(#"{"shape":"linear","root":1e2,"current":100,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             (
                 "a root as a string",
-                hrV2(#"{"shape":"linear","root":"0","current":0,"steps":[],"actions":[],"payloads":[]}"#)
+                archive2(#"{"shape":"linear","root":"0","current":0,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             (
                 "a root past Int",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":9223372036854775808,"current":0,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             ("a date past Double", history(steps: #"[{"a":1,"d":1e400}]"#)),
             (
                 "a root date past Double",
-                hrV2(
+                archive2(
                     #"{"shape":"linear","root":0,"current":0,"rootDate":-1e999,"steps":[],"actions":[],"payloads":[]}"#)
             ),
             ("a user-info double past Double", history(steps: #"[{"a":1,"userInfo":{"u":{"double":1e309}}}]"#)),
@@ -340,15 +342,18 @@ import Testing
             ("a user-info value of two kinds", history(steps: #"[{"a":1,"userInfo":{"u":{"int":1,"string":"x"}}}]"#)),
             ("a user-info value that nests", history(steps: #"[{"a":1,"userInfo":{"u":{"string":{"x":1}}}}]"#)),
             ("user-info data that is not base64", history(steps: #"[{"a":1,"userInfo":{"u":{"data":"***"}}}]"#)),
-            ("an unknown shape", hrV2(#"{"shape":"ring","root":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)),
-            ("no shape", hrV2(#"{"root":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)),
-            ("no payloads", hrV2(#"{"shape":"linear","root":0,"current":0,"steps":[],"actions":[]}"#)),
-            ("a history that is an array", hrV2("[]")),
-            ("data after the end", hrV2(hrValidHistory) + " {}"),
-            ("two archives", hrV2(hrValidHistory) + hrV2(hrValidHistory)),
+            (
+                "an unknown shape",
+                archive2(#"{"shape":"ring","root":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)
+            ),
+            ("no shape", archive2(#"{"root":0,"current":0,"steps":[],"actions":[],"payloads":[]}"#)),
+            ("no payloads", archive2(#"{"shape":"linear","root":0,"current":0,"steps":[],"actions":[]}"#)),
+            ("a history that is an array", archive2("[]")),
+            ("data after the end", archive2(hrValidHistory) + " {}"),
+            ("two archives", archive2(hrValidHistory) + archive2(hrValidHistory)),
             (
                 "a form feed as white space",
-                hrV2(hrValidHistory).replacingOccurrences(of: #","version""#, with: "\u{0C},\"version\"")
+                archive2(hrValidHistory).replacingOccurrences(of: #","version""#, with: "\u{0C},\"version\"")
             ),
             (
                 "a version that is a string",
@@ -368,7 +373,7 @@ import Testing
             ),
         ]
         for (name, json) in corrupt {
-            switch hrDecode(json) {
+            switch decoded(json) {
             case .success: Issue.record("\(name): read")
             case .failure(let error) where error.corruption != nil || error.structuralProblem != nil: break
             case .failure(let other): Issue.record("\(name): \(other)")
@@ -376,26 +381,26 @@ import Testing
         }
         // The negative cost and the node out of place are flaws of the history.
         #expect(
-            hrError(history(steps: "[1]", extra: #","costs":[[0,-1]]"#))
+            archiveError(history(steps: "[1]", extra: #","costs":[[0,-1]]"#))
                 == .invalidHistory("h", .negativeCost(node: 1, cost: -1)))
         #expect(
-            hrError(hrV2(#"{"shape":"linear","root":-1,"current":-1,"steps":[],"actions":[],"payloads":[]}"#))
+            archiveError(archive2(#"{"shape":"linear","root":-1,"current":-1,"steps":[],"actions":[],"payloads":[]}"#))
                 == .invalidHistory("h", .negativeNode(-1)))
         #expect(
-            hrError(history(steps: #"[{"a":1,"node":0}]"#)).map { $0.structuralProblem != nil }
+            archiveError(history(steps: #"[{"a":1,"node":0}]"#)).map { $0.structuralProblem != nil }
                 == true)
         #expect(
-            hrError(#"{"format":"ActionStack.History","version":3,"fingerprint":"f","histories":{}}"#)
+            archiveError(#"{"format":"ActionStack.History","version":3,"fingerprint":"f","histories":{}}"#)
                 == .newerFormatVersion(3, newestSupported: 2))
-        #expect(hrError(#"{"format":"Other","version":2,"fingerprint":"f","histories":{}}"#) == .notAnArchive)
-        #expect(hrError("[]") == .notAnArchive)
-        #expect(hrError(#"{"version":2}"#) == .notAnArchive)
-        #expect(hrError("") != nil)
-        #expect(hrError("   ") != nil)
+        #expect(archiveError(#"{"format":"Other","version":2,"fingerprint":"f","histories":{}}"#) == .notAnArchive)
+        #expect(archiveError("[]") == .notAnArchive)
+        #expect(archiveError(#"{"version":2}"#) == .notAnArchive)
+        #expect(archiveError("") != nil)
+        #expect(archiveError("   ") != nil)
     }
 
     @Test func invalidUTF8AndLoneSurrogatesAreRefused() throws {
-        let good = Array(hrV2(hrValidHistory).utf8)
+        let good = Array(archive2(hrValidHistory).utf8)
         func replacing(_ marker: String, with bytes: [UInt8], in json: String) -> Data {
             let text = Array(json.utf8)
             let needle = Array(marker.utf8)
@@ -405,10 +410,10 @@ import Testing
             Issue.record("no \(marker)")
             return Data()
         }
-        let json = hrV2(
+        let json = archive2(
             #"{"shape":"linear","root":0,"current":1,"commands":[["hr.bag",1,"doc"]],"steps":[{"a":1,"n":0}],"names":["NAME"],"actions":[0],"payloads":[{"values":{"KEY":0}}]}"#,
-            fingerprint: "FP")
-        #expect(throws: Never.self) { try HistoryArchive(decoding: Data(json.utf8), registry: hrRegistry()) }
+            fingerprint: #""FP""#)
+        #expect(throws: Never.self) { try HistoryArchive(decoding: Data(json.utf8), registry: testRegistry()) }
         let cases: [(String, [UInt8])] = [
             ("FP", [0xFF]),
             ("FP", [0xC0, 0x80]),
@@ -422,65 +427,65 @@ import Testing
             ("NAME", Array(#"\ud800"#.utf8)),
         ]
         for (marker, bytes) in cases {
-            let result = hrDecode(replacing(marker, with: bytes, in: json))
-            #expect(hrIsCorrupt(result.failureValue), "\(marker) as \(bytes): \(result)")
+            let result = decoded(replacing(marker, with: bytes, in: json))
+            #expect(isCorrupt(result.failureValue), "\(marker) as \(bytes): \(result)")
         }
         // A byte that is not JSON between tokens.
         var outside = good
         outside.insert(0xFF, at: 1)
-        #expect(hrIsCorrupt(hrDecode(Data(outside)).failureValue))
+        #expect(isCorrupt(decoded(Data(outside)).failureValue))
         // A valid escaped pair and raw four-byte scalars read.
         let fine = replacing("NAME", with: Array(#"\ud83d\ude00 😀 \u212a"#.utf8), in: json)
-        #expect(try hrDecode(fine).get().histories["h"]?.steps.first?.actionName == "😀 😀 \u{212A}")
+        #expect(try decoded(fine).get().histories["h"]?.steps.first?.actionName == "😀 😀 \u{212A}")
     }
 
     @Test func deepNestingIsRefusedAsTooLarge() {
         let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
-        let payload = hrV2(
+        let payload = archive2(
             #"{"shape":"linear","root":0,"current":1,"commands":[["hr.bag",1,"doc"]],"steps":[1],"actions":[0],"payloads":[\#(deep)]}"#
         )
-        #expect(hrError(payload) == .tooLarge(.nestingDepth, maximum: 64))
+        #expect(archiveError(payload) == .tooLarge(.nestingDepth, maximum: 64))
         let veryDeep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
-        let ignored = hrV2(
+        let ignored = archive2(
             #"{"shape":"linear","root":0,"current":0,"extra":\#(veryDeep),"steps":[],"actions":[],"payloads":[]}"#)
-        #expect(hrError(ignored) == .tooLarge(.nestingDepth, maximum: 64))
+        #expect(archiveError(ignored) == .tooLarge(.nestingDepth, maximum: 64))
         let objects = String(repeating: #"{"a":"#, count: 200_000) + "1" + String(repeating: "}", count: 200_000)
-        #expect(hrError(objects) == .tooLarge(.nestingDepth, maximum: 64))
+        #expect(archiveError(objects) == .tooLarge(.nestingDepth, maximum: 64))
         // Truncated deep input: refused, not read past the end.
-        #expect(hrError(String(repeating: "[", count: 10)) != nil)
-        #expect(hrError("{" + String(repeating: #""a":{"#, count: 30)) != nil)
+        #expect(archiveError(String(repeating: "[", count: 10)) != nil)
+        #expect(archiveError("{" + String(repeating: #""a":{"#, count: 30)) != nil)
         // The documented levels: a payload object is at level 5; 64 levels in all are accepted.
         let deepest = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
-        let atLimit = hrV2(
+        let atLimit = archive2(
             #"{"shape":"linear","root":0,"current":1,"commands":[["hr.bag",1,"doc"]],"steps":[1],"actions":[0],"payloads":[\#(deepest)]}"#
         )
-        #expect(hrError(atLimit) == nil)
+        #expect(archiveError(atLimit) == nil)
     }
 
     @Test func limitsAreEnforcedAsTooLarge() {
         var limits = HistoryArchive.Limits.default
         limits.maximumSteps = 2
         #expect(
-            hrDecode(
-                hrV2(#"{"shape":"linear","root":0,"current":0,"steps":[0,0,0],"actions":[],"payloads":[]}"#),
+            decoded(
+                archive2(#"{"shape":"linear","root":0,"current":0,"steps":[0,0,0],"actions":[],"payloads":[]}"#),
                 limits: limits
             )
             .failureValue == .tooLarge(.steps, maximum: 2))
         limits = .default
         limits.maximumActionsPerStep = 1
-        #expect(hrDecode(hrV2(hrValidHistory), limits: limits).failureValue == nil)
+        #expect(decoded(archive2(hrValidHistory), limits: limits).failureValue == nil)
         // The same step as an object is refused...
         #expect(
-            hrDecode(
-                hrV2(
+            decoded(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":2}],"actions":[0,0],"payloads":[{"value":0},{"value":1}]}"#
                 ),
                 limits: limits
             ).failureValue == .tooLarge(.actionsPerStep, maximum: 1))
         // ...and as a bare count of one digit it is not.
         #expect(
-            hrDecode(
-                hrV2(
+            decoded(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[2],"actions":[0,0],"payloads":[{"value":0},{"value":1}]}"#
                 ),
                 limits: limits
@@ -488,16 +493,16 @@ import Testing
         limits = .default
         limits.maximumStringLength = 3
         #expect(
-            hrDecode(hrV2(hrValidHistory, fingerprint: "abcd"), limits: limits).failureValue
+            decoded(archive2(hrValidHistory, fingerprint: #""abcd""#), limits: limits).failureValue
                 == .tooLarge(.stringLength, maximum: 3))
         limits = .default
         limits.maximumBytes = 10
-        #expect(hrDecode(hrV2(hrValidHistory), limits: limits).failureValue == .tooLarge(.bytes, maximum: 10))
+        #expect(decoded(archive2(hrValidHistory), limits: limits).failureValue == .tooLarge(.bytes, maximum: 10))
         limits = .default
         limits.maximumUserInfoEntries = 1
         #expect(
-            hrDecode(
-                hrV2(
+            decoded(
+                archive2(
                     #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"userInfo":{"a":{"int":1},"b":{"int":2}}}],"actions":[0],"payloads":[{"value":0}]}"#
                 ),
                 limits: limits
@@ -505,24 +510,24 @@ import Testing
         limits = .default
         limits.maximumHistories = 1
         #expect(
-            hrDecode(
+            decoded(
                 #"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{"a":\#(hrValidHistory),"b":\#(hrValidHistory)}}"#,
                 limits: limits
             ).failureValue == .tooLarge(.histories, maximum: 1))
     }
 
     @Test func unknownKeysAreIgnoredAndASliceReads() throws {
-        let json = hrV2(
+        let json = archive2(
             #"{"future":{"x":[1,2,{"y":null}]},"shape":"linear","root":0,"current":2,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"later":true},1],"actions":[0,0],"payloads":[{"value":0},{"value":1}]}"#
         ).replacingOccurrences(of: #""fingerprint""#, with: #""also":[true],"fingerprint""#)
-        let archive = try hrDecode(json).get()
+        let archive = try decoded(json).get()
         #expect(archive.histories["h"]?.steps.count == 2)
         // A Data slice that does not start at index 0, with a byte-order mark in front.
-        let padded = Data([0x20, 0x20]) + Data([0xEF, 0xBB, 0xBF]) + Data(hrV2(hrValidHistory).utf8)
+        let padded = Data([0x20, 0x20]) + Data([0xEF, 0xBB, 0xBF]) + Data(archive2(hrValidHistory).utf8)
         let slice = padded[2...]
-        let fromSlice = try hrDecode(Data(slice)).get()
+        let fromSlice = try decoded(Data(slice)).get()
         #expect(fromSlice.histories["h"]?.steps.count == 2)
-        let fromRealSlice = try hrDecode(slice).get()
+        let fromRealSlice = try decoded(slice).get()
         #expect((fromRealSlice.histories["h"]?.steps[1].actions[0].command as? HRSet) == HRSet(value: 1))
     }
 
@@ -532,22 +537,22 @@ import Testing
         #"{"fingerprint":"f","format":"ActionStack.History","histories":{"h":{"commands":[["hr.set",1]],"current":2,"keys":["doc"],"names":["One","Two"],"root":0,"shape":"linear","steps":[{"a":[[0,0,{"value":0}]],"n":0},{"a":[[0,0,{"value":1},3]],"n":1,"userInfo":{"u":{"double":0.5}}}]}},"version":1}"#
 
     @Test func version1StillReadsAndReEncodesStably() throws {
-        let archive = try hrDecode(Self.version1).get()
+        let archive = try decoded(Self.version1).get()
         let history = try #require(archive.histories["h"])
         #expect(history.steps.map(\.actionName) == ["One", "Two"])
         #expect(history.steps[1].actions[0].cost == 3)
         #expect(history.steps[1].userInfo["u"] == .double(0.5))
         let again = try archive.encoded()
-        #expect(try hrDecode(again).get().encoded() == again)
+        #expect(try decoded(again).get().encoded() == again)
         // In a slice, behind a byte-order mark.
         let padded = Data([0x20]) + Data([0xEF, 0xBB, 0xBF]) + Data(Self.version1.utf8)
-        #expect(try hrDecode(padded[1...]).get().histories["h"]?.steps.count == 2)
+        #expect(try decoded(padded[1...]).get().histories["h"]?.steps.count == 2)
     }
 
     @Test func hostileVersion1FilesAreRefused() throws {
         let base = Self.version1
         for length in 0..<base.utf8.count {
-            if case .success = hrDecode(Data(base.utf8.prefix(length))) {
+            if case .success = decoded(Data(base.utf8.prefix(length))) {
                 Issue.record("a prefix of \(length) bytes was read")
             }
         }
@@ -582,13 +587,13 @@ import Testing
             ),
         ]
         for (name, json) in refused {
-            switch hrDecode(json) {
+            switch decoded(json) {
             case .success: Issue.record("\(name): read")
             case .failure: break
             }
         }
         // A payload that does not decode is the action's problem, not the file's.
-        let badPayload = try? hrDecode(variant(#"{"value":0}"#, #"{"value":"zero"}"#)).get()
+        let badPayload = try? decoded(variant(#"{"value":0}"#, #"{"value":"zero"}"#)).get()
         #expect(badPayload?.histories["h"]?.steps[0].actions[0].problem != nil)
     }
 
@@ -634,7 +639,7 @@ import Testing
     @Test func everyTruncationThrows() throws {
         let data = try validData()
         for length in 0..<data.count {
-            #expect(hsArchiveError(data.prefix(length)) != nil, "prefix \(length)")
+            #expect(archiveError(data.prefix(length)) != nil, "prefix \(length)")
         }
     }
 
@@ -645,7 +650,7 @@ import Testing
             for byte in replacements where data[index] != byte {
                 var mutated = data
                 mutated[index] = byte
-                guard let archive = try? HistoryArchive(decoding: mutated, registry: hsRegistry()) else { continue }
+                guard let archive = try? HistoryArchive(decoding: mutated, registry: testRegistry()) else { continue }
                 for (_, history) in archive.histories {
                     try history.validate()
                     let stack = makeStack()
@@ -663,23 +668,24 @@ import Testing
     @Test func wrongMagicAndNewerFormat() {
         let body = hsHistory(#"[{"a":[[0,0,{"value":0}]]}]"#)
         #expect(
-            hsArchiveError(hsEnvelope(body).replacingOccurrences(of: "ActionStack.History", with: "ActionStack.Histor"))
+            archiveError(
+                archiveJSON(history: body).replacingOccurrences(of: "ActionStack.History", with: "ActionStack.Histor"))
                 == .notAnArchive)
-        #expect(hsArchiveError("[]") == .notAnArchive)
-        #expect(hsArchiveError(hsEnvelope(body, version: "3")) == .newerFormatVersion(3, newestSupported: 2))
-        #expect(hsArchiveError(hsEnvelope(body, version: "99999999999999999999")) != nil)
-        #expect(hsArchiveError(hsEnvelope(body, version: "0")) != nil)
-        #expect(hsArchiveError(hsEnvelope(body, version: "-1")) != nil)
-        #expect(hsArchiveError(hsEnvelope(body)) == nil)
+        #expect(archiveError("[]") == .notAnArchive)
+        #expect(archiveError(archiveJSON(history: body, version: "3")) == .newerFormatVersion(3, newestSupported: 2))
+        #expect(archiveError(archiveJSON(history: body, version: "99999999999999999999")) != nil)
+        #expect(archiveError(archiveJSON(history: body, version: "0")) != nil)
+        #expect(archiveError(archiveJSON(history: body, version: "-1")) != nil)
+        #expect(archiveError(archiveJSON(history: body)) == nil)
     }
 
     @Test func duplicateKeysAnywhereAreRefused() {
         let body = hsHistory(#"[{"a":[[0,0,{"value":0,"value":1}]]}]"#)
-        #expect(hsArchiveError(hsEnvelope(body)) != nil)
+        #expect(archiveError(archiveJSON(history: body)) != nil)
         let twoCurrents = hsHistory(#"[{"a":[[0,0,{"value":0}]]}]"#, extra: #","current":0"#)
-        #expect(hsArchiveError(hsEnvelope(twoCurrents)) != nil)
+        #expect(archiveError(archiveJSON(history: twoCurrents)) != nil)
         let escaped = hsHistory(#"[{"a":[[0,0,{"value":0,"val\u0075e":1}]]}]"#)
-        #expect(hsArchiveError(hsEnvelope(escaped)) != nil)
+        #expect(archiveError(archiveJSON(history: escaped)) != nil)
     }
 
     @Test func structuralAttacksAreRefused() {
@@ -718,7 +724,7 @@ import Testing
             ("lone surrogate", hsHistory(#"[{"a":\#(a)}]"#, extra: #","names":["\ud800"]"#)),
         ]
         for (name, body) in cases {
-            let error = hsArchiveError(hsEnvelope(body))
+            let error = archiveError(archiveJSON(history: body))
             #expect(error != nil, "\(name) was accepted")
         }
     }
@@ -729,7 +735,9 @@ import Testing
         await #expect(processExitsWith: .success) {
             let body =
                 #"{"commands":[["hs.mark",1]],"current":9223372036854775807,"keys":["box"],"root":9223372036854775806,"shape":"tree","steps":[{"a":[[0,0,{"value":0}]]}]}"#
-            guard let archive = try? HistoryArchive(decoding: Data(hsEnvelope(body).utf8), registry: hsRegistry())
+            guard
+                let archive = try? HistoryArchive(
+                    decoding: Data(archiveJSON(history: body).utf8), registry: testRegistry())
             else {
                 return  // refusing it is fine too
             }
@@ -746,29 +754,33 @@ import Testing
 
     @Test func deepNestingAndLimitsThrowTooLarge() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(hsArchiveError(deep) != nil)
+        #expect(archiveError(deep) != nil)
         let deepPayload = hsHistory(
             #"[{"a":[[0,0,"# + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "]]}]")
-        #expect(hsArchiveError(hsEnvelope(deepPayload)) == .tooLarge(.nestingDepth, maximum: 64))
+        #expect(archiveError(archiveJSON(history: deepPayload)) == .tooLarge(.nestingDepth, maximum: 64))
         let steps = "[" + Array(repeating: #"{"a":[[0,0,{"value":0}]]}"#, count: 11).joined(separator: ",") + "]"
         #expect(
-            hsArchiveError(hsEnvelope(hsHistory(steps)), limits: .init(maximumSteps: 10))
+            archiveError(archiveJSON(history: hsHistory(steps)), limits: .init(maximumSteps: 10))
                 == .tooLarge(.steps, maximum: 10))
-        #expect(hsArchiveError(Data(count: 100), limits: .init(maximumBytes: 99)) == .tooLarge(.bytes, maximum: 99))
+        #expect(archiveError(Data(count: 100), limits: .init(maximumBytes: 99)) == .tooLarge(.bytes, maximum: 99))
         let longKey = String(repeating: "k", count: 5000)
         #expect(
-            hsArchiveError(
-                hsEnvelope(
-                    hsHistory(#"[{"a":[[0,0,{"value":0}]]}]"#).replacingOccurrences(
-                        of: #"["box"]"#, with: "[\"\(longKey)\"]"))) == .tooLarge(.stringLength, maximum: 4096))
+            archiveError(
+                archiveJSON(
+                    history:
+                        hsHistory(#"[{"a":[[0,0,{"value":0}]]}]"#).replacingOccurrences(
+                            of: #"["box"]"#, with: "[\"\(longKey)\"]"))) == .tooLarge(.stringLength, maximum: 4096))
         // A huge count claimed by a number does not allocate.
-        #expect(hsArchiveError(hsEnvelope(hsHistory(#"[{"a":[[0,0,{"value":0},9223372036854775807]]}]"#))) == nil)
+        #expect(
+            archiveError(archiveJSON(history: hsHistory(#"[{"a":[[0,0,{"value":0},9223372036854775807]]}]"#))) == nil)
     }
 
     @Test func emptyActionStepInAFile() throws {
         // A step with no actions: never saved by the library, but a file can say it.
         let body = hsHistory(#"[{"a":[[0,0,{"value":0}]]},{"a":[]}]"#, current: 2)
-        guard let archive = try? HistoryArchive(decoding: Data(hsEnvelope(body).utf8), registry: hsRegistry()) else {
+        guard
+            let archive = try? HistoryArchive(decoding: Data(archiveJSON(history: body).utf8), registry: testRegistry())
+        else {
             return
         }
         let history = archive.histories["h"]!
@@ -788,7 +800,7 @@ import Testing
             await #expect(processExitsWith: .success) {
                 let json =
                     #"{"format":"ActionStack.History","version":2,"fingerprint":"f","histories":{"h":{"shape":"tree","root":4294967292,"current":4294967293,"commands":[["hr.set",1,"doc"]],"steps":[1],"actions":[0],"payloads":[{"value":0}]}}}"#
-                guard let archive = try? HistoryArchive(decoding: Data(json.utf8), registry: hrRegistry()),
+                guard let archive = try? HistoryArchive(decoding: Data(json.utf8), registry: testRegistry()),
                     let history = archive.histories["h"]
                 else { return }
                 let stack = ActionStack()
@@ -808,21 +820,22 @@ import Testing
         for number in [
             "+1", "-", "01", "1.", ".5", "1e", "1e+", "--1", "0x10", "1_000", "Infinity", "-Infinity", "NaN", "1.5.5",
         ] {
-            let root = hrV2(#"{"shape":"linear","root":\#(number),"current":0,"steps":[],"actions":[],"payloads":[]}"#)
-            #expect(hrIsCorrupt(hrError(root)), "root \(number)")
-            let date = hrV2(
+            let root = archive2(
+                #"{"shape":"linear","root":\#(number),"current":0,"steps":[],"actions":[],"payloads":[]}"#)
+            #expect(isCorrupt(archiveError(root)), "root \(number)")
+            let date = archive2(
                 #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"d":\#(number)}],"actions":[0],"payloads":[{"value":0}]}"#
             )
-            #expect(hrIsCorrupt(hrError(date)), "date \(number)")
-            let payload = hrV2(
+            #expect(isCorrupt(archiveError(date)), "date \(number)")
+            let payload = archive2(
                 #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[1],"actions":[0],"payloads":[{"value":\#(number)}]}"#
             )
-            #expect(hrIsCorrupt(hrError(payload)), "payload \(number)")
+            #expect(isCorrupt(archiveError(payload)), "payload \(number)")
         }
         // Within the grammar, a date that underflows reads as a number.
-        let tiny = hrV2(
+        let tiny = archive2(
             #"{"shape":"linear","root":0,"current":1,"commands":[["hr.set",1,"doc"]],"steps":[{"a":1,"d":1e-400}],"actions":[0],"payloads":[{"value":0}]}"#
         )
-        #expect(hrError(tiny) == nil)
+        #expect(archiveError(tiny) == nil)
     }
 }

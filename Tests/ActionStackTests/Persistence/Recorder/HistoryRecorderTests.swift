@@ -104,7 +104,7 @@ import Testing
         #expect(recorder.recordCount == 6)
         // The app crashed; the file on disk holds the document as it was at value 3.
         let archive = try #require(
-            try HistoryRecorder.recover(from: files.journal, fingerprint: "v3", registry: hsRegistry()))
+            try HistoryRecorder.recover(from: files.journal, fingerprint: "v3", registry: testRegistry()))
         let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
         let reopened = HSBox(value: 3)
         let restored = makeStack()
@@ -115,7 +115,7 @@ import Testing
         #expect(reopened.value == 0)
         while restored.canRedo { restored.redo() }
         #expect(reopened.value == 3)
-        #expect(try HistoryRecorder.recover(from: files.journal, fingerprint: "v9", registry: hsRegistry()) == nil)
+        #expect(try HistoryRecorder.recover(from: files.journal, fingerprint: "v9", registry: testRegistry()) == nil)
     }
 
     @Test func aTornLastRecordIsIgnored() throws {
@@ -132,7 +132,7 @@ import Testing
         try handle.truncate(atOffset: size - 3)
         try handle.close()
         let archive = try #require(
-            try HistoryRecorder.recover(from: files.journal, fingerprint: "v1", registry: hsRegistry()))
+            try HistoryRecorder.recover(from: files.journal, fingerprint: "v1", registry: testRegistry()))
         let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
         #expect(history.current == 1 && history.clean == 0)  // the record before the clean mark
     }
@@ -194,7 +194,7 @@ import Testing
         #expect(recorder.recordCount == 2)
         #expect(recorder.record())  // asked for: the figure's change
         let archive = try #require(
-            try HistoryRecorder.recover(from: files.journal, fingerprint: "v1-8", registry: hsRegistry()))
+            try HistoryRecorder.recover(from: files.journal, fingerprint: "v1-8", registry: testRegistry()))
         #expect(archive.histories["board"]?.steps.count == 1 && archive.histories["figure"]?.steps.count == 2)
     }
 

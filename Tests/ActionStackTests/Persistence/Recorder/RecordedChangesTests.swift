@@ -138,7 +138,7 @@ import Testing
         #expect(try stack.savedHistory().steps.first?.actions.count == 3)
         let last = try files.recorded().last
         // After a crash with the document saved at "v3":
-        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v3", registry: rpRegistry())
+        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v3", registry: testRegistry())
         #expect(last == "v3: at 1 of 1 clean 0", "the last keystroke is in the journal")
         #expect(recovered != nil, "the history of the document as saved can be recovered")
         #expect(recorder.lastError == nil)
@@ -324,7 +324,7 @@ import Testing
         #expect(recorder.recordCount == 3)
         let records = try journal.records()
         for record in records {
-            let archive = try HistoryArchive(decoding: record.payload, registry: hrRegistry())
+            let archive = try HistoryArchive(decoding: record.payload, registry: testRegistry())
             let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
             #expect(history.clean == history.current)
         }
@@ -359,7 +359,7 @@ import Testing
         #expect(recorder.lastError == nil)
         // The last record is the history after onError's removal (or a later change), never older.
         let last = try #require(try journal.records().last)
-        let archive = try HistoryArchive(decoding: last.payload, registry: hrRegistry())
+        let archive = try HistoryArchive(decoding: last.payload, registry: testRegistry())
         let saved = try stack.savedHistory()
         let recorded = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
         #expect(recorded.steps.count == saved.steps.count)

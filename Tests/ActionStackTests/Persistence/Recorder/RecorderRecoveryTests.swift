@@ -45,7 +45,7 @@ import Testing
         let fresh = makeStack()
         let recorder = HistoryRecorder(journal: journal, stack: fresh) { "v\(reopened.value)" }
         _ = fresh.canUndo  // a query (a menu's validation) records nothing either
-        let archive = try HistoryRecorder.recover(from: journal, fingerprint: "v3", registry: rpRegistry())
+        let archive = try HistoryRecorder.recover(from: journal, fingerprint: "v3", registry: testRegistry())
         #expect(
             archive?.histories[HistoryRecorder.defaultHistoryName]?.steps.count == 3,
             "the three steps come back")
@@ -92,7 +92,7 @@ import Testing
         hsChange(box, to: 4, on: stack)
         #expect(recorder.lastError == nil)
         let after = try files.journal.replay()
-        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: rpRegistry())
+        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: testRegistry())
         #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
         #expect(after.records.last?.fingerprint == "v4")
         #expect(recovered != nil, "the newest change can be recovered")
@@ -115,7 +115,7 @@ import Testing
         let after = try files.journal.replay()
         #expect(after.ending == .complete, "the damaged record was overwritten: \(after.ending)")
         #expect(after.records.last?.fingerprint == "v4")
-        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: rpRegistry())
+        let recovered = try HistoryRecorder.recover(from: files.journal, fingerprint: "v4", registry: testRegistry())
         #expect(recovered?.histories[HistoryRecorder.defaultHistoryName]?.steps.count == 4)
     }
 
@@ -152,20 +152,20 @@ import Testing
         data[data.count - 40] ^= 0xFF  // inside the last record
         try data.write(to: files.journal.url)
         let fresh = HistoryJournal(url: files.journal.url)
-        let archive = try HistoryRecorder.recover(from: fresh, fingerprint: "v2", registry: rpRegistry())
+        let archive = try HistoryRecorder.recover(from: fresh, fingerprint: "v2", registry: testRegistry())
         #expect(archive?.histories[HistoryRecorder.defaultHistoryName]?.current == 2)
-        #expect(try HistoryRecorder.recover(from: fresh, fingerprint: "v3", registry: rpRegistry()) == nil)
+        #expect(try HistoryRecorder.recover(from: fresh, fingerprint: "v3", registry: testRegistry()) == nil)
         try Data("not a journal at all, just text".utf8).write(to: files.journal.url)
         #expect(throws: HistoryFileError.self) {
             _ = try HistoryRecorder.recover(
-                from: HistoryJournal(url: files.journal.url), fingerprint: "v3", registry: rpRegistry())
+                from: HistoryJournal(url: files.journal.url), fingerprint: "v3", registry: testRegistry())
         }
         // A payload that is intact in the journal but not an archive: a HistoryArchiveError.
         try FileManager.default.removeItem(at: files.journal.url)
         let raw = HistoryJournal(url: files.journal.url, synchronizesAppends: false)
         try raw.append(Data("{}".utf8), fingerprint: "v9")
         #expect(throws: HistoryArchiveError.self) {
-            _ = try HistoryRecorder.recover(from: raw, fingerprint: "v9", registry: rpRegistry())
+            _ = try HistoryRecorder.recover(from: raw, fingerprint: "v9", registry: testRegistry())
         }
     }
 
@@ -182,11 +182,11 @@ import Testing
         stack.redo()
         #expect(recorder.recordCount == 7)
         let archive = try #require(
-            try HistoryRecorder.recover(from: journal, fingerprint: "v2", registry: hrRegistry()))
+            try HistoryRecorder.recover(from: journal, fingerprint: "v2", registry: testRegistry()))
         let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
         #expect(history.current == 2)
         #expect(history.steps.count == 4)
-        #expect(try HistoryRecorder.recover(from: journal, fingerprint: "v9", registry: hrRegistry()) == nil)
+        #expect(try HistoryRecorder.recover(from: journal, fingerprint: "v9", registry: testRegistry()) == nil)
         let fresh = hrStack()
         let copy = HRDoc("doc", 2)
         try fresh.restoreHistory(history) { _ in copy }
@@ -221,8 +221,8 @@ import Testing
         #expect(records.last?.sequence == 9)
         #expect(records.map(\.sequence) == Array((10 - UInt64(records.count))..<10))
         let archive = try #require(
-            try HistoryRecorder.recover(from: journal, fingerprint: "v10", registry: hrRegistry()))
+            try HistoryRecorder.recover(from: journal, fingerprint: "v10", registry: testRegistry()))
         #expect(archive.histories[HistoryRecorder.defaultHistoryName]?.steps.count == 10)
-        #expect(try HistoryRecorder.recover(from: journal, fingerprint: "v1", registry: hrRegistry()) == nil)
+        #expect(try HistoryRecorder.recover(from: journal, fingerprint: "v1", registry: testRegistry()) == nil)
     }
 }

@@ -62,7 +62,7 @@ import Testing
         // The board's own delivery, after its undo, records the final state.
         #expect(recorder.lastError == nil)
         let last = try #require(try files.journal.records().last)
-        let archive = try HistoryArchive(decoding: last.payload, registry: rpRegistry())
+        let archive = try HistoryArchive(decoding: last.payload, registry: testRegistry())
         #expect(archive.histories["board"]?.current == 0 && archive.histories["figure"]?.steps.isEmpty == true)
     }
 

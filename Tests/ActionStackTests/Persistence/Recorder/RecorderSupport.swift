@@ -41,16 +41,10 @@ struct RPGatedSet: AsyncUndoCommand {
     }
 }
 
-func rpRegistry() -> CommandRegistry {
-    var registry = hsRegistry()
-    registry.register(RPGatedSet.self)
-    return registry
-}
-
 /// The history of each record appended, decoded.
 func rpHistories(_ files: RecorderFiles, name: String = HistoryRecorder.defaultHistoryName) throws -> [SavedHistory] {
     try files.journal.records().compactMap { record in
-        try HistoryArchive(decoding: record.payload, registry: rpRegistry()).histories[name]
+        try HistoryArchive(decoding: record.payload, registry: testRegistry()).histories[name]
     }
 }
 
@@ -99,7 +93,7 @@ struct RecorderFiles {
     /// The current node of each record's history and the record's fingerprint.
     func recorded() throws -> [String] {
         try journal.records().map { record in
-            let archive = try HistoryArchive(decoding: record.payload, registry: hsRegistry())
+            let archive = try HistoryArchive(decoding: record.payload, registry: testRegistry())
             let history = archive.histories[HistoryRecorder.defaultHistoryName]
             let clean = history?.clean.map { " clean \($0)" } ?? ""
             return "\(record.fingerprint ?? "-"): at \(history?.current ?? -1) of \(history?.steps.count ?? -1)\(clean)"

@@ -126,7 +126,7 @@ import Testing
                 SavedActionProblem.unknownType("hs.unknown")
             ),
         ] {
-            let archive = try HistoryArchive(decoding: Data(mutated.utf8), registry: hsRegistry())
+            let archive = try HistoryArchive(decoding: Data(mutated.utf8), registry: testRegistry())
             let history = try #require(archive.histories["h"])
             let stack = makeStack()
             let report = try hsRestore(history, into: stack, ["box": HSBox(value: 4)])
@@ -136,7 +136,7 @@ import Testing
         }
         let badPayload = text.replacingOccurrences(of: #"{"value":1}"#, with: #"{"value":"one"}"#)
         #expect(badPayload != text)
-        let archive = try HistoryArchive(decoding: Data(badPayload.utf8), registry: hsRegistry())
+        let archive = try HistoryArchive(decoding: Data(badPayload.utf8), registry: testRegistry())
         let history = try #require(archive.histories["h"])
         guard history.steps[1].actions[0].problem?.commandType == "hs.set",
             history.steps[1].actions[0].problem?.reason != nil

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -342,10 +343,10 @@ import Testing
     @Test func aLinearHistoryWithAHugeRootIsRefusedByTheOneLimitOnNodes() throws {
         // Node numbers above `SavedHistory.maximumNode` are refused whatever the shape (one limit
         // for the reader, the writer and the restore; see SavedHistoryNodeLimitTests).
-        let json = hrV2(
+        let json = archive2(
             #"{"shape":"linear","root":9223372036854775805,"current":9223372036854775806,"commands":[["hr.set",1,"doc"]],"steps":[1,1],"actions":[0,0],"payloads":[{"value":0},{"value":1}]}"#
         )
-        #expect(hrError(json) == .invalidHistory("h", .nodeOutOfRange(9_223_372_036_854_775_805)))
+        #expect(archiveError(json) == .invalidHistory("h", .nodeOutOfRange(9_223_372_036_854_775_805)))
     }
 
     @Test func malformedHandBuiltHistoryIsRefusedByRestore() {
@@ -522,10 +523,10 @@ import Testing
 
     @Test(arguments: 0..<40)
     func randomTreesRestoreWithConsistentReportsAndAnUnmovedCleanState(seed: Int) throws {
-        var random = HRRandom(state: UInt64(seed) &* 7919 &+ 17)
+        var random = SeededGenerator(seed: UInt64(seed) &* 7919 &+ 17)
         let stack = hrStack(.tree)
-        let clock = HRClock(700_000_000)
-        stack.historyClock = { clock.tick() }
+        let clock = ManualClock(seconds: 700_000_000)
+        stack.historyClock = { clock.tick(seconds: 1.0625) }
         let docs = [HRDoc("a"), HRDoc("b"), HRDoc("c")]
         for _ in 0..<(8 + random.next(10)) {
             switch random.next(7) {

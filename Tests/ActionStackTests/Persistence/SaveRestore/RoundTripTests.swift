@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -42,8 +43,8 @@ import Testing
     /// info of every kind, discardable steps and a clean state.
     fileprivate static func richTree() -> (ActionStack, HRDoc) {
         let stack = hrStack(.tree)
-        let clock = HRClock(786_000_000.1)
-        stack.historyClock = { clock.tick() }
+        let clock = ManualClock(seconds: 786_000_000.1)
+        stack.historyClock = { clock.tick(seconds: 1.0625) }
         let doc = HRDoc()
         func step(_ value: Int, _ name: String, cost: Int = 0, info: [String: Any] = [:], discardable: Bool = false) {
             stack.beginUndoGrouping()
@@ -82,7 +83,7 @@ import Testing
         let archive = HistoryArchive(
             fingerprint: Self.nastyString, histories: [Self.nastyString: saved, "\u{212A}": saved, "k": saved])
         let data = try archive.encoded()
-        let read = try HistoryArchive(decoding: data, registry: hrRegistry())
+        let read = try HistoryArchive(decoding: data, registry: testRegistry())
         #expect(try read.encoded() == data)
         #expect(read.fingerprint == Self.nastyString)
         #expect(Set(read.histories.keys) == [Self.nastyString, "\u{212A}", "k"])
@@ -226,7 +227,7 @@ import Testing
         let data = try archive.encoded()
         func agree(_ limits: HistoryArchive.Limits, _ what: String) {
             let written = (try? archive.encoded(limits: limits)) != nil
-            let read = (try? HistoryArchive(decoding: data, registry: hrRegistry(), limits: limits)) != nil
+            let read = (try? HistoryArchive(decoding: data, registry: testRegistry(), limits: limits)) != nil
             #expect(written == read, "\(what): written \(written), read \(read)")
         }
         for depth in 1...10 {
@@ -268,7 +269,7 @@ import Testing
         HRScalar(text: "7 \"q\" \\ / \u{0} 😀").perform(on: doc, in: stack)
         HRNothing().perform(on: doc, in: stack)
         stack.endUndoGrouping()
-        var registry = hrRegistry()
+        var registry = testRegistry()
         registry.register(HRScalar.self)
         registry.register(HRNothing.self)
         let data = try HistoryArchive(fingerprint: "f", histories: ["h": try stack.savedHistory()]).encoded()
@@ -281,8 +282,8 @@ import Testing
 
     @Test func theRootDateOfAHistoryCutAtAClosureStepComesBack() throws {
         let stack = hrStack(.tree)
-        let clock = HRClock(800_000_000.5)
-        stack.historyClock = { clock.tick() }
+        let clock = ManualClock(seconds: 800_000_000.5)
+        stack.historyClock = { clock.tick(seconds: 1.0625) }
         let doc = HRDoc()
         hrClosureChange(doc, to: 1, on: stack)
         hrChange(doc, to: 2, on: stack)
@@ -484,7 +485,7 @@ import Testing
         let stack = buildRich(box)
         let saved = try stack.savedHistory()
         let first = try HistoryArchive(fingerprint: "f", histories: ["h": saved, "g": hsSaved(3, current: 1)]).encoded()
-        let decoded = try HistoryArchive(decoding: first, registry: hsRegistry())
+        let decoded = try HistoryArchive(decoding: first, registry: testRegistry())
         let second = try decoded.encoded()
         #expect(first == second)
         // Saving the restored stack gives the same bytes again.
@@ -551,10 +552,11 @@ import Testing
     }
 
     @Test func migrationsFromOlderVersions() throws {
-        let json = hsEnvelope(
-            #"{"commands":[["hs.v2",1],["hs.v2",2]],"current":3,"keys":["box"],"root":0,"shape":"linear","steps":[{"a":[[0,0,{"v":"0"}]]},{"a":[[1,0,{"value":1}]]},{"a":[[0,0,{"v":"two"}]]}]}"#
+        let json = archiveJSON(
+            history:
+                #"{"commands":[["hs.v2",1],["hs.v2",2]],"current":3,"keys":["box"],"root":0,"shape":"linear","steps":[{"a":[[0,0,{"v":"0"}]]},{"a":[[1,0,{"value":1}]]},{"a":[[0,0,{"v":"two"}]]}]}"#
         )
-        let archive = try HistoryArchive(decoding: Data(json.utf8), registry: hsRegistry())
+        let archive = try HistoryArchive(decoding: Data(json.utf8), registry: testRegistry())
         let history = try #require(archive.histories["h"])
         #expect((history.steps[0].actions[0].command as? HSV2)?.value == 0)
         #expect(history.steps[0].actions[0].version == 2)
@@ -579,6 +581,6 @@ import Testing
         }
         // Version 0 is refused as a structural problem.
         let zero = json.replacingOccurrences(of: #"["hs.v2",1]"#, with: #"["hs.v2",0]"#)
-        #expect(hsArchiveError(zero) != nil)
+        #expect(archiveError(zero) != nil)
     }
 }

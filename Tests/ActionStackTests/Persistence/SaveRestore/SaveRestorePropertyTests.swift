@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -71,7 +72,7 @@ struct SaveRestorePropertyTests {
     }
 
     @Test(arguments: 0..<60) func aRestoredHistoryAgreesWithTheOneSaved(seed: Int) throws {
-        var random = SplitMixRandom(seed: UInt64(seed))
+        var random = SeededGenerator(seed: UInt64(seed))
         let tree = seed % 2 == 0
         let world = World(tree: tree)
         world.stack.dropsEmptyGroups = seed % 3 == 0
@@ -126,20 +127,5 @@ struct SaveRestorePropertyTests {
             if copy.observed != world.observed { return }
         }
         copy.stack._checkInvariants()
-    }
-}
-
-/// A small seeded generator (SplitMix64).
-struct SplitMixRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -194,7 +195,7 @@ struct SaveRestoreTests {
     /// saved history holds no date for its root), so a history panel shows the root as the newest
     /// node, and dates no longer increase with the node numbers.
     @Test func aRestoredRootIsDatedNoLaterThanTheChangesBelowIt() throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let stack = makeTreeStack(clock: clock)
         let note = Note()
         change(note, to: "a", on: stack)  // node 1
