@@ -13,8 +13,9 @@
 // What the coverage strings name:
 // - `Acceptance "..."`: a hand-worked example in ReferenceModelTests.swift; it runs on the model
 //   (ReferenceModelTests) and on the stack (RandomDriverTests.stackFollowsTheHandWorkedExample).
-// - `File.test`: a test of the library's own suites. They were written for the library before the
-//   rewrite of issues 11-13; the engineer who lands the rewrite revises them, so a name may move.
+// - `Suite.test`: a test of the library's own suites (`swift test --filter Suite/test` runs it).
+//   They were written for the library before the rewrite of issues 11-13; the engineer who lands
+//   the rewrite revises them, so a name may move.
 // - `random driver: ops x ops`: the random driver interleaves these operations in every sequence
 //   and compares the stack with the model after each step; "(random driver only)" says that nothing
 //   else covers the pair, so the cover is statistical, not a worked example.
@@ -65,14 +66,14 @@ enum InteractionMatrix {
             .registration, .automaticGroup,
             [
                 "Acceptance \"groupsByEvent: three registrations then the end of the event\"",
-                "AutomaticGroupingTests.threeRegistrationsInOnePassOpenOnceAndCloseAtTheEnd",
+                "NotificationSequenceTests.threeRegistrationsInOnePassOpenOnceAndCloseAtTheEnd",
                 "random driver: .register(plain/cost/key) x .begin/.end/.endEvent/.groupsByEvent",
             ]),
         .init(
             .registration, .undoRedo,
             [
                 "Acceptance \"groupsByEvent: three registrations then undo() in the same pass\"",
-                "DefaultsAndRegistrationTests.registrationsDuringRedoGoToTheUndoStackAndKeepTheRedoStack",
+                "UndoRedoTests.registrationsDuringRedoGoToTheUndoStackAndKeepTheRedoStack",
                 "random driver: .register(plain/cost/key) x .undo/.redo",
             ]),
         .init(
@@ -122,7 +123,7 @@ enum InteractionMatrix {
         .init(
             .registration, .misusePolicies,
             [
-                "MisuseTests.registrationWithoutGroupTraps",
+                "TrapModeTests.registrationWithoutGroupTraps",
                 "random driver: .register(plain/cost/key) x config .report/.log; every refused op",
             ]),
         .init(
@@ -155,7 +156,7 @@ enum InteractionMatrix {
         .init(
             .automaticGroup, .levels,
             [
-                "LevelsAndRemovalTests.openGroupIsNeverTrimmed",
+                "LevelsOfUndoTests.openGroupIsNeverTrimmed",
                 "random driver: .begin/.end/.endEvent/.groupsByEvent x .levels",
             ]),
         .init(
@@ -182,7 +183,7 @@ enum InteractionMatrix {
             .automaticGroup, .scopedGroups,
             [
                 "Acceptance \"a scope that succeeds names and closes its group\"",
-                "RecordingTheRightStepsTests.withGroupsByEventTheScopeNestsInTheAutomaticGroup",
+                "ScopedGroupTests.withGroupsByEventTheScopeNestsInTheAutomaticGroup",
                 "random driver: .begin/.end/.endEvent/.groupsByEvent x .scope (nested, throwing)",
             ]),
         .init(
@@ -207,7 +208,7 @@ enum InteractionMatrix {
             .automaticGroup, .notificationObservers,
             [
                 "Acceptance \"groupsByEvent: three registrations then the end of the event\"",
-                "AutomaticGroupingTests.setterThatOpensTheAutomaticGroupPostsDidOpenOnly",
+                "NotificationSequenceTests.setterThatOpensTheAutomaticGroupPostsDidOpenOnly",
                 "Acceptance \"begin with the automatic group: DidOpen, C (openingGroup), DidOpen; level 2\"",
                 "Acceptance \"a checkpoint observer's own calls post no checkpoint (canRedo, endUndoGrouping)\"",
                 "Acceptance \"a WillClose observer of endUndoGrouping registers into the closing group\"",
@@ -220,7 +221,7 @@ enum InteractionMatrix {
             ]),
         .init(
             .automaticGroup, .stackGroup,
-            ["HistoryAndObservationTests.switchingTheActiveStackInTheMiddleOfAGroupLeavesThatGroupOpen"]),
+            ["StackGroupTests.switchingTheActiveStackInTheMiddleOfAGroupLeavesThatGroupOpen"]),
         .init(
             .automaticGroup, .misusePolicies,
             [
@@ -231,7 +232,7 @@ enum InteractionMatrix {
             .automaticGroup, .disableEnable,
             [
                 "Acceptance \"endEvent while registration is disabled closes the automatic group\"",
-                "DefaultsAndRegistrationTests.groupingAndSettersAreNoOpsWhileDisabled",
+                "RegistrationTests.groupingAndSettersAreNoOpsWhileDisabled",
                 "random driver: .begin/.end/.endEvent/.groupsByEvent x .disable/.enable",
             ]),
         .init(.undoRedo, .undoNestedGroup, ["random driver: .undo/.redo x .undoNested (random driver only)"]),
@@ -239,21 +240,21 @@ enum InteractionMatrix {
             .undoRedo, .jump,
             [
                 "Acceptance \"a jump's steps run inside jumping, and their handlers can register\"",
-                "HistoryAndObservationTests.jumpGoesSeveralStepsEitherWayAndPostsEachStep",
+                "HistoryEntryTests.jumpGoesSeveralStepsEitherWayAndPostsEachStep",
                 "random driver: .undo/.redo x .jump",
             ]),
         .init(
             .undoRedo, .removalByTarget,
             [
                 "Acceptance \"two steps from clean, remove the first step's target, undo: not clean\"",
-                "LevelsAndRemovalTests.removeAllActionsWithTargetRemovesOnlyThatTargetOnBothStacks",
+                "RemovalTests.removeAllActionsWithTargetRemovesOnlyThatTargetOnBothStacks",
                 "random driver: .undo/.redo x .removeTarget/.removeValue/.removeAll",
             ]),
         .init(
             .undoRedo, .freedTargets,
             [
                 "Acceptance \"a dead step on top is dropped by canUndo; its far end is new after partial removal\"",
-                "LevelsAndRemovalTests.undoSkipsFreedStepsOnTopAndTheNextQueryFindsTheRest",
+                "DeadStepsAndLimitsTests.undoSkipsFreedStepsOnTopAndTheNextQueryFindsTheRest",
                 "Acceptance \"a sweep during an activity is computed as if; the undone step is detached after WillUndo\"",
                 "random driver: .undo/.redo x .free/.replace",
             ]),
@@ -261,37 +262,37 @@ enum InteractionMatrix {
         .init(
             .undoRedo, .cost,
             [
-                "RecordingTheRightStepsTests.costsLeaveWithUndoneRemovedAndClearedActions",
+                "CostLimitTests.costsLeaveWithUndoneRemovedAndClearedActions",
                 "random driver: .undo/.redo x .maximumCost/.register(cost:)",
             ]),
         .init(
             .undoRedo, .cleanState,
             [
                 "Acceptance \"undo back to the clean point and redo away from it\"",
-                "HistoryAndObservationTests.undoingAndRedoingBackToTheMarkedPointIsClean",
+                "CleanStateTests.undoingAndRedoingBackToTheMarkedPointIsClean",
                 "random driver: .undo/.redo x .markClean/_stateShape/isClean entries",
             ]),
         .init(
             .undoRedo, .coalescing,
             [
-                "RecordingTheRightStepsTests.anotherKindUndoRedoAndTheCleanPointEndCoalescing",
+                "CoalescingTests.anotherKindUndoRedoAndTheCleanPointEndCoalescing",
                 "random driver: .undo/.redo x .register(key:window:)/.advanceClock/.breakCoalescing",
             ]),
         .init(
             .undoRedo, .scopedGroups,
             [
-                "RecordingTheRightStepsTests.aScopeInsideAnUndoHandlerRollsBackWithinTheRedoGroup",
-                "RecordingTheRightStepsTests.aScopeWhoseBodyUndidItsOwnGroupLeavesTheRedoStep",
+                "ScopedGroupTests.aScopeInsideAnUndoHandlerRollsBackWithinTheRedoGroup",
+                "ScopedGroupTests.aScopeWhoseBodyUndidItsOwnGroupLeavesTheRedoStep",
                 "random driver: .undo/.redo x .scope (nested, throwing)",
             ]),
         .init(
             .undoRedo, .setValue,
-            ["RecordingTheRightStepsTests.setValueIsUndoableAndRedoable", "random driver: .undo/.redo x .setValue"]),
+            ["PropertyChangeTests.setValueIsUndoableAndRedoable", "random driver: .undo/.redo x .setValue"]),
         .init(
             .undoRedo, .metadata,
             [
-                "MetadataTests.nameTravelsFromUndoToRedoAndBack",
-                "DefaultsAndRegistrationTests.handlerCanRenameTheRedoGroup",
+                "NamesAndTitlesTests.nameTravelsFromUndoToRedoAndBack",
+                "UndoRedoTests.handlerCanRenameTheRedoGroup",
                 "random driver: .undo/.redo x .name/.discardable/.info + title queries",
             ]),
         .init(
@@ -314,21 +315,21 @@ enum InteractionMatrix {
         .init(
             .undoRedo, .statePublishing,
             [
-                "HistoryAndObservationTests.observersHearOncePerCallAndOnlyWhenSomethingChanged",
+                "ObservationTests.observersHearOncePerCallAndOnlyWhenSomethingChanged",
                 "random driver: .undo/.redo x .addObserver/.cancelObserver/.query(.state) + plan on observe",
             ]),
-        .init(.undoRedo, .stackGroup, ["HistoryAndObservationTests.theGroupActsOnTheActiveStack"]),
+        .init(.undoRedo, .stackGroup, ["StackGroupTests.theGroupActsOnTheActiveStack"]),
         .init(
             .undoRedo, .misusePolicies,
             [
-                "MisuseTests.undoWithNestedGroupsTraps", "MisuseTests.redoWhileUndoingTraps",
+                "TrapModeTests.undoWithNestedGroupsTraps", "TrapModeTests.redoWhileUndoingTraps",
                 "Acceptance \"a WillClose observer of undo()'s close adds to the closing group, as at any close\"",
                 "random driver: .undo/.redo x config .report/.log; every refused op",
             ]),
         .init(
             .undoRedo, .disableEnable,
             [
-                "DefaultsAndRegistrationTests.undoClosesTheOpenGroupEvenWhileRegistrationIsDisabled",
+                "UndoRedoTests.undoClosesTheOpenGroupEvenWhileRegistrationIsDisabled",
                 "Acceptance \"redo while registration is disabled: Foundation mode builds no step\"",
                 "RegistrationDisabledTests.undoRunsTheStepAndBuildsNoRedoStep",
                 "RegistrationDisabledTests.redoRunsTheStepAndBuildsNoUndoStep",
@@ -363,7 +364,7 @@ enum InteractionMatrix {
         .init(
             .undoNestedGroup, .metadata,
             [
-                "MetadataTests.metadataOfANestedGroupUndoneAloneIsNotCopied",
+                "DiscardableAndUserInfoTests.metadataOfANestedGroupUndoneAloneIsNotCopied",
                 "random driver: .undoNested x .name/.discardable/.info + title queries",
             ]),
         .init(
@@ -388,7 +389,7 @@ enum InteractionMatrix {
             .undoNestedGroup, .misusePolicies,
             [
                 "Acceptance \"a refused undoNestedGroup does not end coalescing\"",
-                "MisuseTests.undoNestedGroupWithOpenGroupTraps",
+                "TrapModeTests.undoNestedGroupWithOpenGroupTraps",
                 "random driver: .undoNested x config .report/.log; every refused op",
             ]),
         .init(
@@ -407,7 +408,7 @@ enum InteractionMatrix {
         .init(
             .jump, .cleanState,
             [
-                "HistoryAndObservationTests.jumpAcrossTheCleanPoint",
+                "HistoryEntryTests.jumpAcrossTheCleanPoint",
                 "random driver: .jump x .markClean/_stateShape/isClean entries",
             ]),
         .init(
@@ -429,7 +430,7 @@ enum InteractionMatrix {
         .init(
             .jump, .statePublishing,
             [
-                "HistoryAndObservationTests.jumpReportsOneChangeToObservers",
+                "HistoryEntryTests.jumpReportsOneChangeToObservers",
                 "random driver: .jump x .addObserver/.cancelObserver/.query(.state) + plan on observe",
             ]),
         .init(.jump, .stackGroup, ["not covered"]),
@@ -463,7 +464,7 @@ enum InteractionMatrix {
             [
                 "Acceptance \"clean after A, then B, then removal of B's target: not clean\"",
                 "Acceptance \"two steps from clean, remove the first step's target, undo: not clean\"",
-                "HistoryAndObservationTests.removalNeverChangesWhetherTheStackIsCleanNow",
+                "CleanStateTests.removalNeverChangesWhetherTheStackIsCleanNow",
                 "random driver: .removeTarget/.removeValue/.removeAll x .markClean/_stateShape/isClean entries",
             ]),
         .init(
@@ -499,7 +500,7 @@ enum InteractionMatrix {
             ]),
         .init(
             .removalByTarget, .stackGroup,
-            ["HistoryAndObservationTests.removingTheActiveStackLeavesNoneActive (removal of a stack, not of a target)"]),
+            ["StackGroupTests.removingTheActiveStackLeavesNoneActive (removal of a stack, not of a target)"]),
         .init(
             .removalByTarget, .misusePolicies,
             [
@@ -512,7 +513,7 @@ enum InteractionMatrix {
             .freedTargets, .levels,
             [
                 "Acceptance \"levelsOfUndo counts held steps, dead ones included\"",
-                "LevelsAndRemovalTests.aStepOfFreedTargetsDoesNotPushALiveStepOutOfTheLimit",
+                "DeadStepsAndLimitsTests.aStepOfFreedTargetsCountsAgainstTheLimitUntilTheStackDropsIt",
                 "random driver: .free/.replace x .levels",
             ]),
         .init(
@@ -522,7 +523,7 @@ enum InteractionMatrix {
             .freedTargets, .cleanState,
             [
                 "Acceptance \"a dead step on top is dropped by canUndo; its far end is new after partial removal\"",
-                "LevelsAndRemovalTests.aFreedStepOnTopOfACleanStackKeepsItClean",
+                "DeadStepsAndLimitsTests.aFreedStepOnTopOfACleanStackKeepsItClean",
                 "random driver: .free/.replace x .markClean/_stateShape/isClean entries",
             ]),
         .init(
@@ -559,13 +560,13 @@ enum InteractionMatrix {
         .init(
             .levels, .cost,
             [
-                "RecordingTheRightStepsTests.levelsAndCostWorkTogether",
+                "CostLimitTests.levelsAndCostWorkTogether",
                 "random driver: .levels x .maximumCost/.register(cost:)",
             ]),
         .init(
             .levels, .cleanState,
             [
-                "HistoryAndObservationTests.trimmingTheCleanStepKeepsItReachableFromTheStart",
+                "CleanStateTests.trimmingTheCleanStepKeepsItReachableFromTheStart",
                 "random driver: .levels x .markClean/_stateShape/isClean entries",
             ]),
         .init(
@@ -675,7 +676,7 @@ enum InteractionMatrix {
             .cleanState, .statePublishing,
             [
                 "Acceptance \"an observer that calls markClean is published\"",
-                "HistoryAndObservationTests.theCleanStateChangeIsPosted",
+                "CleanStateTests.theCleanStateChangeIsPosted",
                 "Acceptance \"publishing: queued states reach every observer in order, once each\"",
                 "random driver: .markClean/_stateShape/isClean entries x .addObserver/.cancelObserver/.query(.state) + plan on observe",
             ]),
@@ -735,7 +736,7 @@ enum InteractionMatrix {
             .scopedGroups, .metadata,
             [
                 "Acceptance \"a scope that succeeds names and closes its group\"",
-                "RecordingTheRightStepsTests.aScopedGroupIsOneNamedStep",
+                "ScopedGroupTests.aScopedGroupIsOneNamedStep",
                 "random driver: .scope (nested, throwing) x .name/.discardable/.info + title queries",
             ]),
         .init(
@@ -761,7 +762,7 @@ enum InteractionMatrix {
         .init(
             .scopedGroups, .disableEnable,
             [
-                "RecordingTheRightStepsTests.whileDisabledTheBodyJustRuns",
+                "ScopedGroupTests.whileDisabledTheBodyJustRuns",
                 "RegistrationDisabledTests.aScopeThatRedoesWhileDisabledThenThrowsLeavesNoStep",
                 "random driver: .scope (nested, throwing) x .disable/.enable",
             ]),
@@ -789,7 +790,7 @@ enum InteractionMatrix {
         .init(
             .setValue, .disableEnable,
             [
-                "RecordingTheRightStepsTests.setValueStillSetsWhileRegistrationIsDisabled",
+                "PropertyChangeTests.setValueStillSetsWhileRegistrationIsDisabled",
                 "random driver: .setValue x .disable/.enable",
             ]),
         .init(
@@ -802,7 +803,7 @@ enum InteractionMatrix {
             .metadata, .notificationObservers,
             [
                 "Acceptance \"an empty group, drop mode: dropped, redo side kept, notifications balanced\"",
-                "AutomaticGroupingTests.discardableFlagInDidCloseDidUndoAndDidRedoButNeverWillClose",
+                "NotificationSequenceTests.discardableFlagInDidCloseDidUndoAndDidRedoButNeverWillClose",
                 "random driver: .name/.discardable/.info + title queries x callback plan on the 9 notifications",
             ]),
         .init(
@@ -857,14 +858,14 @@ enum InteractionMatrix {
             .notificationObservers, .misusePolicies,
             [
                 "Acceptance \"a registration from a WillUndo observer is refused; from a DidOpen observer it works\"",
-                "MisuseTests.willCloseObserverCannotRestructureButCanRegister",
+                "ReentrancyTests.willCloseObserverCannotRestructureButCanRegister",
                 "random driver: callback plan on the 9 notifications x config .report/.log; every refused op",
             ]),
         .init(
             .notificationObservers, .disableEnable,
             ["random driver: callback plan on the 9 notifications x .disable/.enable (random driver only)"]),
         .init(
-            .statePublishing, .stackGroup, ["HistoryAndObservationTests.observersHearActiveStackChangesAndStateChanges"]
+            .statePublishing, .stackGroup, ["StackGroupTests.observersHearActiveStackChangesAndStateChanges"]
         ),
         .init(
             .statePublishing, .misusePolicies,
@@ -881,7 +882,7 @@ enum InteractionMatrix {
         .init(
             .misusePolicies, .disableEnable,
             [
-                "MisuseTests.enableWithoutDisableTraps",
+                "TrapModeTests.enableWithoutDisableTraps",
                 "random driver: config .report/.log; every refused op x .disable/.enable",
             ]),
     ]
