@@ -41,12 +41,12 @@ extension ActionStack {
         Bool, OperationError
     > {
         enterCall()
-        sweepFreedTargets()
-        guard tree != nil else {
+        history.sweepFreedTargets()
+        guard history.tree != nil else {
             leaveCall()
             return .failure(.historyTree(.linearHistory))
         }
-        guard let target = NodeNumber(exactly: id.sequence), tree?.table.contains(target) == true else {
+        guard let target = NodeNumber(exactly: id.sequence), history.tree?.table.contains(target) == true else {
             leaveCall()
             return .failure(.historyTree(.noSuchNode(id)))
         }
@@ -63,22 +63,22 @@ extension ActionStack {
             closeInnermostFrame(of: undoSide, notify: true)
             activities.pop()
         }
-        coalescer.clear()
+        history.endCoalescing()
         // Pruning waits until the move ends, so that it never takes a branch on the way.
-        let holdingTree = tree
+        let holdingTree = history.tree
         holdingTree?.pruningHolds += 1
         leaveCall()
         defer {
             enterCall()
             holdingTree?.pruningHolds -= 1
-            if holdingTree != nil && holdingTree === tree { needsTrim = true }
+            if holdingTree != nil && holdingTree === history.tree { history.deferTrim() }
             leaveCall()
         }
         return await performSteps(
             isolation: isolation,
             next: {
-                guard currentNodeNumber != target, tree?.table.contains(target) == true,
-                    let way = way(from: currentNodeNumber, to: target)
+                guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
+                    let way = history.way(from: history.currentNodeNumber, to: target)
                 else { return nil }
                 if way.up > 0 { return (.undo, false) }
                 guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }

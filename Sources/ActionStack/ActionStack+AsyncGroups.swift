@@ -105,10 +105,9 @@ extension ActionStack {
     private func startRecording() -> RunningOperation {
         enterCall()
         defer { leaveCall() }
-        coalescer.clear()
-        let run = RunningOperation(recordingFrom: states.current, serialMark: nextStepSerial)
-        run.built.frames.append(Frame(start: run.built.end, low: states.current, id: nextFrameID))
-        nextFrameID &+= 1
+        history.endCoalescing()
+        let run = RunningOperation(recordingFrom: history.states.current, serialMark: history.nextStepSerial)
+        history.openFrame(on: run.built)
         asyncOperations.run = run
         post(ActionStack.didOpenUndoGroupNotification)
         return run
@@ -139,19 +138,17 @@ extension ActionStack {
             // The body's registrations changed the document state as they came. Undoing the step
             // leads back to where the group began, unless other tasks' changes came in between:
             // that state (their changes without the group's) never existed.
-            let high = states.current
-            let low = count == 0 ? high : run.sawNewChange ? states.fresh() : run.stateBefore
+            let high = history.states.current
+            let low = count == 0 ? high : run.sawNewChange ? history.states.fresh() : run.stateBefore
             discardable = metadata?.isDiscardable ?? false
-            let node = makeChangeNode()
-            undoSide.lifting(stepsFrom: undoSide.steps.count, actionsFrom: undoSide.openStart) {
-                undoSide.appendActions(movedFrom: built)
-                undoSide.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
-            }
-            if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
-            coalescer.clear()
+            let node = history.makeChangeNode()
+            history.placeStep(
+                history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node), movedFrom: built,
+                onto: undoSide, at: (undoSide.steps.count, undoSide.openStart))
+            if !undoSide.frames.isEmpty { undoSide.relinkOutermostFrame(low: high) }
             trimOrDefer()
         }
-        emptySide(built)
+        history.emptySide(built)
         post(ActionStack.didCloseUndoGroupNotification, discardable: discardable)
     }
 
@@ -184,12 +181,12 @@ extension ActionStack {
             if run.sawNewChange {
                 relinkNewChanges(after: run.serialMark, to: run.stateBefore)
             } else {
-                states.move(to: run.stateBefore)
+                history.states.move(to: run.stateBefore)
             }
             return
         }
         // Something the body did could not be undone: the document is in a state the history does
         // not know.
-        if !run.removedAll { states.move(to: states.fresh()) }
+        if !run.removedAll { history.states.move(to: history.states.fresh()) }
     }
 }

@@ -264,9 +264,9 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         operations.broken = nil
-        removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
-        if tree != nil { resyncTree() }
-        states.move(to: states.fresh())
+        history.removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
+        if history.tree != nil { history.resyncTree() }
+        history.states.move(to: history.states.fresh())
     }
 
     /// Tries the broken step's operation again (an undo when it was being undone, a redo when it
@@ -324,7 +324,7 @@ extension ActionStack {
                 // broken.
                 enterCall()
                 operations.broken = BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure)
-                states.move(to: states.fresh())
+                history.states.move(to: history.states.fresh())
                 leaveCall()
             }
         )
@@ -392,7 +392,7 @@ extension ActionStack {
     func registerAsync(_ target: AnyObject, commandKey: String? = nil, _ handler: @escaping (AnyObject) -> Void) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
         let side = currentSide
         let end = side.end
@@ -400,10 +400,7 @@ extension ActionStack {
             target, handler, cost: 0, key: nil, window: nil, misuseOperation: .registerUndo, commandKey: commandKey)
         // Marked only when recorded (not dropped for a target removed during the operation).
         if !side.frames.isEmpty && side.end != end {
-            if !isKnownUniquelyReferenced(&side.frameMetadata) {
-                side.frameMetadata = side.frameMetadata?.copy() ?? StepMetadata()
-            }
-            side.frameMetadata!.holdsAsyncActions = true
+            side.updateFrameMetadata { $0.holdsAsyncActions = true }
         }
         if opened { post(ActionStack.didOpenUndoGroupNotification) }
     }
@@ -455,7 +452,7 @@ extension ActionStack {
         case .jump(let position):
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
             // The jump sweeps freed targets first, which moves the positions: count after it.
-            sweepFreedTargets()
+            history.sweepFreedTargets()
             let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
             let side = position < current ? undoSide : redoSide
             let count = Swift.min(abs(position - current), side.steps.count)
@@ -467,7 +464,7 @@ extension ActionStack {
         case .jumpToNode(let id):
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
             guard let target = NodeNumber(exactly: id.sequence) else { return false }
-            return stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
+            return history.stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
         }
     }
 
@@ -705,7 +702,7 @@ extension ActionStack {
                 activities.pop()
             }
         }
-        coalescer.clear()
+        history.endCoalescing()
         let source = undoing ? undoSide : redoSide
         dropDeadSteps(atTopOf: source)
         guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
@@ -718,7 +715,7 @@ extension ActionStack {
             pending.append(PendingAction(action: action, box: action.box))
         }
         let run = RunningOperation(
-            direction: direction, step: step, stateBefore: states.current, serialMark: nextStepSerial,
+            direction: direction, step: step, stateBefore: history.states.current, serialMark: history.nextStepSerial,
             pending: pending, chainID: chainID)
         operations.run = run
         if postsNotifications {
@@ -728,13 +725,12 @@ extension ActionStack {
         }
         // Opened after the will-notification, as a synchronous undo opens it: its observers read
         // the grouping level 0.
-        run.built.frames.append(Frame(start: run.built.end, low: states.current, id: nextFrameID))
-        nextFrameID &+= 1
+        history.openFrame(on: run.built)
         if let metadata = step.metadata {
             let copy = metadata.copy()
             copy.holdsAsyncActions = false
             copy.unseenChanges = []
-            if !copy.isEmpty { run.built.frameMetadata = copy }
+            if !copy.isEmpty { run.built.setFrameMetadata(copy) }
         }
         run.isMidway = true
         return .success(run)
@@ -823,12 +819,9 @@ extension ActionStack {
         enterCall()
         run.phase = .rollingBack
         let built = run.built
-        while built.frames.count > 1 { closeNestedFrame(of: built) }
-        if !built.frames.isEmpty { built.frames.removeLast() }
-        built.nested.removeAll()
-        built.frameMetadata = nil
-        run.bin.frames.append(Frame(start: run.bin.end, low: states.current, id: nextFrameID))
-        nextFrameID &+= 1
+        while built.frames.count > 1 { history.closeNestedFrame(of: built) }
+        built.abandonOpenFrames()
+        history.openFrame(on: run.bin)
         leaveCall()
 
         var unrestored = Set<Int>()
@@ -854,15 +847,15 @@ extension ActionStack {
                     failure = (owner, error)
                 }
                 // `removeAllActions()` meanwhile forgot every target and let go of this action.
-                if run.rollbackAction != nil { registry.release(action.unmanagedBox) }
+                if run.rollbackAction != nil { history.registry.release(action.unmanagedBox) }
                 run.rollbackAction = nil
                 withExtendedLifetime(box) {}
                 if failure != nil { break }
             }
         }
         enterCall()
-        emptySide(built)
-        emptySide(run.bin)
+        history.emptySide(built)
+        history.emptySide(run.bin)
         leaveCall()
         if let failure { return .failed(actionIndex: failure.index, error: failure.error) }
         return unrestored.isEmpty && !lostUnowned ? .restored : .incomplete(unrestoredActions: unrestored.sorted())
@@ -886,45 +879,45 @@ extension ActionStack {
             // do-nothing step stands in for it.
             let stepVanished = found == nil
             // The remote changes reported meanwhile, as they read once the step ran, go below it.
-            if remote != nil, let found { deliverCarriedBelow(of: run, source: source, position: found.position) }
-            removeStep(serial: run.serial, from: source, passingUnseenChanges: false)
+            if history.remote != nil, let found {
+                deliverCarriedBelow(of: run, source: source, position: found.position)
+            }
+            history.removeStep(serial: run.serial, from: source, passingUnseenChanges: false)
             let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
             // Measured from the state the operation started in: a new change from another task has
             // moved the document on since, and goes on top of where the operation arrives.
             let (from, to) = undoing ? (run.high, run.low) : (run.low, run.high)
-            let stateAfter = run.stateBefore == from && everyActionRan ? to : states.fresh()
+            let stateAfter = run.stateBefore == from && everyActionRan ? to : history.states.fresh()
             if run.sawNewChange {
                 relinkNewChanges(after: run.serialMark, to: stateAfter)
             } else {
-                states.move(to: stateAfter)
+                history.states.move(to: stateAfter)
             }
             let low = undoing ? stateAfter : run.stateBefore
             let high = undoing ? run.stateBefore : stateAfter
             if undoing {
                 // A branching history keeps the step as the start of a branch, even when other
                 // tasks' changes came in.
-                if (!run.sawNewChange || tree != nil) && builtCount > 0 {
+                if (!run.sawNewChange || history.tree != nil) && builtCount > 0 {
                     redoSide.appendActions(movedFrom: built)
-                    redoSide.steps.append(
-                        makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
+                    redoSide.appendStep(
+                        history.makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
                 }
-            } else if builtCount > 0 || (!dropsEmptyGroups && disableCount == 0 && !stepVanished) {
+            } else if builtCount > 0 || (!dropsEmptyGroups && registration.isEnabled && !stepVanished) {
                 // A step the redo's handlers left empty does nothing: it leads from where it ends.
                 let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
                 let above = undoSide.firstStep(madeAfter: run.serialMark)
-                undoSide.lifting(stepsFrom: above.position, actionsFrom: above.start) {
-                    undoSide.appendActions(movedFrom: built)
-                    undoSide.steps.append(
-                        makeStep(
-                            count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node))
-                }
-                needsTrim = true
+                history.placeStep(
+                    history.makeStep(
+                        count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node),
+                    movedFrom: built, onto: undoSide, at: above)
+                history.deferTrim()
             }
             endRedoFutureAfterNewChanges(run)
             // A step that built nothing leaves its node behind.
-            if tree != nil && builtCount == 0 && !run.sawNewChange { resyncTree() }
+            if history.tree != nil && builtCount == 0 && !run.sawNewChange { history.resyncTree() }
         }
-        emptySide(built)
+        history.emptySide(built)
 
         if postsNotifications {
             activities.push(undoing ? .notifyingUndo : .notifyingRedo)
@@ -936,10 +929,11 @@ extension ActionStack {
         operations?.run = nil
         operations?.sawNewChangeInLastRun = run.sawNewChange
         // (A branching history's limit and a shape change set meanwhile wait for the end of the call.)
-        if needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false && (tree?.maximumBranchSteps ?? 0) == 0
-            && treeSettings.pendingShape == nil
+        if history.needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false
+            && (history.tree?.maximumBranchSteps ?? 0) == 0
+            && history.treeSettings.pendingShape == nil
         {
-            needsTrim = false
+            history.cancelDeferredTrim()
         }
     }
 
@@ -947,16 +941,15 @@ extension ActionStack {
     /// step itself; returns how many actions it holds and its metadata. Empties the rollback's bin.
     func closeBuiltStep(of run: RunningOperation) -> (count: Int, metadata: StepMetadata?) {
         let built = run.built
-        while built.frames.count > 1 { closeNestedFrame(of: built) }
+        while built.frames.count > 1 { history.closeNestedFrame(of: built) }
         var count = 0
         var metadata: StepMetadata?
         if !built.frames.isEmpty {
-            let frame = built.frames.removeLast()
-            count = built.end - frame.start
-            metadata = built.frameMetadata.take()
+            let closed = built.closeOutermostFrame()
+            count = built.end - closed.frame.start
+            metadata = closed.metadata
         }
-        built.nested.removeAll()
-        emptySide(run.bin)
+        history.emptySide(run.bin)
         return (count, metadata)
     }
 
@@ -979,13 +972,13 @@ extension ActionStack {
             // The document is in a state the history does not know: a new one, not clean. The step
             // stays, leading from that state.
             if !run.removedAll {
-                let fresh = states.fresh()
-                if !run.sawNewChange { states.move(to: fresh) }
+                let fresh = history.states.fresh()
+                if !run.sawNewChange { history.states.move(to: fresh) }
                 if let found = source.locateStep(serial: run.serial) {
                     if undoing {
-                        source.steps[found.position].high = fresh
+                        source.relinkStep(at: found.position, high: fresh)
                     } else {
-                        source.steps[found.position].low = fresh
+                        source.relinkStep(at: found.position, low: fresh)
                     }
                 }
                 if case .failed = rollback.code {
@@ -1026,44 +1019,18 @@ extension ActionStack {
             for mark in marks.reversed() where mark.mark == state { state = mark.before }
             return state
         }
-        states.move(to: before(states.current))
-        for position in undoSide.firstStep(madeAfter: run.serialMark).position..<undoSide.steps.count {
-            undoSide.steps[position].low = before(undoSide.steps[position].low)
-            undoSide.steps[position].high = before(undoSide.steps[position].high)
-        }
-        for index in undoSide.frames.indices { undoSide.frames[index].low = before(undoSide.frames[index].low) }
-        for index in undoSide.nested.indices {
-            undoSide.nested[index].low = before(undoSide.nested[index].low)
-            undoSide.nested[index].high = before(undoSide.nested[index].high)
-        }
-    }
-
-    /// Removes the closed step with `serial` from `side`, wherever it is, releasing its actions.
-    /// The remote changes it had not seen pass on to the steps beyond it (unless it leaves because
-    /// it was performed: `passingUnseenChanges` false).
-    func removeStep(serial: UInt32, from side: Side, passingUnseenChanges: Bool = true) {
-        guard let found = side.locateStep(serial: serial) else { return }
-        if passingUnseenChanges && remote != nil {
-            deliver(
-                StepMetadata.takeUnseen(from: &side.steps[found.position].metadata), pastStepAt: found.position,
-                of: side)
-        }
-        let count = side.steps[found.position].actionCount
-        side.lifting(stepsFrom: found.position + 1, actionsFrom: found.start + count) {
-            for _ in 0..<count { releaseAction(side.removeLastAction()) }
-            _ = side.steps.removeLast()
-        }
+        history.renameStates(fromStep: undoSide.firstStep(madeAfter: run.serialMark).position, before)
     }
 
     /// A new change from another task came in while an operation was in flight: the redo stack is
     /// emptied (a linear history) or becomes a branch (a branching history).
     private func endRedoFutureAfterNewChanges(_ run: RunningOperation) {
         guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        if tree != nil {
+        if history.tree != nil {
             detachRedoSide()
-            resyncTree()
+            history.resyncTree()
         } else {
-            emptySide(redoSide)
+            history.emptySide(redoSide)
         }
     }
 
@@ -1074,17 +1041,16 @@ extension ActionStack {
     func relinkNewChanges(after mark: UInt32, to state: StateID) {
         var position = undoSide.firstStep(madeAfter: mark).position
         while position < undoSide.steps.count && undoSide.steps[position].count == 0 {
-            undoSide.steps[position].low = state
-            undoSide.steps[position].high = state
+            undoSide.relinkStep(at: position, low: state, high: state)
             position += 1
         }
         if position < undoSide.steps.count {
-            undoSide.steps[position].low = state
+            undoSide.relinkStep(at: position, low: state)
         } else if !undoSide.frames.isEmpty {
-            undoSide.frames[0].low = state
-            if undoSide.end == undoSide.openStart { states.move(to: state) }
+            undoSide.relinkOutermostFrame(low: state)
+            if undoSide.end == undoSide.openStart { history.states.move(to: state) }
         } else {
-            states.move(to: state)
+            history.states.move(to: state)
         }
     }
 
@@ -1095,7 +1061,7 @@ extension ActionStack {
         Bool, OperationError
     > {
         enterCall()
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount
         let target = Swift.max(0, Swift.min(position, total))
@@ -1130,7 +1096,7 @@ extension ActionStack {
         var moved = false
         while true {
             enterCall()
-            sweepFreedTargets()
+            history.sweepFreedTargets()
             let step = next()
             leaveCall()
             guard let step else { break }
@@ -1169,11 +1135,8 @@ extension ActionStack {
         run.forgetBuiltActions { _ in true }
         for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
             let wasOpen = !side.frames.isEmpty
-            emptySide(side)
-            if wasOpen {
-                side.frames.append(Frame(start: side.end, low: states.current, id: nextFrameID))
-                nextFrameID &+= 1
-            }
+            history.emptySide(side)
+            if wasOpen { history.openFrame(on: side) }
         }
     }
 }

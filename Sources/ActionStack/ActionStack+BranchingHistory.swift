@@ -208,17 +208,15 @@ extension ActionStack {
     /// - Complexity: O(s) for the s steps held (switching to `.tree`) or the actions in branches
     ///   (switching to `.linear`); O(1) when it does not change.
     public var historyShape: HistoryShape {
-        get { tree == nil ? .linear : .tree }
+        get { history.tree == nil ? .linear : .tree }
         set {
             enterCall()
             defer { leaveCall() }
-            guard newValue != historyShape || treeSettings.pendingShape != nil else { return }
-            if isIdle && !requestHoldsTurn && scopeDepth == 0 {
-                treeSettings.pendingShape = nil
-                applyHistoryShape(newValue)
+            guard newValue != historyShape || history.treeSettings.pendingShape != nil else { return }
+            if isIdle && mayRestructure {
+                history.switchShape(to: newValue)
             } else {
-                treeSettings.pendingShape = newValue
-                needsTrim = true
+                history.switchShapeLater(to: newValue)
             }
         }
     }
@@ -233,12 +231,11 @@ extension ActionStack {
     ///
     /// - Complexity: O(k) for the k actions dropped.
     public var maximumBranchSteps: Int {
-        get { tree?.maximumBranchSteps ?? treeSettings.maximumBranchSteps }
+        get { history.maximumBranchSteps }
         set {
             enterCall()
             defer { leaveCall() }
-            treeSettings.maximumBranchSteps = Swift.max(newValue, 0)
-            tree?.maximumBranchSteps = treeSettings.maximumBranchSteps
+            history.maximumBranchSteps = newValue
             limitsChanged()
         }
     }
@@ -247,7 +244,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public var currentNode: HistoryNode.ID? {
-        asCall { tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)) }
+        asCall { history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)) }
     }
 
     /// The children of the current node, in the order they were made (empty in a linear history):
@@ -257,8 +254,8 @@ extension ActionStack {
     /// - Complexity: O(b log n) for the b branches that leave from the current node.
     public var redoBranches: [HistoryNode.ID] {
         asCall {
-            guard let tree else { return [] }
-            var children = tree.branches(at: currentNodeNumber).map(\.firstNode)
+            guard let tree = history.tree else { return [] }
+            var children = tree.branches(at: history.currentNodeNumber).map(\.firstNode)
             if let next = redoSide.steps.last?.node { children.append(next) }
             return children.sorted().map { HistoryNode.ID(sequence: Int($0)) }
         }
@@ -278,8 +275,8 @@ extension ActionStack {
     public var historyTree: HistoryTree? {
         enterCall()
         defer { leaveCall() }
-        guard tree != nil else { return nil }
-        if isIdle && operations?.run == nil { sweepFreedTargets() }
+        guard history.tree != nil else { return nil }
+        if isIdle && operations?.run == nil { history.sweepFreedTargets() }
         return makeTreeSnapshot()
     }
 
@@ -297,13 +294,8 @@ extension ActionStack {
     ///
     /// - Complexity: O(s) for the s nodes held when they move back; O(1) otherwise.
     public var historyClock: @Sendable () -> Date {
-        get { treeSettings.clock ?? { Date() } }
-        set {
-            treeSettings.clock = newValue
-            guard let tree else { return }
-            let now = treeSettings.now()
-            if now < tree.lastDate { tree.redate(newestAt: now) }
-        }
+        get { history.clock ?? { Date() } }
+        set { history.clock = newValue }
     }
 
     /// Moves the document to the state of node `id`: undoes up to the nearest common ancestor of
@@ -335,7 +327,7 @@ extension ActionStack {
         try moveInTree(
             .jumpToNode,
             validate: { () throws(HistoryTreeError) -> NodeNumber? in
-                guard let number = NodeNumber(exactly: id.sequence), tree?.table.contains(number) == true else {
+                guard let number = NodeNumber(exactly: id.sequence), history.tree?.table.contains(number) == true else {
                     throw .noSuchNode(id)
                 }
                 return number
@@ -358,7 +350,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.selectRedoBranch) { return }
-        guard let tree else { throw .linearHistory }
+        guard let tree = history.tree else { throw .linearHistory }
         guard let number = NodeNumber(exactly: id.sequence), tree.table.contains(number) else {
             throw .noSuchNode(id)
         }
@@ -368,10 +360,10 @@ extension ActionStack {
             return
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
-        guard tree.table.parent(of: number) == currentNodeNumber else {
+        guard tree.table.parent(of: number) == history.currentNodeNumber else {
             throw .notAChildOfCurrentNode(id)
         }
-        coalescer.clear()
+        history.endCoalescing()
         _ = enterBranch(leadingTo: number)
     }
 

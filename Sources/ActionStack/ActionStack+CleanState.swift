@@ -47,7 +47,6 @@ extension ActionStack {
         defer { leaveCall() }
         if refusesReentrantCall(.markClean) { return }
         markCurrentStateClean()
-        coalescer.clear()
     }
 
     /// Marks the document's state clean: the current state; or, while an asynchronous undo or redo
@@ -59,15 +58,14 @@ extension ActionStack {
     @inline(__always)
     func markCurrentStateClean() {
         if operations != nil, let run = operations?.run, run.isMidway {
-            let before = states.current
-            states.move(to: states.fresh())
-            run.midwayMarks.append((mark: states.current, before: before))
+            run.midwayMarks.append(history.markCleanMidway())
+        } else {
+            history.markClean()
         }
-        states.markClean()
     }
 
     /// Whether the document is in the state last marked with ``markClean()`` (the saved state).
     ///
     /// - Complexity: O(1).
-    public var isClean: Bool { asCall { states.isClean } }
+    public var isClean: Bool { asCall { history.states.isClean } }
 }

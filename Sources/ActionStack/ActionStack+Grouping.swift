@@ -43,8 +43,8 @@ extension ActionStack {
         if refusesReentrantCall(.endEvent) { return }
         eventClose.programEndedAnEvent()
         guard let token = eventClose.pending else { return }
-        if scopeDepth > 0 {
-            eventEndAfterScopes = token
+        if scopes.isRunning {
+            scopes.putOffEventEnd(token)
             return
         }
         eventEnded(token: token)
@@ -53,8 +53,7 @@ extension ActionStack {
     /// The outermost scoped group ended: ends the event ``endEvent()`` asked to end meanwhile, if
     /// it is still pending (a rollback or a removal may have cancelled it).
     func endEventPutOffByScopes() {
-        guard let token = eventEndAfterScopes else { return }
-        eventEndAfterScopes = nil
+        guard let token = scopes.takeEventEnd() else { return }
         if eventClose.pending == token { eventEnded(token: token) }
     }
 
@@ -88,7 +87,7 @@ extension ActionStack {
     func beginGroup(forScope: Bool = false) -> Frame? {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return nil }
+        guard registration.isEnabled else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
             // An asynchronous group's body opens groups as any code does; an operation's handlers
@@ -106,7 +105,7 @@ extension ActionStack {
         if !(side.frames.isEmpty && groupsByEvent) {
             // Observers of the checkpoint run before the decision; read the state again after it.
             postCheckpoint()
-            guard disableCount == 0 else { return nil }
+            guard registration.isEnabled else { return nil }
         }
         if side.frames.isEmpty && groupsByEvent {
             // The automatic group opens without a checkpoint; the explicit group nested in it
@@ -120,8 +119,8 @@ extension ActionStack {
                 activities.pop()
             }
         }
-        let frame = openFrame(on: side)
-        if forScope { scopeSteps[frame.id] = .some(nil) }
+        let frame = history.openFrame(on: side)
+        if forScope { scopes.opened(frame: frame.id) }
         if notifies { post(ActionStack.didOpenUndoGroupNotification) }
         return frame
     }
@@ -129,10 +128,10 @@ extension ActionStack {
     func _endUndoGrouping() {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.endUndoGrouping) { return }
         postCheckpoint()
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if operations != nil, let run = operations?.runBelongsToCurrentTask() {
             endUndoGrouping(on: run.handlerSide, notifies: run.direction == nil)
         } else if performing == .undo {
@@ -157,24 +156,10 @@ extension ActionStack {
         closeInnermostFrame(of: side, notify: notifies)
     }
 
-    /// Opens a frame on `side`: frame 0 (a new step) when nothing is open, otherwise a frame nested
-    /// in the innermost open one.
-    @discardableResult
-    func openFrame(on side: Side) -> Frame {
-        let frame = Frame(start: side.end, low: states.current, id: nextFrameID)
-        nextFrameID &+= 1
-        if side.frames.isEmpty && side === undoSide && performing == nil {
-            // A new step on top: nothing older can be continued.
-            coalescer.clear()
-        }
-        side.frames.append(frame)
-        return frame
-    }
-
     /// Opens the event's automatic group on the undo stack and schedules the event's close. Posts
     /// nothing.
     func openAutomaticGroup() {
-        openFrame(on: undoSide)
+        history.openFrame(on: undoSide)
         scheduleEventClose()
     }
 
@@ -202,14 +187,13 @@ extension ActionStack {
         }
         let runLoop = RunLoop.current
         let modes = runLoopModes
-        if let queued = queuedClose, !queued.hasFired, queued.runLoop === runLoop, queued.modes == modes {
+        if let queued = eventClose.queued, !queued.hasFired, queued.runLoop === runLoop, queued.modes == modes {
             queued.token = token
             if eventClose.mayNeverEnd && runLoop.currentMode == nil { warnThatEventsNeverEnd(manual: false) }
             return
         }
         let queued = QueuedClose(token: token, runLoop: runLoop, modes: modes)
-        queuedClose = queued
-        runLoopClosesQueued &+= 1
+        eventClose.didQueue(queued)
         let reference = WeakStackReference(stack: self)
         runLoop.perform(inModes: modes) {
             queued.hasFired = true
@@ -238,7 +222,7 @@ extension ActionStack {
     /// ``groupsByEvent`` is on.
     private func eventEnded(token: UInt64) {
         guard eventClose.fire(token) else { return }
-        coalescer.eventEnded()
+        history.coalescingEventEnded()
         guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
         postCheckpoint()
         // The checkpoint's observers run before the decision: they may have closed the group or
@@ -261,40 +245,11 @@ extension ActionStack {
         }
         var discardable = false
         if side.frames.count > 1 {
-            closeNestedFrame(of: side)
+            history.closeNestedFrame(of: side)
         } else {
             discardable = closeTopLevelFrame(of: side, dropsIfEmpty: dropsIfEmpty)
         }
         if notify { post(ActionStack.didCloseUndoGroupNotification, discardable: discardable) }
-    }
-
-    /// Closes the innermost frame of `side`, which is nested: it becomes the last item of its
-    /// parent.
-    func closeNestedFrame(of side: Side) {
-        let frame = side.frames.removeLast()
-        let parent = side.frames.count - 1
-        // What was nested inside the closing frame is now just part of it.
-        while let last = side.nested.last, last.parent > parent { side.nested.removeLast() }
-        let isEmpty = side.end == frame.start
-        side.nested.append(
-            NestedGroup(
-                start: frame.start,
-                end: side.end,
-                parent: parent,
-                low: isEmpty ? states.current : frame.low,
-                high: states.current,
-                id: frame.id
-            )
-        )
-    }
-
-    /// A new step, with a serial of its own.
-    @inline(__always)
-    func makeStep(
-        count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID, node: NodeNumber = 0
-    ) -> Step {
-        nextStepSerial &+= 1
-        return Step(count: Int32(count), serial: nextStepSerial, metadata: metadata, low: low, high: high, node: node)
     }
 
     /// Closes frame 0 of the undo stack (the only frame open) into a step, by the program's or the
@@ -305,59 +260,21 @@ extension ActionStack {
     /// Cancels the event's pending close and trims to the limits.
     @discardableResult
     func closeTopLevelFrame(of side: Side, dropsIfEmpty: Bool = false) -> Bool {
-        let frame = side.frames.removeLast()
-        if !side.nested.isEmpty { side.nested.removeAll() }
-        let metadata = side.frameMetadata.take()
+        let (frame, metadata) = side.closeOutermostFrame()
         let discardable = metadata?.isDiscardable ?? false
-        let count = side.end - frame.start
         if side === undoSide { eventClose.cancel() }
-        if count > 0 {
-            let node = tree == nil || side !== undoSide ? 0 : makeChangeNode()
-            appendStep(
-                makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current, node: node),
-                closing: frame.id,
-                to: side
-            )
-            // What the redo stack holds here came from undoing groups nested in this one: it is
-            // redone on top of the step.
-            if node != 0, let top = redoSide.steps.last { tree?.table.setParent(of: top.node, to: node) }
-        } else if !dropsEmptyGroups && !dropsIfEmpty {
-            if side === undoSide && performing == nil { clearRedoSide() }
-            let step = makeStep(
-                count: 0, metadata: consume metadata, low: states.current, high: states.current,
-                node: tree == nil || side !== undoSide ? 0 : makeChangeNode()
-            )
-            appendStep(step, closing: frame.id, to: side)
+        let keepsEmpty = !dropsEmptyGroups && !dropsIfEmpty
+        // An empty group kept as a step is a new change: it ends the redo future, as a
+        // registration would have.
+        if keepsEmpty && side.end == frame.start && side === undoSide && performing == nil { clearRedoSide() }
+        if let serial = history.appendClosedStep(
+            from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty)
+        {
+            // A scoped group whose body closes the scope's own group finds the step by this.
+            scopes.frameClosed(frame.id, into: serial)
         }
         if side === undoSide { trimOrDefer() }
         return discardable
-    }
-
-    /// Appends `step`, which the frame with id `frameID` became, to `side`'s closed steps.
-    @inline(__always)
-    private func appendStep(_ step: consuming Step, closing frameID: UInt64, to side: Side) {
-        // A scoped group whose body closes the scope's own group finds the step by this.
-        if !scopeSteps.isEmpty, scopeSteps.keys.contains(frameID) { scopeSteps[frameID] = step.serial }
-        side.steps.append(step)
-    }
-}
-
-/// A close queued on a run loop that has not fired yet: later events reuse it (see
-/// `ActionStack.scheduleEventClose()`).
-///
-/// Read and written only on the thread whose run loop it is queued on, which is the thread the
-/// stack is used from (the same reasoning as ``WeakStackReference``).
-final class QueuedClose: @unchecked Sendable {
-    /// The token of the event the block closes when it fires.
-    var token: UInt64
-    weak var runLoop: RunLoop?
-    let modes: [RunLoop.Mode]
-    var hasFired = false
-
-    init(token: UInt64, runLoop: RunLoop, modes: [RunLoop.Mode]) {
-        self.token = token
-        self.runLoop = runLoop
-        self.modes = modes
     }
 }
 

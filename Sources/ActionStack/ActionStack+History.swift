@@ -61,20 +61,21 @@ extension ActionStack {
     public var undoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
         // The document state right after each step, walking down from the current one; nil once
         // it is no longer a known state.
-        var state: StateID? = states.current
+        var state: StateID? = history.states.current
         if openStepIsListed {
             let open = sweptOpenRegion()
             result.append(
-                entry(undoSide.frameMetadata, count: open.kept, undoSide: true, state: state, isOpen: true, node: nil))
+                entry(undoSide.frameMetadata, count: open.kept, isUndoSide: true, state: state, isOpen: true, node: nil)
+            )
             state = open.lostSome ? nil : undoSide.frames[0].low
         }
         let marks = stepMarks(undoSide: true)
         forEachSweptStep(of: undoSide) { step, kept, lostSome, start in
-            var made = entry(step.metadata, count: kept, undoSide: true, state: state, isOpen: false, node: step.node)
+            var made = entry(step.metadata, count: kept, isUndoSide: true, state: state, isOpen: false, node: step.node)
             made.canBeSaved = stepHoldsOnlyCommands(undoSide, start: start, count: step.actionCount)
             if let marks { marks.mark(&made, serial: step.serial) }
             result.append(made)
@@ -91,13 +92,14 @@ extension ActionStack {
     public var redoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
-        var state: StateID? = states.current
+        var state: StateID? = history.states.current
         let marks = stepMarks(undoSide: false)
         forEachSweptStep(of: redoSide) { step, kept, lostSome, start in
             state = !lostSome && state == step.low ? step.high : nil
-            var made = entry(step.metadata, count: kept, undoSide: false, state: state, isOpen: false, node: step.node)
+            var made = entry(
+                step.metadata, count: kept, isUndoSide: false, state: state, isOpen: false, node: step.node)
             made.canBeSaved = stepHoldsOnlyCommands(redoSide, start: start, count: step.actionCount)
             if let marks { marks.mark(&made, serial: step.serial) }
             result.append(made)
@@ -124,13 +126,13 @@ extension ActionStack {
     public var isCleanAtStart: Bool {
         enterCall()
         defer { leaveCall() }
-        if isIdle { sweepFreedTargets() }
-        var state: StateID? = states.current
+        if isIdle { history.sweepFreedTargets() }
+        var state: StateID? = history.states.current
         if openStepIsListed { state = sweptOpenRegion().lostSome ? nil : undoSide.frames[0].low }
         forEachSweptStep(of: undoSide) { step, _, lostSome, _ in
             state = !lostSome && state == step.high ? step.low : nil
         }
-        return state == states.clean
+        return state == history.states.clean
     }
 
     /// Undoes or redoes as many steps as it takes to reach `position` (see ``historyPosition``),
@@ -159,7 +161,7 @@ extension ActionStack {
         defer { leaveCall() }
         if refusesReentrantCall(.jump) { return }
         if operations != nil, routesToAsyncOperation(.jump(to: position), .jump) { return }
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount
         let target = Swift.max(0, Swift.min(position, total))
@@ -171,7 +173,7 @@ extension ActionStack {
         }
         activities.push(.jumping)
         defer { activities.pop() }
-        coalescer.clear()
+        history.endCoalescing()
         if level == 1 {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
@@ -179,14 +181,14 @@ extension ActionStack {
         if target < current {
             // Undo until `target` steps are left to undo.
             while true {
-                sweepFreedTargets()
+                history.sweepFreedTargets()
                 guard undoSide.closedCount > target, undoNewest(checkpoint: true) else { break }
             }
         } else {
             // Redo until the redo stack is down to what lies beyond `target`.
             let remaining = total - target
             while true {
-                sweepFreedTargets()
+                history.sweepFreedTargets()
                 guard redoSide.closedCount > remaining else { break }
                 postCheckpoint()
                 guard redoNewest() else { break }
@@ -258,7 +260,7 @@ extension ActionStack {
     /// `forEachSweptStep(of:_:)`); sweeps first at idle.
     func sweptStepCount(of side: Side) -> Int {
         if isIdle {
-            sweepFreedTargets()
+            history.sweepFreedTargets()
             return side.closedCount
         }
         var count = 0
@@ -287,18 +289,18 @@ extension ActionStack {
     }
 
     private func entry(
-        _ metadata: StepMetadata?, count: Int, undoSide: Bool, state: StateID?, isOpen: Bool, node: NodeNumber?
+        _ metadata: StepMetadata?, count: Int, isUndoSide: Bool, state: StateID?, isOpen: Bool, node: NodeNumber?
     ) -> HistoryEntry {
         let name = metadata?.name ?? ""
         return HistoryEntry(
             actionName: name,
-            title: undoSide ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name),
+            title: isUndoSide ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name),
             actionCount: count,
             isDiscardable: metadata?.isDiscardable ?? false,
             userInfo: metadata?.userInfo ?? [:],
-            isClean: state == states.clean,
+            isClean: state == history.states.clean,
             isOpen: isOpen,
-            node: tree == nil ? nil : node.map { HistoryNode.ID(sequence: Int($0)) }
+            node: history.tree == nil ? nil : node.map { HistoryNode.ID(sequence: Int($0)) }
         )
     }
 }

@@ -140,11 +140,11 @@ extension ActionStack {
     func updateMetadata(_ operation: OperationKey, _ change: (StepMetadata) -> Void) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(operation) { return }
         let side = currentSide
-        if performing == nil && coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
-            apply(change, to: &side.steps[side.steps.count - 1].metadata)
+        if performing == nil && history.coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
+            side.updateNewestStepMetadata(change)
             return
         }
         var opened = false
@@ -156,16 +156,7 @@ extension ActionStack {
             openAutomaticGroup()
             opened = true
         }
-        apply(change, to: &side.frameMetadata)
+        side.updateFrameMetadata(change)
         if opened { post(ActionStack.didOpenUndoGroupNotification) }
-    }
-
-    /// Applies `change` to `metadata`, copying it first unless this is its only reference (a
-    /// step's metadata is shared with the step it was copied from when it moved between the
-    /// stacks); metadata left with nothing set is dropped.
-    private func apply(_ change: (StepMetadata) -> Void, to metadata: inout StepMetadata?) {
-        if !isKnownUniquelyReferenced(&metadata) { metadata = metadata?.copy() ?? StepMetadata() }
-        change(metadata!)
-        if metadata!.isEmpty { metadata = nil }
     }
 }

@@ -181,8 +181,8 @@ extension ActionStack {
     func leaveCall() {
         callDepth &-= 1
         guard callDepth == 0 else { return }
-        if needsTrim || checksInvariants || publisher.mayHaveObservers || states.needsRenumbering
-            || (postsNotifications && states.isClean != publisher.lastClean)
+        if history.needsTrim || checksInvariants || publisher.mayHaveObservers || history.states.needsRenumbering
+            || (postsNotifications && history.states.isClean != publisher.lastClean)
         {
             outermostCallEnded()
         }
@@ -190,10 +190,10 @@ extension ActionStack {
 
     private func outermostCallEnded() {
         let operationInFlight = operations?.run != nil
-        if states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
-            renumberStates()
+        if history.states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
+            history.renumberStates()
         }
-        if needsTrim && !requestHoldsTurn { applyLimitsThatWaited() }
+        if history.needsTrim && !requestHoldsTurn { applyLimitsThatWaited() }
         if checksInvariants { _checkInvariants() }
         publish()
         // Not while a delivery further up the call stack is in progress: the work waits for its
@@ -299,7 +299,7 @@ extension ActionStack {
                 state = snapshot()
             }
         }
-        let clean = states.isClean
+        let clean = history.states.isClean
         let stateChanged = state != nil && state != publisher.lastState
         guard stateChanged || clean != publisher.lastClean else { return }
         if stateChanged { publisher.lastState = state }
@@ -335,12 +335,12 @@ extension ActionStack {
             redoActionName: redoName,
             undoMenuItemTitle: undoMenuTitle(forUndoActionName: undoName),
             redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
-            isClean: states.isClean,
+            isClean: history.states.isClean,
             groupingLevel: currentSide.frames.count,
             isBusy: operations?.queue.isBusy ?? false,
             pendingRequestCount: operations?.queue.pendingCount ?? 0,
-            currentNode: tree == nil ? nil : HistoryNode.ID(sequence: Int(currentNodeNumber)),
-            redoNode: tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) },
+            currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)),
+            redoNode: history.tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) },
             isUndoInFlight: inFlight == .undo,
             isRedoInFlight: inFlight == .redo,
             hasBrokenStep: hasBrokenStep

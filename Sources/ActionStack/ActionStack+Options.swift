@@ -124,6 +124,6 @@ extension ActionStack {
     public func breakCoalescing() {
         enterCall()
         defer { leaveCall() }
-        coalescer.clear()
+        history.endCoalescing()
     }
 }

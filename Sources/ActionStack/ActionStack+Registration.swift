@@ -67,22 +67,21 @@ extension ActionStack {
 
     /// Whether registration is enabled; the non-open spelling used inside the stack.
     @inline(__always)
-    var registrationEnabled: Bool { disableCount == 0 }
+    var registrationEnabled: Bool { registration.isEnabled }
 
     func _disableUndoRegistration() {
         enterCall()
         defer { leaveCall() }
-        disableCount += 1
+        registration.disable()
     }
 
     func _enableUndoRegistration() {
         enterCall()
         defer { leaveCall() }
-        guard disableCount > protectedDisableCount else {
+        guard registration.enable() else {
             report(.enableWithoutDisable)
             return
         }
-        disableCount -= 1
     }
 
     // MARK: Internals
@@ -98,7 +97,7 @@ extension ActionStack {
     ) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
         if register(target, handler, cost: cost, key: key, window: window, misuseOperation: .registerUndo) {
             post(ActionStack.didOpenUndoGroupNotification)
@@ -112,7 +111,7 @@ extension ActionStack {
     ) {
         enterCall()
         defer { leaveCall() }
-        guard disableCount == 0 else { return }
+        guard registration.isEnabled else { return }
         if refusesReentrantCall(.registerUndo) { return }
         if register(
             target, handler, cost: options.cost, key: options.coalescingKey, window: options.coalescingWindow,
@@ -148,7 +147,7 @@ extension ActionStack {
             let opened = register(
                 on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation, commandKey: commandKey)
-            if run.direction == nil && run.phase == .running { _ = states.change() }
+            if run.direction == nil && run.phase == .running { history.documentChanged() }
             return opened
         }
         // One call per side, each reading its own `let`: a side chosen by a conditional would be
@@ -191,17 +190,10 @@ extension ActionStack {
         if outside { clearRedoSide() }
         let opened = side.frames.isEmpty
         if opened { openAutomaticGroup() }
-        let box =
-            commandKey == nil
-            ? registry.retainBox(for: target) : registry.retainCommandBox(for: target, key: commandKey!)
-        let frameWasEmpty = side.end == side.frames[0].start
-        side.append(Action(box: box, handler: handler), cost: cost)
-        if outside {
-            // Every change made outside undo and redo is a new document state.
-            _ = states.change()
-            if key != nil || coalescer.candidate != nil {
-                coalescerSawRegistration(key: key, box: box, into: frameWasEmpty)
-            }
+        let recorded = history.record(
+            target, handler, cost: cost, commandKey: commandKey, on: side, changesDocument: outside)
+        if outside && (key != nil || history.coalescer.candidate != nil) {
+            coalescerSawRegistration(key: key, box: recorded.box, into: recorded.frameWasEmpty)
         }
         return opened
     }
@@ -217,13 +209,13 @@ extension ActionStack {
     private func canJoinCoalescedStep(
         key: String, target: AnyObject, commandKey: String?, window: Duration?
     ) -> Bool {
-        coalescer.canJoin(key: key, target: target, window: window, now: coalescingClock)
+        history.coalescer.canJoin(key: key, target: target, window: window, now: coalescingClock)
     }
 
     /// Tells the coalescer of a registration outside undo and redo (`key` nil: a plain one).
     @inline(never)
     private func coalescerSawRegistration(key: String?, box: Unmanaged<TargetBox>, into frameWasEmpty: Bool) {
-        coalescer.registered(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
+        history.coalescerSawRegistration(key: key, box: box, into: frameWasEmpty, at: coalescingClock())
     }
 
     /// Continues the newest closed undo step with a coalescing registration.
@@ -232,13 +224,7 @@ extension ActionStack {
         _ target: AnyObject, _ handler: consuming @escaping (AnyObject) -> Void, cost: Int, commandKey: String?
     ) {
         clearRedoSide()
-        let box =
-            commandKey.map { registry.retainCommandBox(for: target, key: $0) } ?? registry.retainBox(for: target)
-        undoSide.append(Action(box: box, handler: handler), cost: cost)
-        let last = undoSide.steps.count - 1
-        undoSide.steps[last].count += 1
-        undoSide.steps[last].high = states.change()
-        coalescer.joined(at: coalescingClock())
+        history.joinNewestStep(target, handler, cost: cost, commandKey: commandKey, at: coalescingClock())
         // A join starts an event, like opening the automatic group: the setters act on the joined
         // step until it ends.
         if groupsByEvent { scheduleEventClose() }
@@ -257,18 +243,10 @@ extension ActionStack {
             return
         }
         guard redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        if tree != nil {
+        if history.tree != nil {
             detachRedoSide()
         } else {
-            emptySide(redoSide)
+            history.emptySide(redoSide)
         }
-    }
-
-    /// Releases everything `side` holds (its open frames included).
-    func emptySide(_ side: Side) {
-        while side.actions.count > side.inFlight {
-            registry.release(side.removeLastAction().unmanagedBox)
-        }
-        side.removeAll()
     }
 }

@@ -66,27 +66,33 @@ extension ActionStack {
             side === undoSide && side.frames.count == 2 && side.frames[1].id == scope.id
                 && side.frames[0].id != frame0Before ? side.frames[0].id : nil
         // A branching history gets back the redo choice the body's registrations left as a branch.
-        let redoChoice = tree == nil ? nil : redoSide.steps.last?.node
-        scopeDepth += 1
-        defer { scopeSteps[scope.id] = nil }
+        let redoChoice = history.tree == nil ? nil : redoSide.steps.last?.node
+        scopes.enter()
+        defer { scopes.forget(frame: scope.id) }
         do {
             let result = try body()
-            scopeDepth -= 1
+            scopes.leave()
             closeScope(scope, on: side, name: name)
-            if scopeDepth == 0 { endEventPutOffByScopes() }
-            if needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
+            scopeEnded()
             return result
         } catch {
-            scopeDepth -= 1
+            scopes.leave()
             rollBack(scope, on: side, automaticGroup: automaticGroup, redoChoice: redoChoice)
             restoreRedoChoice(redoChoice)
-            if scopeDepth == 0 { endEventPutOffByScopes() }
-            if needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
+            scopeEnded()
             throw error
         }
     }
 
     // MARK: Internals
+
+    /// A scope's body is over and its group closed or rolled back: when it was the outermost, the
+    /// event's end and the trimming that waited for it happen now.
+    private func scopeEnded() {
+        guard !scopes.isRunning else { return }
+        endEventPutOffByScopes()
+        if history.needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
+    }
 
     /// The index of the open frame `scope` on `side`, if it is still open.
     private func openIndex(of scope: Frame, on side: Side) -> Int? {
@@ -107,11 +113,7 @@ extension ActionStack {
 
     /// Sets the name of frame 0 of `side` (for a scope; regardless of the disable counter).
     private func nameTopLevelGroup(of side: Side, _ name: String) {
-        if !isKnownUniquelyReferenced(&side.frameMetadata) {
-            side.frameMetadata = side.frameMetadata?.copy() ?? StepMetadata()
-        }
-        side.frameMetadata!.name = name
-        if side.frameMetadata!.isEmpty { side.frameMetadata = nil }
+        side.updateFrameMetadata { $0.name = name }
     }
 
     /// Takes `scope` out of the history and runs its actions, newest first, without recording.
@@ -127,9 +129,8 @@ extension ActionStack {
         // The scope's depth is already back down: pruning waits for the scope's end all the same,
         // since what an observer of the closes below registers (the redo stack it turns into a
         // branch included) is rolled back with the scope.
-        let store = tree
-        store?.pruningHolds += 1
-        defer { store?.pruningHolds -= 1 }
+        let held = history.holdPruning()
+        defer { history.releasePruning(held) }
         let count: Int
         let farEnd: StateID
         if let index = openIndex(of: scope, on: side) {
@@ -147,62 +148,49 @@ extension ActionStack {
                 post(ActionStack.willCloseUndoGroupNotification)
                 activities.pop()
             }
-            let frame = side.frames.removeLast()
-            while let last = side.nested.last, last.parent >= side.frames.count { side.nested.removeLast() }
+            let (frame, metadata) = side.abandonInnermostFrame()
             count = side.end - frame.start
             farEnd = frame.low
-            var metadata: StepMetadata?
-            if side.frames.isEmpty {
-                metadata = side.frameMetadata.take()
-                if side === undoSide { eventClose.cancel() }
-            }
+            if side.frames.isEmpty && side === undoSide { eventClose.cancel() }
             if notify {
                 post(ActionStack.didCloseUndoGroupNotification, discardable: metadata?.isDiscardable ?? false)
             }
             activities.pop()
-        } else if side.frames.isEmpty, let serial = scopeSteps[scope.id] ?? nil, let step = side.steps.last,
+        } else if side.frames.isEmpty, let serial = scopes.serialOfStep(closing: scope.id), let step = side.steps.last,
             step.serial == serial
         {
             // The body closed the scope's group itself (a step), and it is still the newest.
-            _ = side.steps.removeLast()
-            if tree != nil && side === undoSide { nodeVanished(step.node) }
-            count = step.actionCount
-            // A redo step that lost actions has a new high, not a new low: then it no longer ends
-            // where the document is.
-            farEnd = side === undoSide || step.high == states.current ? step.low : states.fresh()
+            // (A redo step that lost actions has a new high, not a new low: then it no longer ends
+            // where the document is, and undoing it leads to a new state.)
+            (count, farEnd) = history.takeNewestStepForRollback(of: side)
         } else if let last = side.nested.last, last.id == scope.id, last.parent == side.frames.count - 1,
             last.end == side.end
         {
             // The body closed the scope's group itself (nested), and it is still the newest item.
-            side.nested.removeLast()
+            side.removeLastNestedGroup()
             count = last.count
             farEnd = last.low
         } else {
             return  // the scope is no longer the newest item: leave the history alone
         }
-        // Taking actions out of the undo stack changes the step being recorded: coalescing may no
-        // longer continue it.
-        if side === undoSide && count > 0 { coalescer.clear() }
         // Run the scope's actions, which are the last `count` the side holds, with registration
         // disabled; a handler cannot take that away.
-        disableCount += 1
-        protectedDisableCount += 1
+        registration.disableProtected()
         activities.push(.rollingBack)
-        side.inFlight = count
+        // Taking actions out of the undo stack ends coalescing (the step being recorded changed).
+        history.beginRollback(of: count, on: side)
         var everyActionRan = true
         while side.inFlight > 0 {
-            let action = side.removeLastAction()
-            side.inFlight -= 1
+            let action = side.takeActionInFlight()
             if !action.perform() { everyActionRan = false }
             // An asynchronous action cannot be awaited here: its inverse did not run (use
             // `asyncGroup(named:_:)` for bodies that register them).
             if operations?.slot.take() != nil { everyActionRan = false }
-            registry.release(action.unmanagedBox)
+            history.releaseAction(action)
         }
         activities.pop()
-        protectedDisableCount -= 1
-        disableCount -= 1
-        states.move(to: everyActionRan ? farEnd : states.fresh())
+        registration.enableProtected()
+        history.finishRollback(everyActionRan: everyActionRan, farEnd: farEnd)
         // Before the close below trims: the branch the body's registrations left is the redo stack
         // again, not a branch to prune.
         restoreRedoChoice(redoChoice)
@@ -220,7 +208,7 @@ extension ActionStack {
     /// Makes the redo stack again the branch that leads to `choice`, the redo choice before the
     /// scope, when the scope's registrations left it as a branch of the current node.
     private func restoreRedoChoice(_ choice: NodeNumber?) {
-        if let choice, redoSide.steps.count == 0, tree?.table.parent(of: choice) == currentNodeNumber {
+        if let choice, redoSide.steps.count == 0, history.tree?.table.parent(of: choice) == history.currentNodeNumber {
             enterBranch(leadingTo: choice)
         }
     }

@@ -28,7 +28,7 @@ extension ActionStack {
     package func _invariantViolations() -> [String] {
         var problems: [String] = []
         var boxCounts: [ObjectIdentifier: Int] = [:]
-        let branchSides = (tree?.allBranches ?? []).map { ("branch at \($0.anchor)", $0.side) }
+        let branchSides = (history.tree?.allBranches ?? []).map { ("branch at \($0.anchor)", $0.side) }
         for (name, side) in [("undo", undoSide), ("redo", redoSide)] + branchSides {
             if side.inFlight != 0 { problems.append("\(name): \(side.inFlight) actions in flight") }
             var held = 0
@@ -96,22 +96,22 @@ extension ActionStack {
             if let held = run.rollbackAction { boxCounts[ObjectIdentifier(held.box), default: 0] += 1 }
         }
         if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
-        if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !needsTrim && scopeDepth == 0 {
+        if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !history.needsTrim && !scopes.isRunning {
             problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
         }
         // Cost is trimmed when a group closes: with a group open, its cost may exceed the limit.
-        if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 && !needsTrim
-            && scopeDepth == 0 && undoSide.frames.isEmpty
+        if maximumCost > 0 && undoSide.totalCost.exceeds(maximumCost) && undoSide.closedCount > 1 && !history.needsTrim
+            && !scopes.isRunning && undoSide.frames.isEmpty
         {
             problems.append("undo stack costs \(undoSide.totalCost.description), limit \(maximumCost)")
         }
-        if disableCount < protectedDisableCount { problems.append("disable count below its protected part") }
+        problems += registration.invariantViolations()
         // Each concern checks its own state.
-        problems += states.invariantViolations()
+        problems += history.states.invariantViolations()
         problems += eventClose.invariantViolations()
         problems += activities.invariantViolations()
         problems += publisher.invariantViolations()
-        problems += treeInvariantViolations()
+        problems += history.treeInvariantViolations()
         let newestActions: [Action]?
         if !undoSide.frames.isEmpty {
             newestActions = (undoSide.openStart..<undoSide.end).map { undoSide.action(at: $0) }
@@ -121,16 +121,17 @@ extension ActionStack {
         } else {
             newestActions = nil
         }
-        problems += coalescer.invariantViolations(
+        problems += history.coalescer.invariantViolations(
             newestStepActions: newestActions, newestIsOpen: !undoSide.frames.isEmpty)
-        for box in registry.list {
+        for box in history.registry.list {
             let counted = boxCounts[ObjectIdentifier(box)] ?? 0
             if box.actionCount != counted {
                 problems.append("target box counts \(box.actionCount) actions, the stacks hold \(counted)")
             }
         }
-        if registry.list.count != boxCounts.count {
-            problems.append("registry lists \(registry.list.count) boxes, actions use \(boxCounts.count)")
+        if history.registry.list.count != boxCounts.count {
+            problems.append(
+                "registry lists \(history.registry.list.count) boxes, actions use \(boxCounts.count)")
         }
         return problems
     }
@@ -207,7 +208,7 @@ extension ActionStack {
             }
             return [steps.joined(separator: " "), frames.joined(separator: " ")]
         }
-        let head = name(states.current) + " " + name(states.clean)
+        let head = name(history.states.current) + " " + name(history.states.clean)
         return ([head] + sideSections(undoSide) + sideSections(redoSide)).joined(separator: " | ")
     }
 
@@ -219,7 +220,7 @@ extension ActionStack {
     /// `groupingLevel`, `isUndoing`, `isRedoing`, `isUndoRegistrationEnabled`, read without making
     /// a call (a call ends with publishing, which may drop freed steps).
     package var _flags: (groupingLevel: Int, isUndoing: Bool, isRedoing: Bool, isUndoRegistrationEnabled: Bool) {
-        (currentSide.frames.count, performing == .undo, performing == .redo, disableCount == 0)
+        (currentSide.frames.count, performing == .undo, performing == .redo, registration.isEnabled)
     }
 
     /// The activities in progress, outermost first.
@@ -229,8 +230,18 @@ extension ActionStack {
     package var _observerCount: Int { publisher.observers.count }
 
     /// The number of distinct targets the stack tracks.
-    package var _trackedTargetCount: Int { registry.count }
+    package var _trackedTargetCount: Int { history.registry.count }
 
     /// The blocks queued on run loops for the automatic close so far.
-    package var _runLoopClosesQueued: Int { runLoopClosesQueued }
+    package var _runLoopClosesQueued: Int { eventClose.runLoopClosesQueued }
+
+    /// How many times the state ids were renumbered.
+    package var _stateRenumberings: Int { history.states.renumberings }
+
+    /// The counter value at which state ids are renumbered (default 2^31); tests lower it so that
+    /// renumbering happens after every few calls.
+    package var _stateRenumberingThreshold: UInt32 {
+        get { history.states.baseThreshold }
+        set { history.states.baseThreshold = newValue }
+    }
 }

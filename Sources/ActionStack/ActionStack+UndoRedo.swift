@@ -79,18 +79,16 @@ extension ActionStack {
     func undoNewest(checkpoint: Bool) -> Bool {
         if checkpoint { postCheckpoint() }
         if !undoSide.frames.isEmpty {
-            dropDeadTrailingItems(ofInnermostFrameOf: undoSide)
+            history.dropDeadTrailingItems(ofInnermostFrameOf: undoSide)
             guard let nested = undoSide.nested.last, nested.parent == undoSide.frames.count - 1,
                 nested.end == undoSide.end
             else {
                 report(.undoNestedGroupWithOpenGroup)
                 return false
             }
-            coalescer.clear()
             _ = perform(.undo, from: undoSide, to: redoSide, group: .newestNested)
             return true
         }
-        coalescer.clear()
         return performNewestStep(of: undoSide, .undo, to: redoSide)
     }
 
@@ -98,7 +96,8 @@ extension ActionStack {
     /// Returns whether it redid something.
     @discardableResult
     func redoNewest() -> Bool {
-        coalescer.clear()
+        // A redo ends coalescing even when there is nothing to redo.
+        history.endCoalescing()
         return performNewestStep(of: redoSide, .redo, to: undoSide)
     }
 
@@ -115,12 +114,11 @@ extension ActionStack {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
             // A step runs only once rebased past the remote changes it has not seen.
-            if remote != nil {
+            if history.remote != nil {
                 rebaseNewestSteps(of: side)
                 if side.steps.count == 0 { break }
             }
             if perform(direction, from: side, to: destination, group: .newestStep) { return true }
-            if direction == .undo { coalescer.clear() }
         }
         return false
     }
@@ -145,7 +143,7 @@ extension ActionStack {
     func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
         let notifying: ActivityKey = undoing ? .notifyingUndo : .notifyingRedo
-        let stateBefore = states.current
+        let stateBefore = history.states.current
         performing = direction
 
         if postsNotifications {
@@ -156,99 +154,47 @@ extension ActionStack {
 
         // Detach the group: its actions stay at the end of the buffer, in flight, until they run.
         // Observers of the will-notification could not restructure the history: it is still the
-        // newest group. Its metadata moves to the step being built (no retain and release of it).
-        let count: Int
-        let metadata: StepMetadata?
-        let low: StateID
-        let high: StateID
-        // The node the step leads to travels with it (a branching history).
-        var node: NodeNumber = 0
-        switch group {
-        case .newestStep:
-            let step = source.steps.removeLast()
-            (count, low, high, node) = (step.actionCount, step.low, step.high, step.node)
-            metadata = (consume step).metadata
-        case .newestNested:
-            let nested = source.nested.removeLast()
-            (count, low, high) = (nested.count, nested.low, nested.high)
-            metadata = nil
-            if let tree {
-                // The redo step goes on top of the redo stack, as in a linear history: a node
-                // between the current node and what the redo stack held.
-                node = makeChangeNode()
-                if let below = destination.steps.last?.node { tree.table.setParent(of: below, to: node) }
-            }
-        }
-        source.inFlight = count
-
-        // Build the opposite step on the other side; it carries the group's metadata.
-        let builtStart = destination.end
-        destination.frames.append(Frame(start: builtStart, low: stateBefore, id: nextFrameID))
-        nextFrameID &+= 1
-        let discardable = metadata?.isDiscardable ?? false
-        if metadata != nil { destination.frameMetadata = metadata }
+        // newest group. Its metadata moves to the step being built on the other side (no retain and
+        // release of it).
+        let detached = history.detachNewest(group, of: source, building: destination, from: stateBefore)
+        let count = detached.count
 
         activities.push(undoing ? .undoing : .redoing)
         var ran = 0
         while source.inFlight > 0 {
-            let action = source.removeLastAction()
-            source.inFlight &-= 1
+            let action = source.takeActionInFlight()
             if action.perform() { ran &+= 1 }
-            registry.release(action.unmanagedBox)
+            history.releaseAction(action)
         }
         postCheckpoint()
         activities.pop()
 
         // Close what the handlers left open inside the built group, then the built group itself,
         // silently.
-        while destination.frames.count > 1 { closeNestedFrame(of: destination) }
-        destination.frames.removeLast()
-        if !destination.nested.isEmpty { destination.nested.removeAll() }
-        let builtMetadata = destination.frameMetadata.take()
-        let builtCount = destination.end - builtStart
+        let (builtCount, builtMetadata) = history.closeBuiltFrame(on: destination, of: detached)
 
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
             performing = nil
-            if tree != nil { nodeVanished(node) }
+            if history.tree != nil { history.nodeVanished(detached.node) }
             return false
         }
-        let everyActionRan = ran == count
-        let stateAfter =
-            undoing
-            ? states.destination(from: high, to: low, everyActionRan: everyActionRan)
-            : states.destination(from: low, to: high, everyActionRan: everyActionRan)
-        states.move(to: stateAfter)
-
-        if builtCount > 0 {
-            destination.steps.append(
-                makeStep(
-                    count: builtCount,
-                    metadata: consume builtMetadata,
-                    low: undoing ? stateAfter : stateBefore,
-                    high: undoing ? stateBefore : stateAfter,
-                    node: node
-                )
-            )
-        } else if !undoing && !dropsEmptyGroups && disableCount == 0 {
-            // Foundation keeps the step a redo builds even when its handlers registered nothing,
-            // but only while registration is enabled: it builds that step with
-            // beginUndoGrouping() and endUndoGrouping(), which do nothing while it is disabled.
-            // (A rollback's own disable is never in the count here: a rollback refuses redo, and
-            // one run by a handler of this redo has ended before the handler returns.)
-            destination.steps.append(
-                makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: node))
-        } else if tree != nil {
-            // Nothing was built: the node the step led to is gone from the history.
-            nodeVanished(node)
-        }
+        // Foundation keeps the step a redo builds even when its handlers registered nothing, but
+        // only while registration is enabled: it builds that step with beginUndoGrouping() and
+        // endUndoGrouping(), which do nothing while it is disabled. (A rollback's own disable is
+        // never in the count here: a rollback refuses redo, and one run by a handler of this redo
+        // has ended before the handler returns.)
+        history.finishPerformed(
+            detached, undoing: undoing, everyActionRan: ran == count, builtCount: builtCount,
+            builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
+            keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
         if !undoing { trimOrDefer() }
 
         if postsNotifications {
             activities.push(notifying)
             post(
                 undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-                discardable: discardable
+                discardable: detached.isDiscardable
             )
             activities.pop()
         }

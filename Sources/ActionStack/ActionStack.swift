@@ -124,16 +124,15 @@ open class ActionStack {
     // properties costs about 140 instructions per access, and a stack is confined to one isolation
     // domain, with no client code running inside an access to its own storage.
 
-    /// The undo stack.
-    let undoSide = Side()
-    /// The redo stack.
-    let redoSide = Side()
-    /// The distinct targets of the stored actions.
-    @exclusivity(unchecked) var registry = TargetRegistry()
-    /// Document states and the clean point.
-    @exclusivity(unchecked) var states = DocumentStates()
-    /// Which step a coalescing registration may continue.
-    @exclusivity(unchecked) var coalescer = Coalescer()
+    /// The history: the undo and redo sides, the targets, the document states and the clean point,
+    /// the coalescing candidate, the branches, the serials.
+    let history: History
+    /// The history's undo stack (the object `history.undoSide` is). The stack reads its sides
+    /// through these references, one load from `self`: a side read through `history` is retained
+    /// around every call it is passed to (measured: 13% more instructions per step).
+    let undoSide: Side
+    /// The history's redo stack (the object `history.redoSide` is).
+    let redoSide: Side
     /// Whether the current event's automatic close is pending.
     @exclusivity(unchecked) var eventClose = EventClose()
     /// What the stack is doing while client code runs in the middle of a call.
@@ -147,40 +146,13 @@ open class ActionStack {
     /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
     /// until the first asynchronous registration or operation.
     @exclusivity(unchecked) var operations: AsyncOperations?
-    /// The remote changes reported (``applyRemoteChange(_:version:_:)``). Nil until the first, so
-    /// that a stack that never hears of one pays one `nil` check.
-    @exclusivity(unchecked) var remote: RemoteChanges?
-    /// The branching history: the node table and the branches off the current path. Nil while the
-    /// history is linear (``historyShape``), so that a linear stack pays one `nil` check.
-    @exclusivity(unchecked) var tree: TreeStore?
-    /// The settings of the branching history, kept while it is linear too.
-    @exclusivity(unchecked) var treeSettings = TreeSettings()
-    /// The disable counter: registration is enabled while it is zero.
-    @exclusivity(unchecked) var disableCount = 0
-    /// The part of the disable counter that belongs to rollbacks in progress (a handler's
-    /// `enableUndoRegistration()` may not take it away).
-    @exclusivity(unchecked) var protectedDisableCount = 0
+    /// The disable counter of registration, with the part that rollbacks hold.
+    @exclusivity(unchecked) var registration = RegistrationSwitch()
     /// Public calls in progress (nested ones included); the state is published when the outermost
     /// ends.
     @exclusivity(unchecked) var callDepth = 0
-    /// Scoped groups whose body is running; trimming waits until the outermost ends.
-    @exclusivity(unchecked) var scopeDepth = 0
-    /// The token of the event whose end ``endEvent()`` asked for while a scoped group's body was
-    /// running: it ends when the outermost scope ends, if it is still the pending event.
-    @exclusivity(unchecked) var eventEndAfterScopes: UInt64?
-    /// The event's close queued on a run loop and not fired yet, which later events may reuse.
-    @exclusivity(unchecked) var queuedClose: QueuedClose?
-    /// The blocks queued on run loops for the automatic close (for tests).
-    @exclusivity(unchecked) var runLoopClosesQueued = 0
-    /// The frames of the scoped groups in progress, with the serial of the step each became if its
-    /// body closed it itself.
-    @exclusivity(unchecked) var scopeSteps: [UInt64: UInt32?] = [:]
-    /// The serial of the last step made.
-    @exclusivity(unchecked) var nextStepSerial: UInt32 = 0
-    /// Trimming was put off (by a scope, or by a limit set during an activity).
-    @exclusivity(unchecked) var needsTrim = false
-    /// The id of the next frame opened.
-    @exclusivity(unchecked) var nextFrameID: UInt64 = 1
+    /// The scoped groups whose body is running, and what waits for the outermost to end.
+    @exclusivity(unchecked) var scopes = Scopes()
     /// True while observers of a checkpoint run: no checkpoint is posted then.
     @exclusivity(unchecked) var isPostingCheckpoint = false
     /// True while `onMisuse` runs, so that a misuse inside it is not reported to it again.
@@ -230,8 +202,8 @@ open class ActionStack {
     @exclusivity(unchecked) public var postsNotifications = true {
         didSet {
             guard postsNotifications && !oldValue else { return }
-            publisher.lastClean = states.isClean
-            publisher.lastPostedClean = states.isClean
+            publisher.lastClean = history.states.isClean
+            publisher.lastPostedClean = history.states.isClean
         }
     }
 
@@ -323,7 +295,12 @@ open class ActionStack {
     /// Creates an empty stack: ``levelsOfUndo`` 0, ``groupsByEvent`` on, registration enabled.
     ///
     /// - Complexity: O(1).
-    public init() {}
+    public init() {
+        let history = History()
+        self.history = history
+        undoSide = history.undoSide
+        redoSide = history.redoSide
+    }
 
     /// Whether an undo is in progress: from its ``willUndoChangeNotification`` to its
     /// ``didUndoChangeNotification``, handlers and the observers of those notifications included.
@@ -349,7 +326,7 @@ open class ActionStack {
     /// Whether registration is enabled (the disable counter is zero).
     ///
     /// - Complexity: O(1).
-    open var isUndoRegistrationEnabled: Bool { asCall { disableCount == 0 } }
+    open var isUndoRegistrationEnabled: Bool { asCall { registration.isEnabled } }
 
     /// Disables registration, grouping and the metadata setters until a matching
     /// ``enableUndoRegistration()``. Calls nest: each disable needs its own enable.
@@ -721,8 +698,8 @@ extension ActionStack: CustomReflectable {
                 "groupingLevel": currentSide.frames.count,
                 "isUndoing": performingAsSeen == .undo,
                 "isRedoing": performingAsSeen == .redo,
-                "isClean": states.isClean,
-                "isUndoRegistrationEnabled": disableCount == 0,
+                "isClean": history.states.isClean,
+                "isUndoRegistrationEnabled": registration.isEnabled,
             ],
             displayStyle: .class
         )

@@ -182,7 +182,8 @@ public final class TodoSession {
         } else if let actions = rollback.unrestoredActions {
             outcome = "the rollback could not undo actions \(actions); the list is changed"
         } else if let index = rollback.failedActionIndex {
-            outcome = "the rollback failed at action \(index) (\(rollback.error.map { "\($0)" } ?? "")); the step is broken"
+            let reason = rollback.error.map { "\($0)" } ?? ""
+            outcome = "the rollback failed at action \(index) (\(reason)); the step is broken"
         } else {
             // An outcome that a later version of ActionStack adds: its own sentence.
             outcome = "\(rollback)"

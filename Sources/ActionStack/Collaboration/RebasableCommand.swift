@@ -97,3 +97,18 @@ extension RebasableCommand {
         return (rebased(over: typed), transform(typed).map { $0 as any Sendable }, true)
     }
 }
+
+/// A remote change that can be merged with the change reported after it, so that the changes a
+/// step has not seen stay few: a peer's typing, reported a key at a time, waits as one change, and
+/// the step pays for one when it is rebased (see <doc:UndoInASharedDocument>, "Costs").
+///
+/// ``SequenceEdit`` and ``TextEdit`` adopt it: an insertion right after (or right at) the one before
+/// it, and a deletion right at or right before the one before it, merge into one piece.
+public protocol MergeableChange: Sendable {
+    /// This change followed by `next` (which reads in the document this change leaves), as one
+    /// change; nil when they are better kept apart.
+    ///
+    /// - Parameter next: The change reported after this one.
+    /// - Returns: The merged change, or nil.
+    func merged(with next: Self) -> Self?
+}

@@ -35,31 +35,59 @@ final class RemoteChanges {
     var count: UInt64 = 0
     /// The app's version of the last remote change reported, if it gave one.
     var version: String?
+    /// Makes the stored handler of a command action holding a command, as the stack's registration
+    /// makes it (a rewritten command is stored again in its action's place).
+    let makeHandler: (any SavableCommand) -> ((AnyObject) -> Void)?
 
-    init() {}
+    init(makeHandler: @escaping (any SavableCommand) -> ((AnyObject) -> Void)?) {
+        self.makeHandler = makeHandler
+    }
+
+    /// Rebases the actions from `start` to `end` of `side` (one step, or open groups), which run
+    /// newest first, over `changes`: each rebasable command is rewritten in place, and the changes
+    /// are carried past it. Returns the changes as they read once every action has run, and the
+    /// absolute indices of the commands left with nothing to do (still stored).
+    ///
+    /// - Complexity: O(a · r) for the a actions and r changes.
+    func rebaseActions(
+        of side: Side, from start: Int, to end: Int, over changes: [any Sendable]
+    ) -> (carried: [any Sendable], dead: [Int]) {
+        var carried = changes
+        var dead: [Int] = []
+        var index = end - 1
+        while index >= start && !carried.isEmpty {
+            let action = side.action(at: index)
+            if let rebased = rebased(action, over: carried) {
+                carried = rebased.carried
+                if let handler = rebased.handler {
+                    side.replaceHandler(at: index, with: handler)
+                } else if rebased.isDead {
+                    dead.append(index)
+                }
+            }
+            index -= 1
+        }
+        return (carried, dead)
+    }
+
+    /// One action rebased over `changes`: nil when it is not a rebasable command (the changes pass
+    /// it unchanged); otherwise the changes as they read past it, whether it has nothing left to do,
+    /// and the new stored handler when its command was rewritten.
+    func rebased(
+        _ action: Action, over changes: [any Sendable]
+    ) -> (carried: [any Sendable], isDead: Bool, handler: ((AnyObject) -> Void)?)? {
+        guard action.box.commandKey != nil else { return nil }
+        let capture = CommandCapture()
+        action.handler(capture)
+        guard let command = capture.command as? any RebasableCommand else { return nil }
+        let rebase = CommandRebase(command, over: changes)
+        guard let rewritten = rebase.command else { return (rebase.carried, true, nil) }
+        guard rebase.changed else { return (rebase.carried, false, nil) }
+        return (rebase.carried, false, makeHandler(rewritten))
+    }
 }
 
 @available(*, unavailable) extension RemoteChanges: Sendable {}
-
-extension StepMetadata {
-    /// Adds `changes` to what the step has not seen, copying `metadata` first unless it is the only
-    /// reference to it.
-    static func deliver(_ changes: [any Sendable], to metadata: inout StepMetadata?) {
-        guard !changes.isEmpty else { return }
-        if !isKnownUniquelyReferenced(&metadata) { metadata = metadata?.copy() ?? StepMetadata() }
-        metadata!.unseenChanges.append(contentsOf: changes)
-    }
-
-    /// Takes the changes the step has not seen, copying `metadata` first unless it is the only
-    /// reference to it (metadata left with nothing set is dropped).
-    static func takeUnseen(from metadata: inout StepMetadata?) -> [any Sendable] {
-        guard let unseen = metadata?.unseenChanges, !unseen.isEmpty else { return [] }
-        if !isKnownUniquelyReferenced(&metadata) { metadata = metadata?.copy() }
-        metadata!.unseenChanges = []
-        if metadata!.isEmpty { metadata = nil }
-        return unseen
-    }
-}
 
 /// The command of one action, rebased over the remote changes a step had not seen, in order.
 struct CommandRebase {
@@ -94,5 +122,26 @@ struct CommandRebase {
     ) -> (command: (any RebasableCommand)?, change: (any Sendable)?, matched: Bool) {
         let (rebased, transformed, matched) = command.rebase(with: change)
         return (rebased, transformed, matched)
+    }
+}
+
+/// The remote changes a step has not seen, kept short: a change that can be merged with the one
+/// before it (``MergeableChange``, of the same type) is merged into it, so that a peer's burst of
+/// typing waits as one change, and a step rebased later pays for one.
+enum RemoteChangeLog {
+    /// Appends `change` to `log`, merged with the last change when both can be.
+    ///
+    /// - Complexity: O(1) amortized, plus the merge.
+    static func append(_ change: any Sendable, to log: inout [any Sendable]) {
+        if let last = log.last, let mergeable = last as? any MergeableChange, let merged = merge(mergeable, change) {
+            log[log.count - 1] = merged
+        } else {
+            log.append(change)
+        }
+    }
+
+    private static func merge<Change: MergeableChange>(_ first: Change, _ next: any Sendable) -> (any Sendable)? {
+        guard let next = next as? Change else { return nil }
+        return first.merged(with: next)
     }
 }

@@ -248,6 +248,36 @@ public struct SequenceEditError: Error, Hashable, Sendable, CustomStringConverti
     }
 }
 
+extension SequenceEdit: MergeableChange {
+    /// This edit followed by `next`, as one edit, when the last piece of this one and the first of
+    /// `next` are one run: an insertion right after or right at the one before it (typing, or
+    /// typing before the cursor), a deletion right at or right before the one before it (Delete,
+    /// Backspace). Nil otherwise: the edits are kept apart.
+    ///
+    /// - Parameter next: The edit made after this one.
+    /// - Returns: The merged edit, or nil.
+    /// - Complexity: O(p + q) for the pieces, plus the elements of the two merged.
+    public func merged(with next: SequenceEdit) -> SequenceEdit? {
+        guard let last = pieces.last, let first = next.pieces.first, next.pieces.count == 1 else { return nil }
+        let joined: Piece
+        switch (last, first) {
+        case (.insert(let a, let p), .insert(let b, let q)) where q == p + a.count:
+            joined = .insert(a + b, at: p)
+        case (.insert(let a, let p), .insert(let b, let q)) where q == p:
+            joined = .insert(b + a, at: p)
+        case (.delete(let a, let p), .delete(let b, let q)) where q == p:
+            joined = .delete(a + b, at: p)
+        case (.delete(let a, let p), .delete(let b, let q)) where q + b.count == p:
+            joined = .delete(b + a, at: q)
+        default:
+            return nil
+        }
+        var merged = self
+        merged.pieces[merged.pieces.count - 1] = joined
+        return merged
+    }
+}
+
 extension SequenceEdit: Codable where Element: Codable {}
 extension SequenceEdit.Piece: Codable where Element: Codable {}
 extension SequenceEdit: Hashable where Element: Hashable {}

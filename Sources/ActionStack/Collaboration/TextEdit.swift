@@ -18,7 +18,7 @@
 /// try undoTyping.rebased(over: peer)!.apply(to: &text)
 /// print(text)   // Hello big
 /// ```
-public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, MergeableChange {
     /// The edit, piece by piece.
     public var edit: SequenceEdit<Character>
 
@@ -61,6 +61,9 @@ public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// `other` as it reads once this edit was applied (see ``SequenceEdit/transform(_:)``).
     public func transform(_ other: TextEdit) -> TextEdit? { edit.transform(other.edit).map(TextEdit.init) }
+
+    /// This edit followed by `next`, as one edit (see ``SequenceEdit/merged(with:)``).
+    public func merged(with next: TextEdit) -> TextEdit? { edit.merged(with: next.edit).map(TextEdit.init) }
 
     /// The pieces, as `+"abc"@3` (an insertion) and `-"abc"@3` (a deletion).
     public var description: String {

@@ -7,7 +7,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// The automatic group's lifecycle: whether the current event's close is pending, and its token.
+import Foundation
+
+/// The automatic group's lifecycle: whether the current event's close is pending, its token, and
+/// the close queued on a run loop.
 ///
 /// With `groupsByEvent` on, the first registration (or setter, or `beginUndoGrouping()`) of an event
 /// opens the automatic group and schedules the event's close; a registration that continues a
@@ -15,7 +18,9 @@
 /// fires or the program calls `endEvent()`, whichever comes first, and only if it is still pending
 /// (closing the top-level group by hand, `undo()`, `redo()` and `jump(to:)` closing it first, a
 /// scope's rollback taking it out, and `removeAllActions()` cancel it). Each schedule has a new
-/// token, so a perform left over from an earlier event finds nothing to do.
+/// token, so a perform left over from an earlier event finds nothing to do. `RunLoop.perform` cannot
+/// be taken back, so a close queued on a run loop that has not fired yet is reused by later events
+/// (``queued``).
 ///
 /// It also keeps what the warning ``ActionStack/Warning/Kind/eventsNeverEnd`` needs: how the last
 /// automatic group closed (by its event's end, by the program's `endUndoGrouping()`, or before its
@@ -35,6 +40,10 @@ struct EventClose {
     /// The token of the pending close, if one is pending.
     private(set) var pending: UInt64?
     private var lastToken: UInt64 = 0
+    /// The event's close queued on a run loop and not fired yet, which later events may reuse.
+    private(set) var queued: QueuedClose?
+    /// The blocks queued on run loops for the automatic close so far (a test hook reads it).
+    private(set) var runLoopClosesQueued = 0
     /// How the last automatic group closed.
     private(set) var lastEnding = Ending.eventEnd
     /// Whether the program called `endEvent()` or closed an automatic group itself: it ends its
@@ -95,5 +104,30 @@ struct EventClose {
         guard pending != nil else { return }
         pending = nil
         lastEnding = .early
+    }
+
+    /// A block that closes the event was queued on a run loop.
+    mutating func didQueue(_ close: QueuedClose) {
+        queued = close
+        runLoopClosesQueued &+= 1
+    }
+}
+
+/// A close queued on a run loop that has not fired yet: later events reuse it (see
+/// `ActionStack.scheduleEventClose()`).
+///
+/// Read and written only on the thread whose run loop it is queued on, which is the thread the
+/// stack is used from (the same reasoning as `WeakStackReference`).
+final class QueuedClose: @unchecked Sendable {
+    /// The token of the event the block closes when it fires.
+    var token: UInt64
+    weak var runLoop: RunLoop?
+    let modes: [RunLoop.Mode]
+    var hasFired = false
+
+    init(token: UInt64, runLoop: RunLoop, modes: [RunLoop.Mode]) {
+        self.token = token
+        self.runLoop = runLoop
+        self.modes = modes
     }
 }

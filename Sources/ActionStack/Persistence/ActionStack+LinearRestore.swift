@@ -125,9 +125,10 @@ extension ActionStack {
         // its step holds no action (a do-nothing step).
         var stateOf: [StateID] = []
         stateOf.reserveCapacity(plan.high - plan.low + 1)
-        stateOf.append(states.fresh())
+        stateOf.append(history.freshState())
         for position in plan.low..<plan.high {
-            stateOf.append(saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : states.fresh())
+            stateOf.append(
+                saved.steps[position].actionList.count == 0 ? stateOf[stateOf.count - 1] : history.freshState())
         }
         // The state of node `root + position + 1` is stateOf[position + 1 - low].
         let newRoot = saved.root + plan.low
@@ -153,11 +154,10 @@ extension ActionStack {
         }
         let lastKept = newRoot + (plan.high - plan.low)
         let cleanKept = saved.clean.map { $0 >= newRoot && $0 <= lastKept } ?? false
-        states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
-        if let version = saved.remoteVersion { remoteChanges.version = version }
-        coalescer.clear()
+        history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        restoreRemoteVersion(saved.remoteVersion)
         let before = undoSide.closedCount + redoSide.closedCount
-        trimToLimits()
+        history.trimToLimits(limits)
         let after = undoSide.closedCount + redoSide.closedCount
         return RestoreReport(
             restoredSteps: plan.high - plan.low, droppedSteps: plan.dropped, cuts: plan.cuts,

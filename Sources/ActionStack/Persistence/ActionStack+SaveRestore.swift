@@ -231,7 +231,7 @@ extension ActionStack {
     public var savableDepth: SavableDepth {
         enterCall()
         defer { leaveCall() }
-        if isIdle && operations?.run == nil { sweepFreedTargets() }
+        if isIdle && operations?.run == nil { history.sweepFreedTargets() }
         let layout = historyLayout()
         var depth = SavableDepth(undoSteps: 0, redoSteps: 0, branchSteps: 0)
         for item in layout.savableOrder(limit: .max) {
@@ -291,23 +291,25 @@ extension ActionStack {
             throw .busy
         }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
-        sweepFreedTargets()
+        history.sweepFreedTargets()
         // What is saved reads in the document as it is now.
-        if remote != nil { rebaseEverything() }
-        if tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
+        history.rebaseEverything()
+        if history.tree == nil { return savedLinearHistory(limit: Swift.max(0, maximumSteps)) }
         let layout = historyLayout()
         let order = layout.savableOrder(limit: Swift.max(0, maximumSteps))
         let omissions = layout.omissions(saving: Set(order.map(\.index)))
         var root = layout.current
         var saved: [SavedStep] = []
-        var cleanNode: Int? = layout.state[layout.current] == states.clean ? layout.current : nil
+        var cleanNode: Int? = layout.state[layout.current] == history.states.clean ? layout.current : nil
         for item in order {
             let located = layout.steps[item.index]
             if item.place == .undo { root = located.parent }
-            if cleanNode == nil, let state = layout.state[located.node], state == states.clean {
+            if cleanNode == nil, let state = layout.state[located.node], state == history.states.clean {
                 cleanNode = located.node
             }
-            if cleanNode == nil, item.place == .undo, let state = layout.state[located.parent], state == states.clean {
+            if cleanNode == nil, item.place == .undo, let state = layout.state[located.parent],
+                state == history.states.clean
+            {
                 cleanNode = located.parent
             }
             saved.append(savedStep(located))
@@ -315,10 +317,12 @@ extension ActionStack {
         // Parents before children: by distance from the root of the saved part.
         let depth = layout.depths(from: root, over: Set(saved.map(\.node)))
         saved.sort { (depth[$0.node] ?? 0, $0.node) < (depth[$1.node] ?? 0, $1.node) }
-        let rootDate = tree?.table.record(NodeNumber(root)).map { Date(timeIntervalSinceReferenceDate: $0.date) }
+        let rootDate = history.tree?.table.record(NodeNumber(root)).map {
+            Date(timeIntervalSinceReferenceDate: $0.date)
+        }
         return SavedHistory(
             shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
-            rootDate: rootDate, omissions: omissions, remoteVersion: remote?.version)
+            rootDate: rootDate, omissions: omissions, remoteVersion: history.remote?.version)
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -381,7 +385,7 @@ extension ActionStack {
                 throw .malformed("\(error)")
             }
         }
-        if tree == nil, var plan = LinearRestorePlan(saved) {
+        if history.tree == nil, var plan = LinearRestorePlan(saved) {
             plan.check(resolve: resolvingTargets)
             // As below: the resolver must not have changed the stack.
             try refuseUnlessEmpty()
@@ -391,7 +395,8 @@ extension ActionStack {
             }
             return applyLinear(plan)
         }
-        var plan = try RestorePlan(saved, linear: tree == nil, targets: ResolvedTargets(), resolve: resolvingTargets)
+        var plan = try RestorePlan(
+            saved, linear: history.tree == nil, targets: ResolvedTargets(), resolve: resolvingTargets)
         // The resolver is app code: if it changed the stack (a change, another restore), the stack
         // is no longer empty, and this restore never mixes with what it did.
         try refuseUnlessEmpty()
@@ -399,7 +404,7 @@ extension ActionStack {
         // when the restore lets go of it, and the history is cut at the first step that names it
         // (see `ResolvedTargets`). Their deinits are app code too.
         if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
-            plan = try RestorePlan(saved, linear: tree == nil, targets: plan.targets) { _ in nil }
+            plan = try RestorePlan(saved, linear: history.tree == nil, targets: plan.targets) { _ in nil }
             try refuseUnlessEmpty()
         }
         return apply(plan)
@@ -408,9 +413,9 @@ extension ActionStack {
     /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is empty (see
     /// ``restoreHistory(_:resolvingTargets:)``).
     func refuseUnlessEmpty() throws(HistoryPersistenceError) {
-        if isIdle { sweepFreedTargets() }
+        if isIdle { history.sweepFreedTargets() }
         let busy = operations.map { $0.queue.isBusy || $0.run != nil || $0.queue.pendingCount > 0 } ?? false
-        let hasBranches = tree.map { !$0.branches.isEmpty } ?? false
+        let hasBranches = history.tree.map { !$0.branches.isEmpty } ?? false
         guard undoSide.closedCount == 0, redoSide.closedCount == 0, undoSide.frames.isEmpty, !hasBranches, !busy
         else {
             let misuse = Misuse.historyNotEmpty(.restoreHistory)
@@ -589,22 +594,22 @@ extension ActionStack {
         }
         let undoStarts = starts(undoSide)
         let redoStarts = starts(redoSide)
-        let numbered = tree != nil
+        let numbered = history.tree != nil
         // The undo stack, from the root down; its states walking up from the current one.
-        var parent = numbered ? Int(tree!.root) : 0
+        var parent = numbered ? Int(history.tree!.root) : 0
         for position in 0..<undoSide.steps.count {
             let node = numbered ? Int(undoSide.steps[position].node) : position + 1
             add(undoSide, position, undoStarts[position], node: node, parent: parent, place: .undo, choice: true)
             parent = node
         }
         layout.current = parent
-        var state: StateID? = states.current
-        layout.state[layout.current] = states.current
+        var state: StateID? = history.states.current
+        layout.state[layout.current] = history.states.current
         for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
             let step = undoSide.steps[position]
             state = state == step.high ? step.low : nil
             let below = position > 0 ? (numbered ? Int(undoSide.steps[position - 1].node) : position) : nil
-            if let state { layout.state[below ?? (numbered ? Int(tree!.root) : 0)] = state }
+            if let state { layout.state[below ?? (numbered ? Int(history.tree!.root) : 0)] = state }
         }
         // A chain of redo steps (the redo stack, a branch): from its anchor down.
         func chain(
@@ -630,7 +635,7 @@ extension ActionStack {
         }
         var next = undoSide.steps.count + 1
         chain(redoSide, redoStarts, from: layout.current, place: .redo, firstIsChoice: true, next: &next)
-        if let tree {
+        if let tree = history.tree {
             // Branches, breadth first from the nodes known, so that each anchor's state is known.
             // The root too: its state is unknown when the document left the states the stack
             // knows (a rollback that skipped a freed target), and branches may leave from it.
@@ -660,20 +665,24 @@ extension ActionStack {
         let undoCount = undoSide.steps.count
         let redoCount = redoSide.steps.count
         // Walking out from the current node on each side, the undo side first at each distance.
-        var undo = SavedSideWalk(side: undoSide, state: states.current)
-        var redo = SavedSideWalk(side: redoSide, state: states.current)
+        var undo = SavedSideWalk(side: undoSide, state: history.states.current)
+        var redo = SavedSideWalk(side: redoSide, state: history.states.current)
         // The clean node, the first node met on the walk whose state is the clean one (do-nothing
         // steps share a state with their parent).
-        var cleanNode: Int? = states.clean == states.current ? undoCount : nil
+        var cleanNode: Int? = history.states.clean == history.states.current ? undoCount : nil
         while (undo.isOpen || redo.isOpen) && undo.kept + redo.kept < limit {
             if undo.isOpen, let step = undo.advance() {
                 // The step leads from node `undoCount - kept` to the node above it.
                 undo.state = undo.state == step.high ? step.low : nil
-                if cleanNode == nil, let state = undo.state, state == states.clean { cleanNode = undoCount - undo.kept }
+                if cleanNode == nil, let state = undo.state, state == history.states.clean {
+                    cleanNode = undoCount - undo.kept
+                }
             }
             if redo.isOpen && undo.kept + redo.kept < limit, let step = redo.advance() {
                 redo.state = redo.state == step.low ? step.high : nil
-                if cleanNode == nil, let state = redo.state, state == states.clean { cleanNode = undoCount + redo.kept }
+                if cleanNode == nil, let state = redo.state, state == history.states.clean {
+                    cleanNode = undoCount + redo.kept
+                }
             }
         }
         let undoKept = undo.kept
@@ -717,7 +726,7 @@ extension ActionStack {
         }
         var history = SavedHistory(
             shape: .linear, root: root, current: undoCount, clean: cleanNode, steps: saved,
-            omissions: omitted.omissions, remoteVersion: remote?.version)
+            omissions: omitted.omissions, remoteVersion: history.remote?.version)
         // Made by this walk, which keeps each side's steps in a line from the root, with costs of
         // 0 or more: a valid history, unless a command type gave a version below 1.
         history.isKnownValid = !capture.sawVersionBelowOne
@@ -836,7 +845,7 @@ extension ActionStack {
             }
         }
         let date =
-            tree.flatMap { $0.table.record(NodeNumber(located.node)) }
+            history.tree.flatMap { $0.table.record(NodeNumber(located.node)) }
             .map { Date(timeIntervalSinceReferenceDate: $0.date) }
         return SavedStep(
             node: located.node, parent: located.parent, isRedoChoice: located.isRedoChoice, date: date,
@@ -1005,11 +1014,12 @@ extension ActionStack {
         }
         // Each node's document state, parents first: a new one, or its parent's when its step
         // holds no action (a do-nothing step).
-        var stateOf: [Int: StateID] = [plan.newRoot: states.fresh()]
+        var stateOf: [Int: StateID] = [plan.newRoot: history.freshState()]
         var pending = [plan.newRoot]
         while let parent = pending.popLast() {
             for child in childrenOf[parent] ?? [] {
-                stateOf[child] = plan.kept[child]!.step.actionList.count == 0 ? stateOf[parent]! : states.fresh()
+                stateOf[child] =
+                    plan.kept[child]!.step.actionList.count == 0 ? stateOf[parent]! : history.freshState()
                 pending.append(child)
             }
         }
@@ -1020,7 +1030,7 @@ extension ActionStack {
             let entry = plan.kept[node]!
             appendRestoredStep(
                 entry.step, to: side, low: state(entry.step.parent), high: state(node),
-                node: tree == nil ? 0 : NodeNumber(node), cache: &cache)
+                node: history.tree == nil ? 0 : NodeNumber(node), cache: &cache)
         }
         // The current path, from the new root down.
         var path: [Int] = []
@@ -1039,8 +1049,8 @@ extension ActionStack {
         }
         for node in chain.reversed() { fill(redoSide, with: node) }
         // The branching history: the node table, then the branches.
-        if let old = tree {
-            let date = treeSettings.now()
+        if let old = history.tree {
+            let date = history.treeSettings.now()
             // The root's date: the saved root's, or the date of the change that led to the node
             // that became the root when a cut left out the steps above it; now when the history
             // holds neither.
@@ -1061,7 +1071,7 @@ extension ActionStack {
                 store.lastDate = Swift.max(store.lastDate, when)
             }
             store.nextNumber = NodeNumber((all.max() ?? plan.newRoot) + 1)
-            tree = store
+            history.installTree(store)
             // Each child not placed yet starts a branch that follows the redo choices.
             var placed = Set(path).union(chain)
             var anchors = [plan.newRoot] + path + chain
@@ -1084,12 +1094,11 @@ extension ActionStack {
             }
         }
         let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
-        states.restore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
-        if let version = saved.remoteVersion { remoteChanges.version = version }
-        coalescer.clear()
-        let before = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
-        trimToLimits()
-        let after = undoSide.closedCount + redoSide.closedCount + (tree?.branchStepCount ?? 0)
+        history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
+        restoreRemoteVersion(saved.remoteVersion)
+        let before = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
+        history.trimToLimits(limits)
+        let after = undoSide.closedCount + redoSide.closedCount + (history.tree?.branchStepCount ?? 0)
         return RestoreReport(
             restoredSteps: plan.kept.count, droppedSteps: plan.dropped, cuts: plan.cuts,
             restoredCleanState: cleanKept, trimmedSteps: before - after, omittedWhenSaved: saved.omissions)
@@ -1114,7 +1123,7 @@ extension ActionStack {
             else { continue }
             let handler = kind.makeHandler(command, self)
             holdsAsyncActions = holdsAsyncActions || kind.isAsync
-            let box = registry.retainCommandBox(for: target, key: key)
+            let box = history.registry.retainCommandBox(for: target, key: key)
             side.append(
                 Action(box: box, handler: handler),
                 cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost))
@@ -1139,7 +1148,7 @@ extension ActionStack {
                 cache.lastMetadata = made
             }
         }
-        side.steps.append(makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
+        side.appendStep(history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
     }
 
     /// The stored handler of a command action.

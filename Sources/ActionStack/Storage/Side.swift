@@ -183,30 +183,35 @@ struct NestedGroup {
 /// *absolute* (`base` is the absolute index of the oldest action), so trimming at the front moves no
 /// index stored elsewhere.
 ///
+/// Its fields are read anywhere and written only here: every change is one of the methods below,
+/// each of which keeps the side's own invariants (the steps and frames account for every action,
+/// the costs match the actions, a nested group lies in its open parent). What a change means for
+/// the rest of the history (document states, the coalescer, the tree's nodes) is ``History``'s.
+///
 /// Costs: appending an action or a step, removing the newest, and removing the oldest are O(1)
 /// (amortized for appends); a removal pass over everything is O(n).
 final class Side {
-    @exclusivity(unchecked) var actions = RingBuffer<Action>()
-    @exclusivity(unchecked) var steps = RingBuffer<Step>()
+    @exclusivity(unchecked) private(set) var actions = RingBuffer<Action>()
+    @exclusivity(unchecked) private(set) var steps = RingBuffer<Step>()
     /// The costs of the held actions, one per action in the same positions, kept only once a
     /// registration on this side has stated a cost (see `ActionStack.maximumCost`): most programs
     /// state none, and then an action is 24 bytes.
-    @exclusivity(unchecked) var costs = RingBuffer<Int>()
+    @exclusivity(unchecked) private(set) var costs = RingBuffer<Int>()
     /// Whether `costs` is kept.
-    @exclusivity(unchecked) var hasCosts = false
+    @exclusivity(unchecked) private(set) var hasCosts = false
     /// Absolute index of `actions[0]`.
-    @exclusivity(unchecked) var base = 0
+    @exclusivity(unchecked) private(set) var base = 0
     /// The open frames, outermost first.
-    @exclusivity(unchecked) var frames = FrameStack()
+    @exclusivity(unchecked) private(set) var frames = FrameStack()
     /// The closed groups nested in open frames, in order.
-    @exclusivity(unchecked) var nested: [NestedGroup] = []
+    @exclusivity(unchecked) private(set) var nested: [NestedGroup] = []
     /// Frame 0's metadata.
-    @exclusivity(unchecked) var frameMetadata: StepMetadata?
+    @exclusivity(unchecked) private(set) var frameMetadata: StepMetadata?
     /// The sum of the costs of the held actions.
-    @exclusivity(unchecked) var totalCost = CostTotal()
+    @exclusivity(unchecked) private(set) var totalCost = CostTotal()
     /// Actions at the end of the buffer that belong to a step being performed: detached from the
     /// history, not yet run.
-    @exclusivity(unchecked) var inFlight = 0
+    @exclusivity(unchecked) private(set) var inFlight = 0
 
     /// Absolute index just past the last held action.
     @inline(__always)
@@ -228,6 +233,8 @@ final class Side {
 
     /// The cost of the action at absolute index `index`.
     func cost(at index: Int) -> Int { hasCosts ? costs[index &- base] : 0 }
+
+    // MARK: Actions
 
     /// Appends an action with its cost at the end.
     ///
@@ -290,6 +297,397 @@ final class Side {
         hasCosts = true
     }
 
+    // MARK: Actions in flight
+
+    /// Detaches the newest `count` actions from the history for a step being performed: they stay
+    /// at the end of the buffer, in flight, until ``takeActionInFlight()`` takes them, newest
+    /// first.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func beginFlight(of count: Int) {
+        inFlight = count
+    }
+
+    /// Takes the newest action in flight out of the buffer, to run it.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func takeActionInFlight() -> Action {
+        let action = removeLastAction()
+        inFlight &-= 1
+        return action
+    }
+
+    // MARK: Steps
+
+    /// Appends a closed step on top; its actions are the newest closed ones (the caller has
+    /// appended them, or closed the frame that held them).
+    ///
+    /// - Complexity: O(1) amortized.
+    @inline(__always)
+    func appendStep(_ step: consuming Step) {
+        steps.append(step)
+    }
+
+    /// Removes the newest closed step (not its actions).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    @discardableResult
+    func removeLastStep() -> Step {
+        steps.removeLast()
+    }
+
+    /// Removes the oldest closed step (not its actions, which the caller removes from the front).
+    ///
+    /// - Complexity: O(1).
+    func removeFirstStep() -> Step {
+        steps.removeFirst()
+    }
+
+    /// A registration joined the newest closed step (coalescing): its newest action, just
+    /// appended, is the step's; the step now leads to `high`.
+    ///
+    /// - Complexity: O(1).
+    func extendNewestStep(to high: StateID) {
+        let last = steps.count - 1
+        steps[last].count += 1
+        steps[last].high = high
+    }
+
+    /// Removes the newest action, which belongs to the newest closed step (no frame is open, nothing
+    /// is in flight). The step loses it; when it was the step's only action the step goes too and is
+    /// returned, otherwise its far end (the state before it on the undo side, after it on the redo
+    /// side) becomes a new state from `fresh`, since it no longer leads back to where it began.
+    ///
+    /// - Complexity: O(1).
+    func removeNewestActionOfNewestStep(
+        isUndoSide: Bool, fresh: () -> StateID
+    ) -> (action: Action, emptied: Step?) {
+        let action = removeLastAction()
+        let last = steps.count - 1
+        if steps[last].count == 1 { return (action, steps.removeLast()) }
+        steps[last].count -= 1
+        if isUndoSide { steps[last].low = fresh() } else { steps[last].high = fresh() }
+        return (action, nil)
+    }
+
+    /// Makes the step at `position` lead from `low` and to `high` (each when given): the document
+    /// states around it changed (a failed rollback, new changes made while an operation ran).
+    ///
+    /// - Complexity: O(1).
+    func relinkStep(at position: Int, low: StateID? = nil, high: StateID? = nil) {
+        if let low { steps[position].low = low }
+        if let high { steps[position].high = high }
+    }
+
+    /// Gives the step at `position` the node it leads to (`0` in a linear history).
+    ///
+    /// - Complexity: O(1).
+    func assignNode(_ node: NodeNumber, toStepAt position: Int) {
+        steps[position].node = node
+    }
+
+    /// Adds `changes`, remote changes the step at `position` has not been rebased over, to what it
+    /// holds of them (see `History+Rebasing.swift`); a change that can be merged with the one before
+    /// it (``MergeableChange``) is.
+    ///
+    /// - Complexity: O(c) for the c changes, plus a copy of the metadata when it is shared.
+    func deliverUnseenChanges(_ changes: [any Sendable], toStepAt position: Int) {
+        guard !changes.isEmpty else { return }
+        Self.update(&steps[position].metadata) { metadata in
+            for change in changes { RemoteChangeLog.append(change, to: &metadata.unseenChanges) }
+        }
+    }
+
+    /// Takes the remote changes the step at `position` has not been rebased over.
+    ///
+    /// - Complexity: O(1), plus a copy of the metadata when it is shared.
+    func takeUnseenChanges(ofStepAt position: Int) -> [any Sendable] {
+        guard let unseen = steps[position].metadata?.unseenChanges, !unseen.isEmpty else { return [] }
+        Self.update(&steps[position].metadata) { $0.unseenChanges = [] }
+        return unseen
+    }
+
+    /// Keeps only the actions of the newest closed step (whose actions start at `start`) that
+    /// `keep` accepts, in their order; the others are passed to `release`. A step left with none is
+    /// removed and returned; one that lost some no longer leads back to where it began (its far end
+    /// becomes a new state from `fresh`). No frame is open and nothing is in flight.
+    ///
+    /// - Complexity: O(a) for the step's a actions.
+    func filterNewestStep(
+        from start: Int, isUndoSide: Bool, keep: (Int) -> Bool, release: (Action) -> Void, fresh: () -> StateID
+    ) -> Step? {
+        var kept: [(action: Action, cost: Int)] = []
+        while end > start {
+            let index = end - 1
+            let cost = cost(at: index)
+            let action = removeLastAction()
+            if keep(index) { kept.append((action, cost)) } else { release(action) }
+        }
+        for entry in kept.reversed() { append(entry.action, cost: entry.cost) }
+        let last = steps.count - 1
+        if kept.isEmpty { return steps.removeLast() }
+        if kept.count < steps[last].actionCount {
+            steps[last].count = Int32(kept.count)
+            if isUndoSide { steps[last].low = fresh() } else { steps[last].high = fresh() }
+        }
+        return nil
+    }
+
+    /// Applies `change` to the newest closed step's metadata (see ``updateFrameMetadata(_:)``).
+    ///
+    /// - Complexity: O(1), plus a copy of the metadata when it is shared.
+    func updateNewestStepMetadata(_ change: (StepMetadata) -> Void) {
+        Self.update(&steps[steps.count - 1].metadata, change)
+    }
+
+    // MARK: Frames
+
+    /// Opens `frame` as the innermost: frame 0 (the step being built) when none is open.
+    ///
+    /// - Complexity: O(1) amortized.
+    @inline(__always)
+    func openFrame(_ frame: Frame) {
+        frames.append(frame)
+    }
+
+    /// Opens `frame` as frame 0, the step an undo or redo builds, carrying `metadata` (the
+    /// metadata of the step performed).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func openFrame(_ frame: Frame, carrying metadata: consuming StepMetadata?) {
+        frames.append(frame)
+        if metadata != nil { frameMetadata = metadata }
+    }
+
+    /// Gives frame 0 the metadata of the step it is building (an asynchronous operation's copy).
+    func setFrameMetadata(_ metadata: StepMetadata?) {
+        frameMetadata = metadata
+    }
+
+    /// Applies `change` to frame 0's metadata: copied first unless this is its only reference (a
+    /// step's metadata is shared with the step it was copied from when it moved between the
+    /// stacks), made when there is none, and dropped when it is left with nothing set.
+    ///
+    /// - Complexity: O(1), plus a copy of the metadata when it is shared.
+    func updateFrameMetadata(_ change: (StepMetadata) -> Void) {
+        Self.update(&frameMetadata, change)
+    }
+
+    private static func update(_ metadata: inout StepMetadata?, _ change: (StepMetadata) -> Void) {
+        if !isKnownUniquelyReferenced(&metadata) { metadata = metadata?.copy() ?? StepMetadata() }
+        change(metadata!)
+        if metadata!.isEmpty { metadata = nil }
+    }
+
+    /// Closes the innermost frame, which is nested: it becomes the last item of its parent, a
+    /// closed nested group that leads to `state` (the document's state now) from where the frame
+    /// began (from `state` itself when it holds nothing). What was nested inside it is now just
+    /// part of it.
+    ///
+    /// - Complexity: O(1) amortized, plus O(k) for the k groups that were nested inside it.
+    func closeNestedFrame(at state: StateID) {
+        let frame = frames.removeLast()
+        let parent = frames.count - 1
+        while let last = nested.last, last.parent > parent { nested.removeLast() }
+        let isEmpty = end == frame.start
+        nested.append(
+            NestedGroup(
+                start: frame.start,
+                end: end,
+                parent: parent,
+                low: isEmpty ? state : frame.low,
+                high: state,
+                id: frame.id
+            )
+        )
+    }
+
+    /// Closes frame 0, the only frame open, taking its metadata: the caller makes the step it
+    /// becomes (its actions are the newest `end - frame.start`) or drops it.
+    ///
+    /// - Complexity: O(1), plus O(k) for the k nested groups it held.
+    @inline(__always)
+    func closeOutermostFrame() -> (frame: Frame, metadata: StepMetadata?) {
+        let frame = frames.removeLast()
+        if !nested.isEmpty { nested.removeAll() }
+        return (frame, frameMetadata.take())
+    }
+
+    /// Removes the innermost frame without making it a group or a step (a scoped group's rollback
+    /// runs its actions, which stay at the end): the groups nested in it go, and frame 0's
+    /// metadata is returned when it was frame 0.
+    ///
+    /// - Complexity: O(1), plus O(k) for the k groups nested in it.
+    func abandonInnermostFrame() -> (frame: Frame, metadata: StepMetadata?) {
+        let frame = frames.removeLast()
+        while let last = nested.last, last.parent >= frames.count { nested.removeLast() }
+        return (frame, frames.isEmpty ? frameMetadata.take() : nil)
+    }
+
+    /// Forgets the open frames, their nested groups and their metadata, keeping their actions (a
+    /// rollback runs them next).
+    ///
+    /// - Complexity: O(k) for the k nested groups.
+    func abandonOpenFrames() {
+        frames.removeAll()
+        nested.removeAll()
+        frameMetadata = nil
+    }
+
+    /// Removes the newest closed nested group (not its actions).
+    ///
+    /// - Complexity: O(1).
+    @discardableResult
+    func removeLastNestedGroup() -> NestedGroup {
+        nested.removeLast()
+    }
+
+    /// Makes frame 0 lead from `state`: the document states before the group changed (steps
+    /// placed below it).
+    ///
+    /// - Complexity: O(1).
+    func relinkOutermostFrame(low state: StateID) {
+        frames[0].low = state
+    }
+
+    /// The open frames lost actions: undoing them no longer leads back to where they began, so
+    /// each begins at a new state from `fresh`.
+    ///
+    /// - Complexity: O(f) for the f open frames.
+    func freshenOpenFrames(_ fresh: () -> StateID) {
+        for index in frames.indices { frames[index].low = fresh() }
+    }
+
+    // MARK: Whole-side passes
+
+    /// Renames every document state the side holds (its steps', frames' and nested groups'); with
+    /// `position`, only the states of the steps from that position on (and the frames' and nested
+    /// groups').
+    ///
+    /// - Complexity: O(s + f) for the s steps renamed and f frames and nested groups.
+    func renameStates(fromStep position: Int = 0, _ rename: (StateID) -> StateID) {
+        for position in position..<steps.count {
+            steps[position].low = rename(steps[position].low)
+            steps[position].high = rename(steps[position].high)
+        }
+        for index in frames.indices { frames[index].low = rename(frames[index].low) }
+        for index in nested.indices {
+            nested[index].low = rename(nested[index].low)
+            nested[index].high = rename(nested[index].high)
+        }
+    }
+
+    /// Removes the actions that `shouldRemove` matches, in one pass, with the groups this empties:
+    /// a closed step or closed nested group that loses every action goes (one that held none stays),
+    /// open frames stay. A step that loses some of its actions no longer leads back to where it
+    /// began: its far end (on the undo side, `isUndoSide`, the state before it; otherwise the state
+    /// after it) becomes a new state from `fresh`; so does the start of an open frame or nested
+    /// group that loses some. Each removed action is passed to `release`; each step that goes for
+    /// losing every action, to `dropped`, with the position the kept step below it now has plus one
+    /// (0 when there is none).
+    ///
+    /// - Complexity: O(n) for the n actions held; moves each kept action at most once and allocates
+    ///   only for the open frames' positions.
+    @inline(__always)
+    func compact(
+        removing shouldRemove: (Action) -> Bool,
+        isUndoSide: Bool,
+        release: (Action) -> Void,
+        fresh: () -> StateID,
+        dropped: ((Step, Int) -> Void)? = nil
+    ) {
+        precondition(inFlight == 0, "compaction while a step is in flight")
+        var read = 0
+        var write = 0
+
+        /// Processes `count` actions from `read`; returns how many were kept.
+        func pass(_ count: Int) -> Int {
+            var kept = 0
+            for _ in 0..<count {
+                if shouldRemove(actions[read]) {
+                    release(actions.take(read))
+                    if hasCosts { totalCost.subtract(costs[read]) }
+                } else {
+                    if write != read {
+                        actions.moveElement(from: read, to: write)
+                        if hasCosts { costs[write] = costs[read] }
+                    }
+                    write += 1
+                    kept += 1
+                }
+                read += 1
+            }
+            return kept
+        }
+
+        // Closed steps, oldest first; rewritten in place.
+        var stepWrite = 0
+        let stepCount = steps.count
+        for position in 0..<stepCount {
+            var step = steps[position]
+            let kept = pass(step.actionCount)
+            if kept == 0 && step.count > 0 {
+                // The step goes: the caller hears of it, with the position of the kept step below it.
+                dropped?(step, stepWrite)
+                continue
+            }
+            if kept < step.actionCount {
+                step.count = Int32(kept)
+                if isUndoSide { step.low = fresh() } else { step.high = fresh() }
+            }
+            steps[stepWrite] = step
+            stepWrite += 1
+        }
+        for _ in stepWrite..<stepCount { _ = steps.removeLast() }
+
+        // The open frames' region: remember where each kept action lands, to move the frames and
+        // the nested groups' boundaries.
+        let openStart = base + read
+        let openCount = actions.count - read
+        if openCount > 0 || !frames.isEmpty {
+            var newPosition = [Int](repeating: 0, count: openCount + 1)
+            // removedFrom[o]: an action at offset o or later was removed.
+            var removedFrom = [Bool](repeating: false, count: openCount + 1)
+            for offset in 0..<openCount {
+                newPosition[offset] = base + write
+                removedFrom[offset] = pass(1) == 0
+            }
+            newPosition[openCount] = base + write
+            if openCount > 0 {
+                for offset in stride(from: openCount - 1, through: 0, by: -1) where removedFrom[offset + 1] {
+                    removedFrom[offset] = true
+                }
+            }
+            for index in frames.indices {
+                let old = frames[index].start - openStart
+                if removedFrom[old] { frames[index].low = fresh() }
+                frames[index].start = newPosition[old]
+            }
+            var kept: [NestedGroup] = []
+            for var group in nested {
+                let oldStart = group.start - openStart
+                let oldEnd = group.end - openStart
+                let newStart = newPosition[oldStart]
+                let newEnd = newPosition[oldEnd]
+                let lostSome = newEnd - newStart < oldEnd - oldStart
+                if lostSome && newEnd == newStart { continue }
+                if lostSome { group.low = fresh() }
+                group.start = newStart
+                group.end = newEnd
+                kept.append(group)
+            }
+            nested = kept
+        }
+        actions.forgetTail(from: write)
+        if hasCosts { for _ in write..<costs.count { _ = costs.removeLast() } }
+    }
+
+    // MARK: Reading
+
     /// Absolute index of the first action of the newest closed step.
     var newestStepStart: Int {
         openStart - (steps.last.map { $0.actionCount } ?? 0)
@@ -299,7 +697,7 @@ final class Side {
     /// whose target is alive, or holds none (a do-nothing step). Looks newest first.
     ///
     /// - Complexity: O(1) when the step's newest action has a live target (the top step always has,
-    ///   once the stack has looked at it: see `ActionStack.dropDeadSteps(atTopOf:)`); O(k) for k
+    ///   once the stack has looked at it: see `History.dropDeadSteps(atTopOf:)`); O(k) for k
     ///   freed actions before the first live one otherwise.
     func stepIsLive(at position: Int, start: Int) -> Bool {
         let step = steps[position]
@@ -324,6 +722,97 @@ final class Side {
             index -= 1
         }
         return false
+    }
+}
+
+extension Side {
+    /// The position and first action of the closed step with `serial`, looking from the newest.
+    ///
+    /// - Complexity: O(k) for the k steps above it.
+    func locateStep(serial: UInt32) -> (position: Int, start: Int)? {
+        var end = openStart
+        var position = steps.count - 1
+        while position >= 0 {
+            let step = steps[position]
+            let start = end - step.actionCount
+            if step.serial == serial { return (position, start) }
+            end = start
+            position -= 1
+        }
+        return nil
+    }
+
+    /// The position and first action of the oldest of the newest closed steps made after the step
+    /// with serial `mark` (serials grow by one per step made, wrapping); `steps.count` and
+    /// `openStart` when the newest was made before.
+    ///
+    /// - Complexity: O(k) for the k steps made after.
+    func firstStep(madeAfter mark: UInt32) -> (position: Int, start: Int) {
+        var end = openStart
+        var position = steps.count - 1
+        while position >= 0 {
+            let step = steps[position]
+            let distance = step.serial &- mark
+            guard distance != 0 && distance < 1 << 31 else { break }
+            end -= step.actionCount
+            position -= 1
+        }
+        return (position + 1, end)
+    }
+
+    /// Lifts the closed steps from `position` on, the actions from absolute index `start` on, and
+    /// the open frames and nested groups above them; runs `body`, which changes only what lies
+    /// below; then lays them back on top, their indices moved by what `body` added or removed.
+    ///
+    /// - Complexity: O(a + s) for the a actions and s steps lifted, plus `body`.
+    func lifting(stepsFrom position: Int, actionsFrom start: Int, _ body: () -> Void) {
+        var liftedActions: [(action: Action, cost: Int)] = []
+        while end > start {
+            let cost = cost(at: end - 1)
+            liftedActions.append((removeLastAction(), cost))
+        }
+        var liftedSteps: [Step] = []
+        while steps.count > position { liftedSteps.append(steps.removeLast()) }
+        body()
+        let delta = end - start
+        for lifted in liftedActions.reversed() { append(lifted.action, cost: lifted.cost) }
+        for step in liftedSteps.reversed() { steps.append(step) }
+        guard delta != 0 else { return }
+        for index in frames.indices { frames[index].start += delta }
+        for index in nested.indices {
+            nested[index].start += delta
+            nested[index].end += delta
+        }
+    }
+
+    /// Moves every action `other` holds to the end of this side, oldest first, with its cost.
+    ///
+    /// - Complexity: O(n) for the n actions moved.
+    func appendActions(movedFrom other: Side) {
+        while other.actions.count > 0 {
+            let cost = other.cost(at: other.base)
+            append(other.removeFirstAction(), cost: cost)
+        }
+        other.removeAll()
+    }
+}
+
+extension Side {
+    /// Exchanges everything this side holds with everything `other` holds: how a branch becomes
+    /// the redo stack, and the redo stack a branch.
+    ///
+    /// - Complexity: O(1).
+    func swapContents(with other: Side) {
+        precondition(inFlight == 0 && other.inFlight == 0, "swapping a side while a step is in flight")
+        swap(&actions, &other.actions)
+        swap(&steps, &other.steps)
+        swap(&costs, &other.costs)
+        swap(&hasCosts, &other.hasCosts)
+        swap(&base, &other.base)
+        swap(&frames, &other.frames)
+        swap(&nested, &other.nested)
+        swap(&frameMetadata, &other.frameMetadata)
+        swap(&totalCost, &other.totalCost)
     }
 }
 

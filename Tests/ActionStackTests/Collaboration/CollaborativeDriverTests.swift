@@ -121,7 +121,28 @@ import Testing
             model.local(edits, name: name)
         }
 
+        /// The peer types (or deletes) a few characters a key at a time: changes that wait merged.
+        func remoteBurst() {
+            var position = random.int(0...model.text.count)
+            let deleting = random.chance(30) && model.text.count > 3
+            for _ in 0..<random.int(2...5) {
+                let edits: [CollaborativeTextModel.Edit]
+                if deleting {
+                    guard position > 0 else { break }
+                    position -= 1  // Backspace
+                    edits = [.delete(position, String(model.text[position]))]
+                } else {
+                    edits = [.insert(position, letters(false).prefix(1).description)]
+                    position += 1
+                }
+                log.append("remote key \(edits)")
+                document.receive(Self.textEdit(edits, local: false))
+                model.remote(edits)
+            }
+        }
+
         func remote() {
+            if random.chance(25) { return remoteBurst() }
             let edits = randomEdits(upper: false)
             log.append("remote \(edits)")
             document.receive(Self.textEdit(edits, local: false))

@@ -131,3 +131,50 @@ import Testing
         #expect(!doc.stack.isClean)
     }
 }
+
+@Suite struct MergedRemoteChangeTests {
+    @Test(arguments: [
+        // Typing: each key after the one before.
+        (TextEdit.insert("a", at: 3), TextEdit.insert("b", at: 4), TextEdit.insert("ab", at: 3)),
+        // Typing before the cursor: each key at the same place.
+        (TextEdit.insert("a", at: 3), TextEdit.insert("b", at: 3), TextEdit.insert("ba", at: 3)),
+        // Delete: each key at the same place.
+        (TextEdit.delete("a", at: 3), TextEdit.delete("b", at: 3), TextEdit.delete("ab", at: 3)),
+        // Backspace: each key before the one before.
+        (TextEdit.delete("b", at: 4), TextEdit.delete("a", at: 3), TextEdit.delete("ab", at: 3)),
+    ])
+    func aRunOfKeysMergesIntoOneEdit(first: TextEdit, next: TextEdit, merged: TextEdit) throws {
+        #expect(first.merged(with: next) == merged)
+        // The merged edit does what the two did.
+        var apart = "0123456789"
+        var together = apart
+        if case .delete = first.edit.pieces[0] {
+            apart = "012ab56789"
+            together = apart
+        }
+        try first.apply(to: &apart)
+        try next.apply(to: &apart)
+        try merged.apply(to: &together)
+        #expect(apart == together)
+    }
+
+    @Test func editsApartAreNotMerged() {
+        #expect(TextEdit.insert("a", at: 3).merged(with: .insert("b", at: 7)) == nil)
+        #expect(TextEdit.insert("a", at: 3).merged(with: .delete("x", at: 3)) == nil)
+    }
+
+    @Test func aStepRebasedOverAMergedRunLandsAsOverTheKeysOneByOne() {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        let doc = SharedText("Hello", stack: stack)
+        stack.beginUndoGrouping()
+        doc.type(" world", at: 5)
+        stack.endUndoGrouping()
+        for (index, key) in "Oh, ".enumerated() { doc.receive(.insert(String(key), at: index)) }
+        #expect(doc.text == "Oh, Hello world")
+        stack.undo()
+        #expect(doc.text == "Oh, Hello")
+        stack.redo()
+        #expect(doc.text == "Oh, Hello world")
+    }
+}

@@ -9,15 +9,15 @@
 
 import Foundation
 
-// The branching history's work inside the stack: numbering the nodes, leaving and entering
-// branches, keeping the node table right when steps go, and moving through the tree.
+// The branching history's maintenance: numbering the nodes, leaving and entering branches, keeping
+// the node table right when steps go, and finding the way between two nodes.
 //
 // The current path is the undo stack (from the root down to the current node) and the redo stack
 // (from the current node down the branch visited last). Each closed step carries the number of the
 // node it leads to; the node table knows each node's parent and date. A branch is a side that holds
 // a chain of redo steps leaving from its anchor node.
 
-extension ActionStack {
+extension History {
     // MARK: The current node
 
     /// The current node's number: the node the newest undo step leads to, or the root (0 in a
@@ -45,8 +45,11 @@ extension ActionStack {
 
     // MARK: Switching shape
 
-    /// Switches the history to `shape` (at idle).
-    func applyHistoryShape(_ shape: HistoryShape) {
+    /// Switches the history to `shape` (at idle): to a tree, the steps held are numbered as one
+    /// chain; to a linear history, the branches are released and the steps lose their numbers.
+    ///
+    /// - Complexity: O(s) for the s steps held, plus O(a) for the a actions of the branches dropped.
+    func applyHistoryShape(_ shape: ActionStack.HistoryShape) {
         switch shape {
         case .tree:
             guard tree == nil else { return }
@@ -56,21 +59,73 @@ extension ActionStack {
             var parent = store.root
             for position in 0..<undoSide.steps.count {
                 parent = store.makeNode(parent: parent, date: date)
-                undoSide.steps[position].node = parent
+                undoSide.assignNode(parent, toStepAt: position)
             }
             for position in stride(from: redoSide.steps.count - 1, through: 0, by: -1) {
                 parent = store.makeNode(parent: parent, date: date)
-                redoSide.steps[position].node = parent
+                redoSide.assignNode(parent, toStepAt: position)
             }
             tree = store
         case .linear:
             guard let store = tree else { return }
             for branch in store.allBranches { emptySide(branch.side) }
             for side in [undoSide, redoSide] {
-                for position in 0..<side.steps.count { side.steps[position].node = 0 }
+                for position in 0..<side.steps.count { side.assignNode(0, toStepAt: position) }
             }
             tree = nil
         }
+    }
+
+    /// Switches the history to `shape` now (at idle), forgetting a change asked for earlier.
+    func switchShape(to shape: ActionStack.HistoryShape) {
+        treeSettings.pendingShape = nil
+        applyHistoryShape(shape)
+    }
+
+    /// Switches the history to `shape` at the end of the outermost call (asked for in the middle
+    /// of one): see ``finishPutOffWork(_:)``.
+    func switchShapeLater(to shape: ActionStack.HistoryShape) {
+        treeSettings.pendingShape = shape
+        needsTrim = true
+    }
+
+    /// The largest number of steps the branches hold (``ActionStack/maximumBranchSteps``); 0 for no
+    /// limit. Setting it does not prune (the stack trims after it).
+    var maximumBranchSteps: Int {
+        get { tree?.maximumBranchSteps ?? treeSettings.maximumBranchSteps }
+        set {
+            treeSettings.maximumBranchSteps = Swift.max(newValue, 0)
+            tree?.maximumBranchSteps = treeSettings.maximumBranchSteps
+        }
+    }
+
+    /// The clock that dates the nodes (``ActionStack/historyClock``); nil for the system clock.
+    /// Dates never decrease with the node numbers: a new clock behind the newest date held moves
+    /// the nodes held back, keeping their intervals, until the newest is dated now by it.
+    var clock: (@Sendable () -> Date)? {
+        get { treeSettings.clock }
+        set {
+            treeSettings.clock = newValue
+            guard let tree else { return }
+            let now = treeSettings.now()
+            if now < tree.lastDate { tree.redate(newestAt: now) }
+        }
+    }
+
+    /// Replaces the tree with `store` (a restored history's; the stack holds no step).
+    func installTree(_ store: TreeStore) { tree = store }
+
+    /// A move through the tree (or a scope's rollback) begins: pruning waits until it ends, so that
+    /// it never takes a branch the move is about to enter. Returns the tree held, for
+    /// ``releasePruning(_:)``.
+    func holdPruning() -> TreeStore? {
+        tree?.pruningHolds += 1
+        return tree
+    }
+
+    /// The move that ``holdPruning()`` began on `store` ended.
+    func releasePruning(_ store: TreeStore?) {
+        store?.pruningHolds -= 1
     }
 
     /// Applies a change of shape asked for in the middle of a call (at the end of the outermost).
@@ -86,21 +141,26 @@ extension ActionStack {
     /// from the node it leaves from (the current node, except when an asynchronous operation
     /// settles below other tasks' new changes).
     ///
-    /// - Complexity: O(log n) (plus pruning, when over ``maximumBranchSteps``).
-    func detachRedoSide() {
+    /// `maximumCost` and `restructuringAllowed` are the stack's, for pruning (see
+    /// ``pruneBranchesOrDefer(maximumCost:restructuringAllowed:)``).
+    ///
+    /// - Complexity: O(log n) (plus pruning, when over ``TreeStore/maximumBranchSteps``).
+    func detachRedoSide(maximumCost: Int, restructuringAllowed: Bool) {
         guard let tree, let top = redoSide.steps.last else { return }
         let side = Side()
         side.swapContents(with: redoSide)
         tree.add(Branch(side: side, anchor: tree.table.parent(of: top.node) ?? currentNodeNumber, tick: 0))
-        pruneBranchesOrDefer()
+        pruneBranchesOrDefer(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
     }
 
     /// Makes the redo stack the chain that leads to `child`, a child of the current node; the
     /// chain it held becomes a branch. Returns false when no branch leads there.
     ///
+    /// `maximumCost` and `restructuringAllowed` are the stack's, for pruning.
+    ///
     /// - Complexity: O(b) for the b branches that leave from the current node.
     @discardableResult
-    func enterBranch(leadingTo child: NodeNumber) -> Bool {
+    func enterBranch(leadingTo child: NodeNumber, maximumCost: Int, restructuringAllowed: Bool) -> Bool {
         guard let tree else { return false }
         if redoSide.steps.last?.node == child { return true }
         let anchor = currentNodeNumber
@@ -113,99 +173,8 @@ extension ActionStack {
         } else {
             emptySide(branch.side)
         }
-        pruneBranchesOrDefer()
+        pruneBranchesOrDefer(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
         return true
-    }
-
-    // MARK: Limits
-
-    /// Branches grew (the redo stack left as one, or another entered): prunes them to
-    /// ``maximumBranchSteps``, and their leaves while the undo stack and the branches cost more
-    /// than ``maximumCost`` (the redo stack that became a branch counts from now on), now or at the
-    /// end of the scope or operation in progress.
-    func pruneBranchesOrDefer() {
-        guard let tree else { return }
-        let overSteps = tree.maximumBranchSteps > 0 && tree.branchStepCount > tree.maximumBranchSteps
-        let overCost = maximumCost > 0 && (undoSide.totalCost + tree.branchCost).exceeds(maximumCost)
-        guard overSteps || overCost else { return }
-        if scopeDepth > 0 || requestHoldsTurn || tree.pruningHolds > 0 {
-            needsTrim = true
-        } else {
-            pruneBranchesToLimit()
-            // Branch leaves only: the undo stack is trimmed where it grows, as in a linear history.
-            while maximumCost > 0 && (undoSide.totalCost + tree.branchCost).exceeds(maximumCost) {
-                guard pruneOneBranchStep() else { break }
-            }
-        }
-    }
-
-    /// Drops branch leaves until the branches hold at most ``maximumBranchSteps`` steps.
-    func pruneBranchesToLimit() {
-        guard let tree, tree.maximumBranchSteps > 0 else { return }
-        if tree.pruningHolds > 0 {
-            needsTrim = true
-            return
-        }
-        while tree.branchStepCount > tree.maximumBranchSteps {
-            guard pruneOneBranchStep() else { return }
-        }
-    }
-
-    /// Drops the deepest step of the least recently visited branch, descending into the branches
-    /// that leave from its deepest node first (a leaf goes, never an inner node). Returns false
-    /// when no branch is held.
-    ///
-    /// - Complexity: O(a) for the a actions of the step, plus O(b) per branch descended.
-    @discardableResult
-    func pruneOneBranchStep() -> Bool {
-        guard let tree, var branch = tree.leastRecentlyLeft() else { return false }
-        while let deeper = tree.branches[branch.side.steps[0].node]?.min(by: { $0.tick < $1.tick }) {
-            branch = deeper
-        }
-        let side = branch.side
-        let costBefore = side.totalCost
-        let step = side.steps.removeFirst()
-        for _ in 0..<step.actionCount { releaseAction(side.removeFirstAction()) }
-        tree.table.remove(step.node)
-        tree.branchStepCount -= 1
-        tree.branchCost.subtract(costBefore)
-        tree.branchCost.add(side.totalCost)
-        if side.steps.count == 0 {
-            tree.remove(branch)
-            emptySide(side)
-        }
-        return true
-    }
-
-    /// The oldest undo step was trimmed away: the node it led to is the new root, and the branches
-    /// that left from the old root go with it.
-    func rootTrimmed(to newRoot: NodeNumber) {
-        guard let tree else { return }
-        let oldRoot = tree.root
-        tree.root = newRoot
-        tree.table.setParent(of: newRoot, to: NodeTable.noParent)
-        dropBranches(at: oldRoot)
-        tree.table.remove(oldRoot)
-    }
-
-    /// Drops every branch that leaves from `anchor`, with the branches that leave from their
-    /// nodes, releasing their actions.
-    ///
-    /// - Complexity: O(a + s) for the a actions and s steps dropped.
-    func dropBranches(at anchor: NodeNumber) {
-        guard let tree else { return }
-        var anchors = [anchor]
-        while let next = anchors.popLast() {
-            for branch in tree.branches(at: next) {
-                tree.remove(branch)
-                for position in 0..<branch.side.steps.count {
-                    let node = branch.side.steps[position].node
-                    anchors.append(node)
-                    tree.table.remove(node)
-                }
-                emptySide(branch.side)
-            }
-        }
     }
 
     // MARK: Steps that go
@@ -291,7 +260,7 @@ extension ActionStack {
         tree.recount()
     }
 
-    /// Empties the tree (``removeAllActions()``): a new root, numbered after every node so far.
+    /// Empties the tree (``ActionStack/removeAllActions()``): a new root, numbered after every node so far.
     func resetTree() {
         guard let tree else { return }
         for branch in tree.allBranches { emptySide(branch.side) }
@@ -364,169 +333,6 @@ extension ActionStack {
 
     /// A tree move (``jump(toNode:)``, ``earlier(_:)``, ``later(_:)``), after the checks that
     /// every call makes: `validate` finds the target before anything happens (it may throw),
-    /// `resolve` after the open group is closed.
-    @discardableResult
-    func moveInTree(
-        _ operation: OperationKey,
-        validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
-        resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current }
-    ) throws(HistoryTreeError) -> NodeNumber? {
-        if refusesReentrantCall(operation) { return nil }
-        guard tree != nil else { throw .linearHistory }
-        let validated = try validate()
-        if operations != nil, let tree {
-            // With asynchronous steps on the way, or an operation in progress, the move is one
-            // queued request (started on the main actor, as an Edit menu's undo() is).
-            let target = validated ?? resolve(tree, currentNodeNumber)
-            if routesToAsyncOperation(.jumpToNode(HistoryNode.ID(sequence: Int(target))), operation) { return target }
-        }
-        // A move that would not move does nothing, open group or not (as jump(to:) to the current
-        // position): a jump to the current node, a time move by 0 or past an end.
-        if let tree, (validated ?? resolve(tree, currentNodeNumber)) == currentNodeNumber { return currentNodeNumber }
-        let level = undoSide.frames.count
-        guard level < 2 else {
-            report(.nestedGroupsOpen(operation.reported, groupingLevel: level))
-            return nil
-        }
-        sweepFreedTargets()
-        activities.push(.jumping)
-        defer { activities.pop() }
-        if level == 1 {
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
-        }
-        guard let tree else { return nil }
-        let target = validated ?? resolve(tree, currentNodeNumber)
-        guard tree.table.contains(target), target != currentNodeNumber else { return currentNodeNumber }
-        // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
-        // does nothing (as `jump(to:)` to the current position).
-        coalescer.clear()
-        walk(to: target)
-        return currentNodeNumber
-    }
-
-    /// Undoes and redoes, one step at a time with the usual notifications, until the current node
-    /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
-    /// (a freed target); stops where a step performs nothing, or when `target` goes.
-    func walk(to target: NodeNumber) {
-        tree?.pruningHolds += 1
-        defer { tree?.pruningHolds -= 1 }
-        plan: while currentNodeNumber != target {
-            sweepFreedTargets()
-            guard let tree, tree.table.contains(target), let way = way(from: currentNodeNumber, to: target) else {
-                return
-            }
-            for _ in 0..<way.up {
-                let expected = tree.table.parent(of: currentNodeNumber)
-                sweepFreedTargets()
-                guard undoSide.closedCount > 0, undoNewest(checkpoint: true) else { return }
-                if currentNodeNumber != expected { continue plan }
-            }
-            for child in way.down {
-                sweepFreedTargets()
-                guard tree.table.parent(of: child) == currentNodeNumber else { continue plan }
-                guard enterBranch(leadingTo: child) else { return }
-                postCheckpoint()
-                guard redoNewest() else { return }
-                if currentNodeNumber != child { continue plan }
-            }
-        }
-    }
-
-    /// A time move: the target is found by `resolve` from the current node, after the open group
-    /// closed.
-    func moveInTime(_ operation: OperationKey, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
-        throws(HistoryTreeError) -> HistoryNode.ID
-    {
-        enterCall()
-        defer { leaveCall() }
-        let reached = try moveInTree(operation, resolve: resolve) ?? currentNodeNumber
-        return HistoryNode.ID(sequence: Int(reached))
-    }
-
-    // MARK: The snapshot
-
-    /// The tree as a history panel shows it.
-    func makeTreeSnapshot() -> HistoryTree? {
-        guard let tree else { return nil }
-        struct Place {
-            var step: Step?
-            var onUndoPath: Bool
-            var onPath: Bool
-            var redoChild: NodeNumber?
-            var state: StateID?
-            /// The node before it on its chain: its parent (between calls, the table's).
-            var parent: NodeNumber?
-        }
-        var places: [NodeNumber: Place] = [:]
-        let current = currentNodeNumber
-        // The undo stack, from the current node up: each step's state before it.
-        var state: StateID? = undoSide.frames.isEmpty ? states.current : undoSide.frames[0].low
-        var below: NodeNumber? = redoSide.steps.last?.node
-        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
-            let step = undoSide.steps[position]
-            let parent = position > 0 ? undoSide.steps[position - 1].node : tree.root
-            places[step.node] = Place(
-                step: step, onUndoPath: true, onPath: true, redoChild: below, state: state, parent: parent)
-            below = step.node
-            state = state == step.high ? step.low : nil
-        }
-        places[tree.root] = Place(step: nil, onUndoPath: true, onPath: true, redoChild: below, state: state)
-        func chain(_ side: Side, from anchor: NodeNumber, onPath: Bool) {
-            var state = places[anchor]?.state
-            var parent = anchor
-            for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
-                let step = side.steps[position]
-                state = state == step.low ? step.high : nil
-                let next = position > 0 ? side.steps[position - 1].node : nil
-                places[step.node] = Place(
-                    step: step, onUndoPath: false, onPath: onPath, redoChild: next, state: state, parent: parent)
-                parent = step.node
-            }
-        }
-        chain(redoSide, from: current, onPath: true)
-        // Branches, once their anchor's state is known: breadth first from the current path.
-        var reached = Array(places.keys)
-        while let anchor = reached.popLast() {
-            for branch in tree.branches(at: anchor) {
-                chain(branch.side, from: anchor, onPath: false)
-                for position in 0..<branch.side.steps.count { reached.append(branch.side.steps[position].node) }
-            }
-        }
-        // Parents and children from the chains: from a handler of an undo or redo (or an observer
-        // of its checkpoint), the step in flight is in no chain, and its node in no snapshot.
-        var children: [NodeNumber: [NodeNumber]] = [:]
-        let records = tree.table.alive
-        for record in records {
-            if let parent = places[record.number]?.parent { children[parent, default: []].append(record.number) }
-        }
-        func id(_ number: NodeNumber) -> HistoryNode.ID { HistoryNode.ID(sequence: Int(number)) }
-        let marks = stepMarks(undoSide: nil)
-        let nodes = records.compactMap { record -> HistoryNode? in
-            guard let place = places[record.number] else { return nil }
-            let name = place.step?.name ?? ""
-            let title =
-                place.step == nil
-                ? ""
-                : place.onUndoPath ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name)
-            return HistoryNode(
-                id: id(record.number),
-                parent: place.parent.map(id),
-                children: (children[record.number] ?? []).map(id),
-                redoChild: place.redoChild.map(id),
-                date: Date(timeIntervalSinceReferenceDate: record.date),
-                actionName: name,
-                title: title,
-                actionCount: place.step?.actionCount ?? 0,
-                isClean: place.state != nil && place.state == states.clean,
-                isCurrent: record.number == current,
-                isOnCurrentPath: place.onPath,
-                isInFlight: marks?.inFlight != nil && place.step?.serial == marks?.inFlight,
-                isBroken: marks?.broken != nil && place.step?.serial == marks?.broken
-            )
-        }
-        return HistoryTree(nodes: nodes, root: id(tree.root), current: id(current))
-    }
 
     // MARK: Invariants
 

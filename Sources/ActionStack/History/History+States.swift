@@ -7,7 +7,10 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-extension ActionStack {
+// The document states' upkeep: the ids the history's steps, frames and groups hold are 32 bits,
+// and are renumbered when the counter nears its end (see `DocumentStates`).
+
+extension History {
     /// Gives every document-state id in use a new, small number, keeping equal ids equal and
     /// different ids different (see ``DocumentStates``). Runs at the end of a call, when no id is held
     /// anywhere but in the stack's storage.
@@ -24,27 +27,7 @@ extension ActionStack {
         // current and clean first, so that they keep the smallest numbers.
         _ = rename(states.current)
         _ = rename(states.clean)
-        for side in [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? []) {
-            for position in 0..<side.steps.count {
-                side.steps[position].low = rename(side.steps[position].low)
-                side.steps[position].high = rename(side.steps[position].high)
-            }
-            for index in side.frames.indices { side.frames[index].low = rename(side.frames[index].low) }
-            for index in side.nested.indices {
-                side.nested[index].low = rename(side.nested[index].low)
-                side.nested[index].high = rename(side.nested[index].high)
-            }
-        }
+        for side in [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? []) { side.renameStates(rename) }
         states.renumber(rename, nextFresh: StateID(names.count))
-    }
-
-    /// The counter value at which state ids are renumbered (default 2^31); tests lower it so that
-    /// renumbering happens after every few calls.
-    /// How many times the state ids were renumbered.
-    package var _stateRenumberings: Int { states.renumberings }
-
-    package var _stateRenumberingThreshold: UInt32 {
-        get { states.baseThreshold }
-        set { states.baseThreshold = newValue }
     }
 }

@@ -1,0 +1,183 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+// Moving through a branching history, one undo or redo at a time with their notifications, and
+// the tree as a history panel shows it. The tree's upkeep is the history's (History+Tree.swift).
+
+extension ActionStack {
+    @discardableResult
+    func moveInTree(
+        _ operation: OperationKey,
+        validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
+        resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current }
+    ) throws(HistoryTreeError) -> NodeNumber? {
+        if refusesReentrantCall(operation) { return nil }
+        guard history.tree != nil else { throw .linearHistory }
+        let validated = try validate()
+        if operations != nil, let tree = history.tree {
+            // With asynchronous steps on the way, or an operation in progress, the move is one
+            // queued request (started on the main actor, as an Edit menu's undo() is).
+            let target = validated ?? resolve(tree, history.currentNodeNumber)
+            if routesToAsyncOperation(.jumpToNode(HistoryNode.ID(sequence: Int(target))), operation) { return target }
+        }
+        // A move that would not move does nothing, open group or not (as jump(to:) to the current
+        // position): a jump to the current node, a time move by 0 or past an end.
+        if let tree = history.tree, (validated ?? resolve(tree, history.currentNodeNumber)) == history.currentNodeNumber
+        {
+            return history.currentNodeNumber
+        }
+        let level = undoSide.frames.count
+        guard level < 2 else {
+            report(.nestedGroupsOpen(operation.reported, groupingLevel: level))
+            return nil
+        }
+        history.sweepFreedTargets()
+        activities.push(.jumping)
+        defer { activities.pop() }
+        if level == 1 {
+            postCheckpoint()
+            closeInnermostFrame(of: undoSide, notify: true)
+        }
+        guard let tree = history.tree else { return nil }
+        let target = validated ?? resolve(tree, history.currentNodeNumber)
+        guard tree.table.contains(target), target != history.currentNodeNumber else { return history.currentNodeNumber }
+        // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
+        // does nothing (as `jump(to:)` to the current position).
+        history.endCoalescing()
+        walk(to: target)
+        return history.currentNodeNumber
+    }
+
+    /// Undoes and redoes, one step at a time with the usual notifications, until the current node
+    /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
+    /// (a freed target); stops where a step performs nothing, or when `target` goes.
+    func walk(to target: NodeNumber) {
+        let held = history.holdPruning()
+        defer { history.releasePruning(held) }
+        plan: while history.currentNodeNumber != target {
+            history.sweepFreedTargets()
+            guard let tree = history.tree, tree.table.contains(target),
+                let way = history.way(from: history.currentNodeNumber, to: target)
+            else {
+                return
+            }
+            for _ in 0..<way.up {
+                let expected = tree.table.parent(of: history.currentNodeNumber)
+                history.sweepFreedTargets()
+                guard undoSide.closedCount > 0, undoNewest(checkpoint: true) else { return }
+                if history.currentNodeNumber != expected { continue plan }
+            }
+            for child in way.down {
+                history.sweepFreedTargets()
+                guard tree.table.parent(of: child) == history.currentNodeNumber else { continue plan }
+                guard enterBranch(leadingTo: child) else { return }
+                postCheckpoint()
+                guard redoNewest() else { return }
+                if history.currentNodeNumber != child { continue plan }
+            }
+        }
+    }
+
+    /// A time move: the target is found by `resolve` from the current node, after the open group
+    /// closed.
+    func moveInTime(_ operation: OperationKey, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
+        throws(HistoryTreeError) -> HistoryNode.ID
+    {
+        enterCall()
+        defer { leaveCall() }
+        let reached = try moveInTree(operation, resolve: resolve) ?? history.currentNodeNumber
+        return HistoryNode.ID(sequence: Int(reached))
+    }
+
+    // MARK: The snapshot
+
+    /// The tree as a history panel shows it.
+    func makeTreeSnapshot() -> HistoryTree? {
+        guard let tree = history.tree else { return nil }
+        struct Place {
+            var step: Step?
+            var onUndoPath: Bool
+            var onPath: Bool
+            var redoChild: NodeNumber?
+            var state: StateID?
+            /// The node before it on its chain: its parent (between calls, the table's).
+            var parent: NodeNumber?
+        }
+        var places: [NodeNumber: Place] = [:]
+        let current = history.currentNodeNumber
+        // The undo stack, from the current node up: each step's state before it.
+        var state: StateID? = undoSide.frames.isEmpty ? history.states.current : undoSide.frames[0].low
+        var below: NodeNumber? = redoSide.steps.last?.node
+        for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
+            let step = undoSide.steps[position]
+            let parent = position > 0 ? undoSide.steps[position - 1].node : tree.root
+            places[step.node] = Place(
+                step: step, onUndoPath: true, onPath: true, redoChild: below, state: state, parent: parent)
+            below = step.node
+            state = state == step.high ? step.low : nil
+        }
+        places[tree.root] = Place(step: nil, onUndoPath: true, onPath: true, redoChild: below, state: state)
+        func chain(_ side: Side, from anchor: NodeNumber, onPath: Bool) {
+            var state = places[anchor]?.state
+            var parent = anchor
+            for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
+                let step = side.steps[position]
+                state = state == step.low ? step.high : nil
+                let next = position > 0 ? side.steps[position - 1].node : nil
+                places[step.node] = Place(
+                    step: step, onUndoPath: false, onPath: onPath, redoChild: next, state: state, parent: parent)
+                parent = step.node
+            }
+        }
+        chain(redoSide, from: current, onPath: true)
+        // Branches, once their anchor's state is known: breadth first from the current path.
+        var reached = Array(places.keys)
+        while let anchor = reached.popLast() {
+            for branch in tree.branches(at: anchor) {
+                chain(branch.side, from: anchor, onPath: false)
+                for position in 0..<branch.side.steps.count { reached.append(branch.side.steps[position].node) }
+            }
+        }
+        // Parents and children from the chains: from a handler of an undo or redo (or an observer
+        // of its checkpoint), the step in flight is in no chain, and its node in no snapshot.
+        var children: [NodeNumber: [NodeNumber]] = [:]
+        let records = tree.table.alive
+        for record in records {
+            if let parent = places[record.number]?.parent { children[parent, default: []].append(record.number) }
+        }
+        func id(_ number: NodeNumber) -> HistoryNode.ID { HistoryNode.ID(sequence: Int(number)) }
+        let marks = stepMarks(undoSide: nil)
+        let nodes = records.compactMap { record -> HistoryNode? in
+            guard let place = places[record.number] else { return nil }
+            let name = place.step?.name ?? ""
+            let title =
+                place.step == nil
+                ? ""
+                : place.onUndoPath ? undoMenuTitle(forUndoActionName: name) : redoMenuTitle(forUndoActionName: name)
+            return HistoryNode(
+                id: id(record.number),
+                parent: place.parent.map(id),
+                children: (children[record.number] ?? []).map(id),
+                redoChild: place.redoChild.map(id),
+                date: Date(timeIntervalSinceReferenceDate: record.date),
+                actionName: name,
+                title: title,
+                actionCount: place.step?.actionCount ?? 0,
+                isClean: place.state != nil && place.state == history.states.clean,
+                isCurrent: record.number == current,
+                isOnCurrentPath: place.onPath,
+                isInFlight: marks?.inFlight != nil && place.step?.serial == marks?.inFlight,
+                isBroken: marks?.broken != nil && place.step?.serial == marks?.broken
+            )
+        }
+        return HistoryTree(nodes: nodes, root: id(tree.root), current: id(current))
+    }
+}

@@ -1,0 +1,187 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+// The history's part of collaborative undo: where the remote changes a step has not seen wait,
+// and how a step is rebased over them (see `RemoteChanges`, which says why they travel this way).
+//
+// Each closed step holds, in its metadata, the remote changes it has not been rebased over, as they
+// read at the node where it applies (an undo step at the node it leads to, a redo or branch step at
+// the node it leaves from). A change is handed to the steps at the current node when it is
+// reported; a step rebased over its changes hands them on, as they read past it, to the steps at its
+// far node. A step that loses every action to rebasing is dead: it goes, as a step whose targets
+// were freed goes, and the changes it had not seen pass on unchanged.
+
+extension History {
+    /// The remote-changes concern, made on the first remote change (`makeHandler` rebuilds a command
+    /// action's stored handler, as the stack's registration makes it).
+    func remoteChanges(makeHandler: @escaping (any SavableCommand) -> ((AnyObject) -> Void)?) -> RemoteChanges {
+        if let remote { return remote }
+        let made = RemoteChanges(makeHandler: makeHandler)
+        remote = made
+        return made
+    }
+
+    // MARK: Handing changes on
+
+    /// Hands `changes`, which read at the current node, to the newest undo step, the newest redo
+    /// step and the newest step of each branch that leaves from the current node.
+    ///
+    /// - Complexity: O(1 + b) for the b branches that leave from the current node.
+    func deliverToStepsAtCurrentNode(_ changes: [any Sendable]) {
+        guard !changes.isEmpty else { return }
+        deliver(changes, toNewestStepOf: undoSide)
+        deliver(changes, toNewestStepOf: redoSide)
+        if let tree {
+            for branch in tree.branches(at: currentNodeNumber) { deliver(changes, toNewestStepOf: branch.side) }
+        }
+    }
+
+    private func deliver(_ changes: [any Sendable], toNewestStepOf side: Side) {
+        guard !side.steps.isEmpty else { return }
+        side.deliverUnseenChanges(changes, toStepAt: side.steps.count - 1)
+    }
+
+    /// Hands `changes`, which read at the far node of the step at `position` of `side` (the node
+    /// an undo step leaves from, the node a redo or branch step leads to), to every other step that
+    /// applies there: the next older step of the side, and the newest step of each branch that
+    /// leaves from that node.
+    func deliver(_ changes: [any Sendable], pastStepAt position: Int, of side: Side) {
+        guard !changes.isEmpty else { return }
+        if position > 0 { side.deliverUnseenChanges(changes, toStepAt: position - 1) }
+        let farNode = side === undoSide ? nil : side.steps[position].node
+        deliverToBranches(changes, at: farNode, below: position, of: side)
+    }
+
+    /// A step went from `side` without being rebased (a removal, a sweep of freed targets, a
+    /// broken step discarded): the changes it had not seen pass on to the steps beyond it,
+    /// unchanged. `below` is the position of the kept step below it plus one (0 when there is none);
+    /// `step` is the step that went.
+    func passUnseenChanges(of step: Step, droppedFrom side: Side, below: Int) {
+        guard let changes = step.metadata?.unseenChanges, !changes.isEmpty else { return }
+        if below > 0 { side.deliverUnseenChanges(changes, toStepAt: below - 1) }
+        deliverToBranches(changes, at: side === undoSide ? nil : step.node, below: below, of: side)
+    }
+
+    /// The newest step of each branch that leaves from the far node (`node`, or for the undo side
+    /// the node of the step below `below`, or the root) hears of `changes`.
+    private func deliverToBranches(_ changes: [any Sendable], at node: NodeNumber?, below: Int, of side: Side) {
+        guard let tree else { return }
+        let farNode = node ?? (below > 0 ? side.steps[below - 1].node : tree.root)
+        for branch in tree.branches(at: farNode) where branch.side !== side {
+            deliver(changes, toNewestStepOf: branch.side)
+        }
+    }
+
+    // MARK: Rebasing
+
+    /// Rebases the newest closed steps of `side` over what they have not seen, dropping those found
+    /// dead, until the newest is live (or none is left). The stack calls it only at idle, with no
+    /// asynchronous operation in flight (whose step stays on its side, with what it has not seen
+    /// kept for a rollback); nothing happens while a frame is open on `side`.
+    ///
+    /// - Complexity: O(a · r) for the a actions of the steps rebased and the r changes they had not
+    ///   seen.
+    func rebaseNewestSteps(of side: Side) {
+        guard let remote, side.frames.isEmpty, side.inFlight == 0 else { return }
+        while let step = side.steps.last, step.metadata?.unseenChanges.isEmpty == false {
+            let position = side.steps.count - 1
+            let start = side.openStart - step.actionCount
+            let dead = Set(rebaseStep(at: position, start: start, of: side, remote))
+            guard !dead.isEmpty else { return }
+            let emptied = side.filterNewestStep(
+                from: start, isUndoSide: side === undoSide, keep: { !dead.contains($0) },
+                release: { releaseAction($0) }, fresh: { states.fresh() })
+            if side === undoSide { coalescer.clear() }
+            guard let emptied else { return }
+            if tree != nil { nodeVanished(emptied.node) }
+        }
+    }
+
+    /// Rebases the step at `position` of `side` (its actions start at `start`) over the changes it
+    /// has not seen, hands the changes, as they read past it, to the steps beyond it, and returns the
+    /// absolute indices of its actions that have nothing left to do.
+    private func rebaseStep(at position: Int, start: Int, of side: Side, _ remote: RemoteChanges) -> [Int] {
+        let unseen = side.takeUnseenChanges(ofStepAt: position)
+        let end = start + side.steps[position].actionCount
+        let (carried, dead) = remote.rebaseActions(of: side, from: start, to: end, over: unseen)
+        deliver(carried, pastStepAt: position, of: side)
+        return dead
+    }
+
+    /// Rewrites the open groups of `side` over `changes` at once (new registrations join them, and
+    /// they have no step to hold changes); returns the changes as they read below them. Commands
+    /// left with nothing to do are removed, as a removal by target removes actions.
+    ///
+    /// - Complexity: O(k · r) for the k open actions and r changes; O(n) for the n actions of the
+    ///   side when a command dies.
+    func rebaseOpenRegion(of side: Side, over changes: [any Sendable]) -> [any Sendable] {
+        guard let remote else { return changes }
+        let (carried, dead) = remote.rebaseActions(of: side, from: side.openStart, to: side.end, over: changes)
+        removeActions(atIndices: dead, from: side)
+        return carried
+    }
+
+    /// Rebases every action of `side` (a step being built, a rollback's actions: they run newest
+    /// first) over `changes` at once; returns the changes as they read once they have all run, and
+    /// the absolute indices of the actions left with nothing to do (still held).
+    func rebaseAllActions(of side: Side, over changes: [any Sendable]) -> (carried: [any Sendable], dead: [Int]) {
+        guard let remote else { return (changes, []) }
+        return remote.rebaseActions(of: side, from: side.base, to: side.end, over: changes)
+    }
+
+    /// Removes the actions at the absolute indices `dead` from `side` in one pass (as a removal by
+    /// target removes actions), with the groups this empties.
+    ///
+    /// - Complexity: O(n) for the n actions of the side; nothing when `dead` is empty.
+    func removeActions(atIndices dead: [Int], from side: Side) {
+        guard !dead.isEmpty else { return }
+        let deadSet = Set(dead)
+        var index = side.base
+        compact(side) { _ in
+            defer { index += 1 }
+            return deadSet.contains(index)
+        }
+    }
+
+    /// Rebases every step of the history over what it has not seen (for a save): each side from its
+    /// newest step down, so that each step has heard everything before it is rebased. Steps found
+    /// dead are removed.
+    ///
+    /// - Complexity: O(a · r) for the a actions held and the r changes they had not seen, plus
+    ///   O(n) for the n actions of a side where a command died.
+    func rebaseEverything() {
+        guard let remote else { return }
+        var sides = [undoSide, redoSide]
+        if let tree { sides += tree.allBranches.map(\.side) }
+        // A branch hears of changes from the sides it leaves from: go round until nothing is left
+        // unseen (each pass moves every change at least one step outward).
+        var again = true
+        while again {
+            again = false
+            for side in sides where side.frames.isEmpty {
+                var dead: [Int] = []
+                var end = side.openStart
+                for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
+                    let count = side.steps[position].actionCount
+                    let start = end - count
+                    if side.steps[position].metadata?.unseenChanges.isEmpty == false {
+                        dead += rebaseStep(at: position, start: start, of: side, remote)
+                        again = true
+                    }
+                    end = start
+                }
+                removeActions(atIndices: dead, from: side)
+            }
+            if again && tree != nil {
+                resyncTree()
+                sides = [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? [])
+            }
+        }
+    }
+}
