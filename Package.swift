@@ -68,11 +68,23 @@ let package = Package(
             dependencies: ["ActionStackTodoModel", "ActionStack"],
             path: "Examples/Todo/CLI"
         ),
+        // What the test targets share, written once: the manual clock of coalescing windows and
+        // history dates, the seeded generator of the random drivers and walks, and the helper that
+        // reads an archive to a result. Like the examples, it is in no product, so clients never
+        // build it; only test targets depend on it.
+        .target(
+            name: "ActionStackTestSupport",
+            dependencies: ["ActionStack"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "ActionStackTests",
-            dependencies: ["ActionStack"]
+            dependencies: ["ActionStack", "ActionStackTestSupport"]
         ),
-        // What the tests of the examples share: running a built example as a child process.
+        // What the tests of the examples share: running a built example as a child process, and
+        // what the history-writer program writes. A target of its own, apart from
+        // ActionStackTestSupport: the history-writer executable links it, and it needs nothing but
+        // Foundation.
         .target(
             name: "ActionStackExampleTestSupport",
             path: "Tests/ExampleTestSupport"
@@ -82,7 +94,8 @@ let package = Package(
             // The executable is listed so that it is built before the tests that run it. SQLite is
             // there for the tests of the shared board that write to its database as a hostile peer.
             dependencies: [
-                "ActionStackBoardModel", "ActionStack", "ActionStackExampleTestSupport", "ActionStackCSQLite", "board",
+                "ActionStackBoardModel", "ActionStack", "ActionStackExampleTestSupport", "ActionStackTestSupport",
+                "ActionStackCSQLite", "board",
             ]
         ),
         // A client module that names every public top-level type as `ActionStack.X`.

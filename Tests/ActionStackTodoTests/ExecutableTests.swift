@@ -15,20 +15,8 @@ import Testing
 /// Where the built `todo` executable is: in the build folder that holds the test binary, whatever
 /// its scratch path.
 func todoExecutable() throws -> URL {
-    var starts = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()]
-    starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-    for start in starts {
-        var directory = start.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("todo")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-    }
-    throw TodoRunError.notBuilt
+    URL(fileURLWithPath: try ChildProcess.builtExecutable(named: "todo"))
 }
-
-enum TodoRunError: Error { case notBuilt }
 
 /// The built example, run as a user runs it, on a database file in a temporary directory.
 // The limit catches a hang. It is generous because these tests share the main actor with

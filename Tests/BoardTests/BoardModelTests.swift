@@ -9,18 +9,8 @@
 
 import ActionStack
 import ActionStackBoardModel
+import ActionStackTestSupport
 import Testing
-
-/// A clock for coalescing that only moves when a test says so.
-@MainActor
-final class ManualClock {
-    private(set) var now = ContinuousClock.now
-
-    func advance(by duration: Duration) { now = now.advanced(by: duration) }
-
-    /// Makes `stack` measure coalescing windows with this clock.
-    func drive(_ stack: ActionStack) { stack.coalescingClock = { [unowned self] in self.now } }
-}
 
 /// The board and figure logic, driven directly.
 @MainActor

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStackBoardModel
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -81,7 +82,7 @@ struct BoardPictureTests {
     /// mixed brackets, counts, the edges), each drawn as the reference draws it.
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func theLayoutDrawsWhatTheReferenceDraws(seed: UInt64) async {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let session = Session()
         let ys = [0.0, 20, 40]
         var seen: Set<String> = []
@@ -129,7 +130,7 @@ struct BoardPictureTests {
     /// board). Laying out a picture of n figures takes a few steps per figure; the first layout
     /// placed every label again after each merge, about n² / 2 steps (and minutes in all).
     @Test func aThousandFiguresInOneRowAreDrawnInLinearTime() throws {
-        var random = SeededGenerator(state: 1000)
+        var random = SeededGenerator(seed: 1000)
         let session = Session()
         let clock = ContinuousClock()
         let started = clock.now

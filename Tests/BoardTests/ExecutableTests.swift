@@ -16,21 +16,8 @@ import Testing
 /// the running executable; on Apple platforms the loaded `.xctest` bundle), whatever its scratch
 /// path (CI's sanitizer runs use their own).
 func boardExecutable() throws -> URL {
-    var starts = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()]
-    starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-    for start in starts {
-        var directory = start.deletingLastPathComponent()
-        // The test binary may sit inside an .xctest bundle folder (Apple platforms).
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("board")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-    }
-    throw BoardRunError.notBuilt
+    URL(fileURLWithPath: try ChildProcess.builtExecutable(named: "board"))
 }
-
-enum BoardRunError: Error { case notBuilt }
 
 /// Runs `board` with `arguments`, feeding `input` on standard input (a file, not a terminal).
 func runBoard(_ arguments: [String] = [], input: String = "") throws -> (output: String, status: Int32) {

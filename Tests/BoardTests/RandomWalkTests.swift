@@ -9,6 +9,7 @@
 
 import ActionStack
 import ActionStackBoardModel
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -69,18 +70,6 @@ struct RandomWalkTests {
         #expect(walk.crossedBranches > 10, "seed \(seed): jumps from one branch to another")
         #expect(walk.movedByTime > 5, "seed \(seed): moves by time")
         #expect(walk.shadow.board.nodes.count { $0.children.count > 1 } > 10, "seed \(seed): forks")
-    }
-}
-
-/// SplitMix64: a tiny seeded generator, so a walk replays exactly from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -409,7 +398,7 @@ struct Walk {
     var movedByTime = 0
 
     init(seed: UInt64) {
-        random = SeededGenerator(state: seed)
+        random = SeededGenerator(seed: seed)
         clock.drive(session.board.undoStack)
         start = session.board.undoStack.historyTree?.nodes.first?.date ?? Date()
         shadow = Shadow(start: start)

@@ -10,6 +10,7 @@
 import ActionStack
 import ActionStackBoardModel
 import ActionStackCSQLite
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -376,7 +377,7 @@ struct SharedBoardTests {
     func boardsThatTakeTurnsAtRandomAlwaysAgree(seed: UInt64) throws {
         let database = TemporaryDatabase()
         let boards = try (0..<3).map { _ in try join(database) }
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         for step in 0..<150 {
             let board = boards[Int.random(in: 0..<boards.count, using: &random)]
             let ids = board.session.board.figures.map(\.id)

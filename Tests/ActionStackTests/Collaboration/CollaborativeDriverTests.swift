@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 

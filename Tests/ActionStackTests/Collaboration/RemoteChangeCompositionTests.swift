@@ -205,9 +205,7 @@ struct AsyncTextCommand: AsyncUndoCommand, RebasableCommand {
         #expect(heard.last == false)
         token.cancel()
     }
-}
 
-@Suite(.serialized) @MainActor struct RemoteChangeAsyncReproTests {
     @Test func theStepBelowAnAwaitedUndoHearsAChangeMadeWhileItAwaited() async throws {
         let stack = ActionStack()
         stack.groupsByEvent = false
