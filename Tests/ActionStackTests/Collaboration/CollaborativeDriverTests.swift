@@ -33,6 +33,9 @@ import Testing
         var model = CollaborativeTextModel()
         var random: SeededGenerator
         var heard: ActionStack.State?
+        var heardTitles: (undo: String, redo: String)?
+        /// Whether a removal left letters of this user's that no step takes back.
+        var keptLetters = false
         var token: ObservationToken?
         var log: [String] = []
         var stepNumber = 0
@@ -50,7 +53,11 @@ import Testing
             stack.groupsByEvent = false
             stack.misusePolicy = .report
             token?.cancel()
-            token = stack.observe { [unowned self] state in self.heard = state }
+            token = stack.observe { [unowned self, unowned stack] state in
+                // An observer that calls back in: it reads what an Edit menu reads.
+                self.heard = state
+                self.heardTitles = (stack.undoMenuItemTitle, stack.redoMenuItemTitle)
+            }
         }
 
         var stack: ActionStack { document.stack }
@@ -212,6 +219,10 @@ import Testing
             // The invariant check walks the whole history: every few operations.
             if operationCount % 16 == 0 { stack._checkInvariants() }
             if let heard { #expect(heard == stack.state, "the observer heard the state: \(log.suffix(4))") }
+            if let heardTitles {
+                #expect(heardTitles.undo == stack.undoMenuItemTitle, "the observer read the Undo title: \(log.suffix(4))")
+                #expect(heardTitles.redo == stack.redoMenuItemTitle, "the observer read the Redo title: \(log.suffix(4))")
+            }
             if Self.comparesEveryStep, let saved = try? stack.savedHistory() {
                 // Every stored step, rebased, is the model's. (Off by default: saving rebases every
                 // step at once, which would hide a fault of the lazy rebasing the run checks.)
@@ -243,10 +254,18 @@ import Testing
             case 72..<84: await press(undo: false)
             case 84..<89: await undoWithARemoteChangeMeanwhile()
             case 89..<92: saveAndRestore()
-            case 92..<99:
+            case 92..<97:
                 log.append("markClean")
                 stack.markClean()
                 #expect(stack.isClean)
+            case 97:
+                // The document's object goes (a peer deleted the whole text, say): its steps go too.
+                log.append("removeAllActions(withTarget:)")
+                stack.removeAllActions(withTarget: document)
+                model.undoStack = []
+                model.redoStack = []
+                // The letters typed so far stay: no step is left to take them back.
+                keptLetters = true
             default:
                 // Undo and redo everything, and back: this user's letters all go, then come back.
                 log.append("undo all, redo all")
@@ -255,7 +274,9 @@ import Testing
                     await press(undo: true)
                     pressed += 1
                 }
-                #expect(!String(document.text).contains { $0.isUppercase }, "no letter of this user's is left")
+                if !keptLetters {
+                    #expect(!String(document.text).contains { $0.isUppercase }, "no letter of this user's is left")
+                }
                 check()
                 for _ in 0..<pressed where model.canRedo { await press(undo: false) }
             }
