@@ -7,8 +7,16 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-/// An edit of a text, at offsets counted in `Character`s: a ``SequenceEdit`` of characters that
-/// can be saved (it encodes its pieces as strings).
+/// An edit of a text, at offsets counted in Unicode scalars: a ``SequenceEdit`` of scalars that can
+/// be saved (it encodes its pieces as strings).
+///
+/// Offsets count Unicode scalars (`String.unicodeScalars`), as Loro and Automerge count, not
+/// `Character`s: a `Character` can be several scalars (an "é" typed as "e" and a combining accent,
+/// "\r\n", a flag), and an insertion next to one can join it with its neighbour into one
+/// `Character`. Counted in scalars, an edit stays exact whatever it joins or splits: its inverse
+/// undoes it, and a peer's combining mark typed after this user's letter leaves this user's letter
+/// removable. An app whose cursor counts `Character`s converts with
+/// `text.unicodeScalars.distance(from:to:)` over `String.Index`es.
 ///
 /// ```swift
 /// var text = "Hello world"
@@ -19,25 +27,25 @@
 /// print(text)   // Hello big
 /// ```
 public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, MergeableChange {
-    /// The edit, piece by piece.
-    public var edit: SequenceEdit<Character>
+    /// The edit, piece by piece, in Unicode scalars.
+    public var edit: SequenceEdit<Unicode.Scalar>
 
     /// An edit of `edit`'s pieces.
-    public init(_ edit: SequenceEdit<Character>) { self.edit = edit }
+    public init(_ edit: SequenceEdit<Unicode.Scalar>) { self.edit = edit }
 
-    /// Inserts `text` at `offset`.
+    /// Inserts `text` at `offset` (in Unicode scalars).
     public static func insert(_ text: String, at offset: Int) -> TextEdit {
-        TextEdit(.insert(Array(text), at: offset))
+        TextEdit(.insert(Array(text.unicodeScalars), at: offset))
     }
 
-    /// Deletes `text`, which starts at `offset`.
+    /// Deletes `text`, which starts at `offset` (in Unicode scalars).
     public static func delete(_ text: String, at offset: Int) -> TextEdit {
-        TextEdit(.delete(Array(text), at: offset))
+        TextEdit(.delete(Array(text.unicodeScalars), at: offset))
     }
 
-    /// Replaces `old`, which starts at `offset`, with `new`.
+    /// Replaces `old`, which starts at `offset` (in Unicode scalars), with `new`.
     public static func replace(_ old: String, with new: String, at offset: Int) -> TextEdit {
-        TextEdit(.replace(Array(old), with: Array(new), at: offset))
+        TextEdit(.replace(Array(old.unicodeScalars), with: Array(new.unicodeScalars), at: offset))
     }
 
     /// Whether the edit does nothing.
@@ -49,11 +57,18 @@ public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, Me
     /// Applies the edit to `text`, or throws and leaves it unchanged (see
     /// ``SequenceEdit/apply(to:)``).
     ///
-    /// - Complexity: O(n · p) for n characters and p pieces.
+    /// - Complexity: O(n · p) for n scalars and p pieces.
     public func apply(to text: inout String) throws(SequenceEditError) {
-        var characters = Array(text)
-        try edit.apply(to: &characters)
-        text = String(characters)
+        var scalars = Array(text.unicodeScalars)
+        try edit.apply(to: &scalars)
+        text = Self.string(scalars)
+    }
+
+    /// The string of `scalars`.
+    static func string(_ scalars: [Unicode.Scalar]) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
     }
 
     /// This edit as it reads after `other` was applied (see ``SequenceEdit/rebased(over:)``).
@@ -70,8 +85,8 @@ public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, Me
     public var description: String {
         edit.pieces.map { piece in
             switch piece {
-            case .insert(let characters, let offset): "+\"\(String(characters))\"@\(offset)"
-            case .delete(let characters, let offset): "-\"\(String(characters))\"@\(offset)"
+            case .insert(let scalars, let offset): "+\"\(Self.string(scalars))\"@\(offset)"
+            case .delete(let scalars, let offset): "-\"\(Self.string(scalars))\"@\(offset)"
             }
         }.joined(separator: " ")
     }
@@ -85,14 +100,14 @@ public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, Me
     /// Reads the pieces written by ``encode(to:)``.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
-        var pieces: [SequenceEdit<Character>.Piece] = []
+        var pieces: [SequenceEdit<Unicode.Scalar>.Piece] = []
         while !container.isAtEnd {
             let piece = try container.nestedContainer(keyedBy: PieceKeys.self)
             let offset = try piece.decode(Int.self, forKey: .at)
             if let inserted = try piece.decodeIfPresent(String.self, forKey: .insert) {
-                pieces.append(.insert(Array(inserted), at: offset))
+                pieces.append(.insert(Array(inserted.unicodeScalars), at: offset))
             } else {
-                pieces.append(.delete(Array(try piece.decode(String.self, forKey: .delete)), at: offset))
+                pieces.append(.delete(Array(try piece.decode(String.self, forKey: .delete).unicodeScalars), at: offset))
             }
         }
         edit = SequenceEdit(pieces)
@@ -104,11 +119,11 @@ public struct TextEdit: Hashable, Sendable, Codable, CustomStringConvertible, Me
         for piece in edit.pieces {
             var object = container.nestedContainer(keyedBy: PieceKeys.self)
             switch piece {
-            case .insert(let characters, let offset):
-                try object.encode(String(characters), forKey: .insert)
+            case .insert(let scalars, let offset):
+                try object.encode(Self.string(scalars), forKey: .insert)
                 try object.encode(offset, forKey: .at)
-            case .delete(let characters, let offset):
-                try object.encode(String(characters), forKey: .delete)
+            case .delete(let scalars, let offset):
+                try object.encode(Self.string(scalars), forKey: .delete)
                 try object.encode(offset, forKey: .at)
             }
         }

@@ -447,22 +447,32 @@ public enum SavedValue: Hashable, Sendable, Codable {
 
     /// The value for a user-info value, when it is of a kind that can be saved.
     ///
+    /// A double that is not finite (NaN, an infinity), and a date at such a time, have no JSON
+    /// form: they are not values that can be saved (nil), as a value of another kind is not, and a
+    /// save leaves them out of the step's user info rather than failing.
+    ///
     /// - Parameter value: A user-info value.
     public init?(_ value: Any) {
+        let saved: SavedValue
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             // A Foundation number says what it holds: a number holding 1 is not the Bool true,
             // nor 2.0 the Int 2, though casts say so on Linux.
-            self = Self.kind(of: number)
-            return
+            saved = Self.kind(of: number)
+        } else {
+            switch value {
+            case let value as String: saved = .string(value)
+            case let value as Bool: saved = .bool(value)
+            case let value as Int: saved = .int(value)
+            case let value as Double: saved = .double(value)
+            case let value as Date: saved = .date(value)
+            case let value as Data: saved = .data(value)
+            default: return nil
+            }
         }
-        switch value {
-        case let value as String: self = .string(value)
-        case let value as Bool: self = .bool(value)
-        case let value as Int: self = .int(value)
-        case let value as Double: self = .double(value)
-        case let value as Date: self = .date(value)
-        case let value as Data: self = .data(value)
-        default: return nil
+        switch saved {
+        case .double(let double) where !double.isFinite: return nil
+        case .date(let date) where !date.timeIntervalSinceReferenceDate.isFinite: return nil
+        default: self = saved
         }
     }
 

@@ -91,19 +91,20 @@ import Testing
         }
 
         static func textEdit(_ edits: [CollaborativeTextModel.Edit], local: Bool) -> TextEdit {
-            var pieces: [SequenceEdit<Character>.Piece] = []
+            var pieces: [SequenceEdit<Unicode.Scalar>.Piece] = []
             var index = 0
             while index < edits.count {
                 if local, index + 1 < edits.count, case .delete(let at, let old) = edits[index],
                     case .insert(let insertAt, let new) = edits[index + 1], at == insertAt
                 {
-                    pieces += SequenceEdit.replace(Array(old), with: Array(new), at: at).pieces
+                    let (old, new) = (Array(old.unicodeScalars), Array(new.unicodeScalars))
+                    pieces += SequenceEdit.replace(old, with: new, at: at).pieces
                     index += 2
                     continue
                 }
                 switch edits[index] {
-                case .insert(let at, let text): pieces.append(.insert(Array(text), at: at))
-                case .delete(let at, let text): pieces.append(.delete(Array(text), at: at))
+                case .insert(let at, let text): pieces.append(.insert(Array(text.unicodeScalars), at: at))
+                case .delete(let at, let text): pieces.append(.delete(Array(text.unicodeScalars), at: at))
                 }
                 index += 1
             }

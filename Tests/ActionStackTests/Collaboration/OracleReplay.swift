@@ -128,12 +128,15 @@ final class ReplayedText: OracleReplay.Model {
     var stack: ActionStack { model.stack }
     init() {}
     func local(_ ops: [[String: Any]]) {
-        let pieces = sequencePieces(ops, on: Array(model.text), elements: { Array($0["text"] as! String) }, local: true)
+        let pieces = sequencePieces(
+            ops, on: Array(model.text.unicodeScalars), elements: { Array(($0["text"] as! String).unicodeScalars) },
+            local: true)
         model.edit(TextEdit(SequenceEdit(pieces)))
     }
     func remote(_ ops: [[String: Any]]) {
         let pieces = sequencePieces(
-            ops, on: Array(model.text), elements: { Array($0["text"] as! String) }, local: false)
+            ops, on: Array(model.text.unicodeScalars), elements: { Array(($0["text"] as! String).unicodeScalars) },
+            local: false)
         model.receive(TextEdit(SequenceEdit(pieces)))
     }
     var document: Any { model.text }
