@@ -39,6 +39,11 @@
 /// An edit with no pieces does nothing; ``rebased(over:)`` returns `nil` rather than such an edit.
 public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// One insertion or deletion.
+    ///
+    /// Frozen: an edit of a sequence is insertions and deletions, and the rebasing rules, the saved
+    /// form of ``TextEdit`` and every app's `switch` over the pieces rely on there being just these
+    /// two; no case will be added, and a `switch` over a piece may be exhaustive.
+    @frozen
     public enum Piece: Equatable, Sendable {
         /// Inserts `elements` before the element at `offset`.
         case insert([Element], at: Int)
