@@ -141,5 +141,14 @@ import Testing
         #expect(rebasable == nil)
         let mergeable: any ActionStack.MergeableChange = TextEdit.insert("a", at: 0)
         #expect(mergeable is TextEdit)
+        #expect(ActionStack.SavedHistory.self == SavedHistory.self)
+        #expect(ActionStack.SavedStep.self == SavedStep.self)
+        #expect(ActionStack.SavedAction.self == SavedAction.self)
+        #expect(ActionStack.SavedActionProblem.self == SavedActionProblem.self)
+        #expect(ActionStack.SavedValue.self == SavedValue.self)
+        let command: (any ActionStack.UndoCommand.Type)? = nil
+        let asyncCommand: (any ActionStack.AsyncUndoCommand.Type)? = nil
+        let savable: (any ActionStack.SavableCommand.Type)? = nil
+        #expect(command == nil && asyncCommand == nil && savable == nil)
     }
 }

@@ -25,16 +25,20 @@
 ///   stays after the re-inserted text.
 ///
 /// ```swift
-/// var text = Array("Hello world")
-/// // Undoing this user's typing of "world" deletes it.
-/// let undo = SequenceEdit<Character>.delete(Array("world"), at: 6)
-/// // Meanwhile a peer typed "big " before it and "!" inside it.
-/// let peer = SequenceEdit<Character>([.insert(Array("big "), at: 6), .insert(["!"], at: 13)])
-/// try peer.apply(to: &text)
-/// print(String(text))   // Hello big wor!ld
-/// try undo.rebased(over: peer)!.apply(to: &text)
-/// print(String(text))   // Hello big !
+/// var playlist = ["Intro", "Red", "Blue"]
+/// // Undoing this user's adding of "Red" and "Blue" deletes them.
+/// let undo = SequenceEdit<String>.delete(["Red", "Blue"], at: 1)
+/// // Meanwhile a peer added "Green" before them and "Gold" between them.
+/// let peer = SequenceEdit<String>([.insert(["Green"], at: 1), .insert(["Gold"], at: 3)])
+/// try peer.apply(to: &playlist)
+/// print(playlist)   // ["Intro", "Green", "Red", "Gold", "Blue"]
+/// try undo.rebased(over: peer)!.apply(to: &playlist)
+/// print(playlist)   // ["Intro", "Green", "Gold"]
 /// ```
+///
+/// For a text, use ``TextEdit``, which counts offsets in Unicode scalars: counted in `Character`s,
+/// an insertion that joins its neighbour into one `Character` (a combining accent, "\r" and "\n")
+/// would no longer be found by its inverse.
 ///
 /// An edit with no pieces does nothing; ``rebased(over:)`` returns `nil` rather than such an edit.
 public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
