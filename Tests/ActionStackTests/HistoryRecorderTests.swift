@@ -27,8 +27,8 @@ struct RecorderFiles {
 
     /// The current node of each record's history and the record's fingerprint.
     func recorded() throws -> [String] {
-        try journal.records().map { record in
-            let archive = try HistoryArchive(decoding: record.payload, registry: hsRegistry())
+        let archives = try HistoryRecorder.recordedArchives(in: journal, registry: hsRegistry())
+        return try zip(journal.records(), archives).map { record, archive in
             let history = archive.histories[HistoryRecorder.defaultHistoryName]
             let clean = history?.clean.map { " clean \($0)" } ?? ""
             return "\(record.fingerprint ?? "-"): at \(history?.current ?? -1) of \(history?.steps.count ?? -1)\(clean)"

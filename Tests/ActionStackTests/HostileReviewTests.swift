@@ -2014,9 +2014,7 @@ private struct HRNothing: UndoCommand {
         stack.undo()
         withExtendedLifetime(token) {}
         #expect(recorder.recordCount == 3)
-        let records = try journal.records()
-        for record in records {
-            let archive = try HistoryArchive(decoding: record.payload, registry: hrRegistry())
+        for archive in try HistoryRecorder.recordedArchives(in: journal, registry: hrRegistry()) {
             let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
             #expect(history.clean == history.current)
         }
@@ -2051,7 +2049,7 @@ private struct HRNothing: UndoCommand {
         #expect(recorder.lastError == nil)
         // The last record is the history after onError's removal (or a later change), never older.
         let last = try #require(try journal.records().last)
-        let archive = try HistoryArchive(decoding: last.payload, registry: hrRegistry())
+        let archive = try #require(try HistoryRecorder.recordedArchives(in: journal, registry: hrRegistry()).last)
         let saved = try stack.savedHistory()
         let recorded = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
         #expect(recorded.steps.count == saved.steps.count)

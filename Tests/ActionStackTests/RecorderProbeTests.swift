@@ -52,9 +52,7 @@ func rpRegistry() -> CommandRegistry {
 
 /// The history of each record appended, decoded.
 func rpHistories(_ files: RecorderFiles, name: String = HistoryRecorder.defaultHistoryName) throws -> [SavedHistory] {
-    try files.journal.records().compactMap { record in
-        try HistoryArchive(decoding: record.payload, registry: rpRegistry()).histories[name]
-    }
+    try HistoryRecorder.recordedArchives(in: files.journal, registry: rpRegistry()).compactMap { $0.histories[name] }
 }
 
 /// Runs `body` with standard error sent to a file; returns what was written there.
@@ -359,8 +357,7 @@ final class RPWeakStack {
         #expect(!output.contains("ActionStack misuse"), "no line on standard error: \(output)")
         // The board's own delivery, after its undo, records the final state.
         #expect(recorder.lastError == nil)
-        let last = try #require(try files.journal.records().last)
-        let archive = try HistoryArchive(decoding: last.payload, registry: rpRegistry())
+        let archive = try #require(try HistoryRecorder.recordedArchives(in: files.journal, registry: rpRegistry()).last)
         #expect(archive.histories["board"]?.current == 0 && archive.histories["figure"]?.steps.isEmpty == true)
     }
 

@@ -81,6 +81,26 @@ public final class HistoryRecorder {
     private var isMakingArchive = false
     private var recordAgain = false
 
+    /// The single-stack recorder's maker of records of what changed (nil for a recorder of
+    /// archives), and the fingerprint of its document.
+    private var maker: JournalRecordMaker?
+    private var fingerprint: (() -> String)?
+    /// Where the single-stack recorder is in its journal: the snapshot its records follow, the
+    /// number of the last record from it, the snapshot's size, the bytes and records appended since,
+    /// the records of the snapshot before it (kept by a compaction), and the fingerprint and the
+    /// journal's reset count at the last record.
+    private var chain: UInt64 = 0
+    private var chainIndex = 0
+    private var snapshotBytes = 0
+    private var bytesSinceSnapshot = 0
+    private var previousChainRecords: Int?
+    private var lastFingerprint: String?
+    private var lastResets: Int?
+    /// The bytes of this recorder's records since the snapshot before the last one.
+    private var bytesKept = 0
+    /// The fewest bytes a journal holds before a new snapshot compacts it (a test hook lowers it).
+    package var _compactionFloor = 1 << 18
+
     /// Called with each error that kept a change from being recorded.
     public var onError: ((any Error) -> Void)?
     /// The last error that kept a change from being recorded; nil once a record is appended.
@@ -124,7 +144,13 @@ public final class HistoryRecorder {
                 fingerprint: fingerprint(),
                 histories: [Self.defaultHistoryName: try stack.savedHistory(maximumSteps: maximumSteps)])
         }
+        maker = JournalRecordMaker(stack: stack, maximumSteps: maximumSteps)
+        self.fingerprint = fingerprint
         watch(stack)
+    }
+
+    deinit {
+        maker?.stop()
     }
 
     /// Records after each call on `stack` that changes the history the archive saves. Watching a
@@ -192,12 +218,15 @@ public final class HistoryRecorder {
     }
 
     private func callEnded() {
+        // A call that changed no history (a query) costs this check.
+        if let maker, !maker.mayHaveChanged { return }
         if watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) { record() }
     }
 
     /// One record, if there is a whole history to save and it is new.
     private func recordOnce() -> Bool {
         guard watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) else { return false }
+        if let maker { return recordChange(maker) }
         let archive: HistoryArchive
         do {
             isMakingArchive = true
@@ -225,6 +254,77 @@ public final class HistoryRecorder {
         }
     }
 
+    /// One record of a single-stack recorder: what changed since its last record, or a snapshot
+    /// when only one describes it, when the journal started over, or when the records since the
+    /// last snapshot outweigh it (then the journal is compacted to the snapshot before it).
+    private func recordChange(_ maker: JournalRecordMaker) -> Bool {
+        guard maker.stack != nil, maker.isReady else { return false }
+        isMakingArchive = true
+        maker.gather()
+        let fingerprint = self.fingerprint?() ?? ""
+        isMakingArchive = false
+        let resets = journal.resetCount
+        let recordLimit = Swift.max(1, journal.maximumRecords / 2 - 1)
+        let mustSnapshot =
+            maker.needsSnapshot || resets != lastResets || chainIndex + 1 >= recordLimit
+            || bytesSinceSnapshot > snapshotBytes || snapshotBytes + bytesSinceSnapshot > journal.maximumBytes / 4
+        var history: JournalHistoryRecord
+        var isSnapshot = false
+        if !mustSnapshot, let delta = maker.delta() {
+            if delta.isEmpty && fingerprint == lastFingerprint {
+                maker.recorded()
+                return false
+            }
+            history = delta
+        } else {
+            guard let made = maker.snapshot() else { return false }
+            history = made
+            isSnapshot = true
+        }
+        let newChain = isSnapshot ? UInt64.random(in: 0...UInt64.max) : chain
+        let index = isSnapshot ? 0 : chainIndex + 1
+        let contents = JournalRecordContents(
+            isSnapshot: isSnapshot, chain: newChain, index: index, histories: [Self.defaultHistoryName: history])
+        do {
+            let data = try JournalRecordWriter.encode(contents, limits: .default)
+            try journal.append(data, fingerprint: fingerprint)
+            maker.recorded()
+            lastError = nil
+            recordCount += 1
+            lastFingerprint = fingerprint
+            if isSnapshot {
+                let sameJournal = resets == lastResets
+                let keep = chainIndex + 2
+                let previousBytes = snapshotBytes + bytesSinceSnapshot
+                let compacts =
+                    sameJournal && previousChainRecords != nil
+                    && bytesKept + data.count > Swift.max(_compactionFloor, 4 * data.count)
+                previousChainRecords = sameJournal ? chainIndex + 1 : nil
+                chain = newChain
+                chainIndex = 0
+                snapshotBytes = data.count
+                bytesSinceSnapshot = 0
+                lastResets = resets
+                bytesKept = sameJournal ? bytesKept + data.count : data.count
+                // The journal is compacted to the snapshot before this one and its records: a
+                // recovery needs this snapshot, and the one before keeps the recent past.
+                if compacts {
+                    bytesKept = previousBytes + data.count
+                    try journal.compact(keeping: keep)
+                }
+            } else {
+                chainIndex = index
+                bytesSinceSnapshot += data.count
+                bytesKept += data.count
+            }
+            return true
+        } catch {
+            maker.failed()
+            fail(error)
+            return false
+        }
+    }
+
     private func fail(_ error: any Error) {
         lastError = error
         onError?(error)
@@ -246,8 +346,58 @@ public final class HistoryRecorder {
         from journal: HistoryJournal, fingerprint: String, registry: CommandRegistry,
         limits: HistoryArchive.Limits = .default
     ) throws -> HistoryArchive? {
-        guard let record = try journal.lastRecord(matchingFingerprint: fingerprint) else { return nil }
-        return try HistoryArchive(decoding: record.payload, registry: registry, limits: limits)
+        let records = try journal.records()
+        func matches(_ record: JournalRecord) -> Bool {
+            record.fingerprint.map { $0.utf8.elementsEqual(fingerprint.utf8) } ?? false
+        }
+        guard let last = records.lastIndex(where: matches) else { return nil }
+        let found = JournalReplayer.replay(records, registry: registry, limits: limits, through: last) {
+            matches(records[$0])
+        }
+        // The last matching record; one that cannot be replayed is an error, as one that cannot
+        // be read.
+        guard let point = found.last else { return nil }
+        return try archive(at: point, fingerprint: fingerprint)
+    }
+}
+
+extension HistoryRecorder {
+    /// Every intact record of `journal`, read back as the archive it stands for: a record of what
+    /// changed is replayed from the snapshot it follows, so that each archive is the one a full
+    /// save would have made at that record. For inspecting a journal (a history's timeline, a test);
+    /// a recovery reads one record (``recover(from:fingerprint:registry:limits:)``).
+    ///
+    /// - Parameters:
+    ///   - journal: The journal.
+    ///   - registry: The command types to read the commands with.
+    ///   - limits: The bounds each record must hold to.
+    /// - Returns: One archive for each intact record, in order.
+    /// - Throws: A ``HistoryFileError`` when the journal cannot be read, a ``HistoryArchiveError``
+    ///   at the first record that cannot be read or replayed (one whose snapshot was compacted
+    ///   away included).
+    /// - Complexity: O(n + r·s) for the n bytes of the journal, the r records and the s steps of
+    ///   their histories.
+    public static func recordedArchives(
+        in journal: HistoryJournal, registry: CommandRegistry, limits: HistoryArchive.Limits = .default
+    ) throws -> [HistoryArchive] {
+        let records = try journal.records()
+        guard !records.isEmpty else { return [] }
+        var archives: [HistoryArchive] = []
+        try JournalReplayer.replay(
+            records, registry: registry, limits: limits, through: records.count - 1, keeping: { _ in true },
+            visit: { point in archives.append(try archive(at: point)) })
+        return archives
+    }
+
+    /// The archive of a replay point, or its problem as a ``HistoryArchiveError``.
+    static func archive(at point: JournalReplayPoint, fingerprint: String? = nil) throws -> HistoryArchive {
+        do {
+            return try JournalReplayer.archive(at: point, fingerprint: fingerprint)
+        } catch let problem as JournalRecordProblem {
+            throw problem.archiveError ?? HistoryArchiveError.corrupt(problem.description)
+        } catch {
+            throw HistoryArchiveError.corrupt("\(error)")
+        }
     }
 }
 
