@@ -96,6 +96,10 @@ public final class HistoryRecorder {
     private var previousChainRecords: Int?
     private var lastFingerprint: String?
     private var lastResets: Int?
+    /// The sequence numbers and contents of the snapshot of the chain and of the last record
+    /// appended, which the next record follows.
+    private var chainSnapshot: (sequence: UInt64, payload: Data)?
+    private var lastAppended: (sequence: UInt64, payload: Data)?
     /// The bytes of this recorder's records since the snapshot before the last one.
     private var bytesKept = 0
     /// The fewest bytes a journal holds before a new snapshot compacts it (a test hook lowers it).
@@ -281,13 +285,36 @@ public final class HistoryRecorder {
             history = made
             isSnapshot = true
         }
-        let newChain = isSnapshot ? UInt64.random(in: 0...UInt64.max) : chain
-        let index = isSnapshot ? 0 : chainIndex + 1
-        let contents = JournalRecordContents(
-            isSnapshot: isSnapshot, chain: newChain, index: index, histories: [Self.defaultHistoryName: history])
         do {
-            let data = try JournalRecordWriter.encode(contents, limits: .default)
-            try journal.append(data, fingerprint: fingerprint)
+            var newChain = isSnapshot ? UInt64.random(in: 0...UInt64.max) : chain
+            var index = isSnapshot ? 0 : chainIndex + 1
+            var data = try JournalRecordWriter.encode(
+                JournalRecordContents(
+                    isSnapshot: isSnapshot, chain: newChain, index: index, histories: [Self.defaultHistoryName: history]
+                ),
+                limits: .default)
+            var following: [(sequence: UInt64, payload: Data)] = []
+            if !isSnapshot {
+                if let chainSnapshot { following.append(chainSnapshot) }
+                if let lastAppended, lastAppended.sequence != chainSnapshot?.sequence { following.append(lastAppended) }
+                if following.isEmpty { following.append((UInt64.max, Data())) }
+            }
+            var sequence = try journal.append(data, fingerprint: fingerprint, following: following)
+            if sequence == nil {
+                // The record it follows is no longer intact (a crash tore it, the file changed
+                // behind the journal's back, a compaction ran): a snapshot instead.
+                guard let made = maker.snapshot() else { return false }
+                isSnapshot = true
+                newChain = UInt64.random(in: 0...UInt64.max)
+                index = 0
+                data = try JournalRecordWriter.encode(
+                    JournalRecordContents(
+                        isSnapshot: true, chain: newChain, index: 0, histories: [Self.defaultHistoryName: made]),
+                    limits: .default)
+                sequence = try journal.append(data, fingerprint: fingerprint, following: [])
+            }
+            lastAppended = sequence.map { ($0, data) }
+            if isSnapshot { chainSnapshot = lastAppended }
             maker.recorded()
             lastError = nil
             recordCount += 1

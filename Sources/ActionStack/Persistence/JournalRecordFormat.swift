@@ -566,9 +566,8 @@ enum JournalRecordReader {
                 case "version":
                     version = try cursor.readInt()
                     if let version, version > JournalRecordWriter.formatVersion {
-                        throw JournalRecordProblem(
-                            "the record's format version is \(version); this library reads version "
-                                + "\(JournalRecordWriter.formatVersion)")
+                        throw HistoryArchiveError.newerFormatVersion(
+                            version, newestSupported: JournalRecordWriter.formatVersion)
                     }
                 case "kind": kind = try cursor.readString()
                 case "chain":
