@@ -10,17 +10,24 @@
 import Foundation
 
 /// Keeps a ``HistoryJournal`` up to date with one or more stacks: after every change to their
-/// histories it appends the saved history, so that a crash loses at most the change in progress.
+/// histories it appends a record, so that a crash loses at most the change in progress.
 ///
 /// <doc:SavingTheHistory> shows one at work, from the first change to the recovery after a crash.
 ///
-/// **What is recorded.** Each record is a whole ``HistoryArchive`` (the app's fingerprint and the
-/// saved history of each stack). The recorder makes one at the end of every call on a watched stack
-/// and appends it unless it repeats the last one appended, so each change to a history is recorded
-/// once: a closed step, a keystroke that joins the step before it (the fingerprint changes), an undo,
-/// a redo, a jump, a clean mark, a removal, a trim, a pruned branch, the redo side discarded. The
-/// recorder runs after the stack's observers (``ActionStack/observe(_:)``), so what an observer
-/// changes in its turn (an autosave's ``ActionStack/markClean()``) is in the same record.
+/// **What is recorded.** A recorder of one stack (``init(journal:stack:maximumSteps:fingerprint:)``)
+/// appends, at the end of every call that changed the stack's history, a record of what changed: a
+/// closed step (its commands), a keystroke that joins the step before it (the actions it adds), an
+/// undo, a redo, a jump, a branch made or entered, a clean mark, a removal, a trim, a pruned branch,
+/// the redo side discarded. Its size is that of the change, not of the history. Now and then it
+/// appends a snapshot of the whole history instead: the first record, the changes that only a
+/// snapshot describes (``ActionStack/removeAllActions()``, a restore, a change of shape), after a
+/// record it could not write or one the journal lost, and when the records since the last snapshot
+/// outweigh it (then it compacts the journal; see <doc:SavingTheHistory> for each case). A call
+/// that changes no history (a query) appends nothing and costs one comparison. A recorder that makes
+/// its own archives (``init(journal:archive:)``, for several stacks) appends a whole
+/// ``HistoryArchive`` at the end of every call on a watched stack, unless it repeats the last one
+/// appended. The recorder runs after the stack's observers (``ActionStack/observe(_:)``), so what an
+/// observer changes in its turn (an autosave's ``ActionStack/markClean()``) is in the same record.
 ///
 /// There is not always a whole history to save. While a group is open, an asynchronous operation
 /// runs or waits in the queue, or a step is broken (``ActionStack/brokenStep``),
@@ -31,24 +38,22 @@ import Foundation
 /// observer, an operation's step), the recorder waits for that call's end, so that it never reads a
 /// history halfway through a change and never makes a call that the stack would refuse as a misuse.
 ///
-/// **Recovery.** ``recover(from:fingerprint:registry:limits:)`` returns the last record made when
-/// the document had the fingerprint of the one the app opened: a document last written to disk
-/// three changes ago reopens with the history as it was then. The three later changes are not in
-/// that document, and their steps cannot come back as steps to redo: a step's redo actions exist only
-/// once the step has been undone, and these were on the undo side when they were recorded. A torn
-/// last record (a crash in the middle of an append) is ignored. The recorder appends nothing until a
-/// watched history changes, so the app may recover before or after creating it.
+/// **Recovery.** ``recover(from:fingerprint:registry:limits:)`` returns the history as it was at
+/// the last record made when the document had the fingerprint of the one the app opened, exactly as
+/// a full save would have saved it then: a document last written to disk three changes ago reopens
+/// with the history as it was then. The three later changes are not in that document, and their
+/// steps cannot come back as steps to redo: a step's redo actions exist only once the step has been
+/// undone, and these were on the undo side when they were recorded. A torn last record (a crash in
+/// the middle of an append) is ignored. The recorder appends nothing until a watched history
+/// changes, so the app may recover before or after creating it.
 ///
-/// **Cost.** A record is the whole saved history, so each change costs O(s) time and bytes for the
-/// s steps saved: bound s with `maximumSteps`, and the journal's size with its own limits (it
-/// compacts itself to its newest records). An app with long histories journals between full saves
-/// and starts the journal over after each (``HistoryJournal/reset()``; the recorder's next record
-/// is then appended even if it repeats the last). To find out whether a call changed a history, the
-/// recorder saves and encodes it at the end of every call on a watched stack, a query such as
-/// ``ActionStack/canUndo`` included, and compares the bytes with the last record's: measured at
-/// about 5 µs per step held (0.5 ms a call at 100 steps, 4.7 ms at 1,000; the benchmark package's
-/// persistence table). Keep the histories a recorder watches short, or call ``record()`` after each
-/// change from a recorder that watches no stack.
+/// **Cost.** A record of what changed costs O(c) time and bytes for the c actions it holds, plus
+/// the append; a snapshot O(s) for the s steps held, amortized O(1) per change since one is
+/// written when the records after the last outweigh it. Each append is flushed to the disk unless
+/// the journal was opened with `synchronizesAppends: false` (see
+/// ``HistoryJournal/synchronizesAppends``). A recorder that makes its own archives saves, encodes
+/// and compares the whole history at the end of every call on a watched stack, a query included:
+/// O(s) per call.
 ///
 /// **Failures never reach the stacks.** A record that cannot be made or appended (a full disk, a
 /// command that cannot encode) changes nothing on any stack; the recorder keeps the error in
@@ -100,6 +105,9 @@ public final class HistoryRecorder {
     /// appended, which the next record follows.
     private var chainSnapshot: (sequence: UInt64, payload: Data)?
     private var lastAppended: (sequence: UInt64, payload: Data)?
+    /// The journal's reset count when the stack was first watched: until it changes or the
+    /// history does, there is nothing to record (the history as it was then is the starting point).
+    private var resetsAtWatch = 0
     /// The bytes of this recorder's records since the snapshot before the last one.
     private var bytesKept = 0
     /// The fewest bytes a journal holds before a new snapshot compacts it (a test hook lowers it).
@@ -150,6 +158,7 @@ public final class HistoryRecorder {
         }
         maker = JournalRecordMaker(stack: stack, maximumSteps: maximumSteps)
         self.fingerprint = fingerprint
+        resetsAtWatch = journal.resetCount
         watch(stack)
     }
 
@@ -192,6 +201,11 @@ public final class HistoryRecorder {
     /// - Parameter stack: A watched stack.
     /// - Complexity: O(w) for the w stacks watched.
     public func unwatch(_ stack: ActionStack) {
+        if let maker, maker.stack == nil || maker.stack === stack {
+            // Its changes are no longer kept; a later ``record()`` appends a whole archive.
+            maker.stop()
+            self.maker = nil
+        }
         watched.removeAll { entry in
             guard entry.stack.value == nil || entry.stack.value === stack else { return false }
             entry.token.cancel()
@@ -204,7 +218,9 @@ public final class HistoryRecorder {
     /// call (from a handler or an observer), it records nothing, and the call's end records.
     ///
     /// - Returns: Whether a record was appended.
-    /// - Complexity: O(s) for the s steps saved, plus the append.
+    /// - Complexity: O(c) for the c actions changed since the last record (O(s) for the s steps
+    ///   held when the record is a snapshot, or the recorder makes its own archives), plus the
+    ///   append.
     @discardableResult
     public func record() -> Bool {
         guard !isRecording else {
@@ -263,6 +279,7 @@ public final class HistoryRecorder {
     /// last snapshot outweigh it (then the journal is compacted to the snapshot before it).
     private func recordChange(_ maker: JournalRecordMaker) -> Bool {
         guard maker.stack != nil, maker.isReady else { return false }
+        if lastResets == nil && !maker.mayHaveChanged && journal.resetCount == resetsAtWatch { return false }
         isMakingArchive = true
         maker.gather()
         let fingerprint = self.fingerprint?() ?? ""
