@@ -195,6 +195,51 @@ import Testing
         #expect(try HistoryRecorder.recover(from: files.journal, fingerprint: "v204", registry: hsRegistry()) != nil)
     }
 
+    /// Asynchronous steps are recorded when they settle, as records of what changed, and the
+    /// journal replays to a full save after each, in a branching history with a branch made.
+    @Test func asyncStepsAndBranchesReplayToAFullSave() async throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let box = HSBox()
+        let stack = makeStack()
+        stack.historyShape = .tree
+        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v\(box.value)" }
+        func check(_ what: String) throws {
+            guard let saved = try? stack.savedHistory() else {
+                Issue.record("\(what): the stack cannot be saved")
+                return
+            }
+            let recovered = try #require(
+                try HistoryRecorder.recover(from: files.journal, fingerprint: "v\(box.value)", registry: hsRegistry()))
+            let expected = try HistoryArchive(fingerprint: "x", histories: ["h": saved]).encoded()
+            let actual = try HistoryArchive(
+                fingerprint: "x",
+                histories: ["h": try #require(recovered.histories[HistoryRecorder.defaultHistoryName])]
+            ).encoded()
+            #expect(expected == actual, "\(what)")
+        }
+        for value in 1...30 {
+            stack.beginUndoGrouping()
+            stack.registerAsyncUndo(HSAsyncSet(value: box.value), on: box, key: box.id)
+            box.value = value
+            stack.endUndoGrouping()
+        }
+        try check("thirty async steps")
+        try await stack.performUndo()
+        try check("an awaited undo")
+        try await stack.performUndo()
+        try await stack.performRedo()
+        try check("an awaited redo")
+        try await stack.performUndo()
+        hsChange(box, to: 100, on: stack)
+        try check("a branch made")
+        try await stack.performUndo()
+        try check("an awaited undo back to where the branch leaves")
+        #expect(recorder.lastError == nil)
+        let deltas = try files.journal.records().filter { $0.payload.starts(with: Self.deltaPrefix) }
+        #expect(deltas.count >= 5)
+    }
+
     @Test func aRecordOfANewerFormatIsRefusedAndAnOldJournalIsRead() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }

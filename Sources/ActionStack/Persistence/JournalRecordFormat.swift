@@ -23,6 +23,13 @@ import Foundation
 //        "steps":[{"a":1,"l":42,"h":43,"n":0}],"names":["Typing"],
 //        "commands":[["notes.setText",1,"note-1"]],"actions":[0],"payloads":[{"text":"one two"}]}}}
 //
+// Before these records, a recorder appended a whole history archive (format "ActionStack.History")
+// in each record; such a record is still read, as a snapshot of its own that no record follows, and
+// a recorder that makes its own archives (several stacks) still appends them. A record of a newer
+// version than this library's is refused (`HistoryArchiveError.newerFormatVersion`), and so are
+// the records of what changed that follow it. Which records are snapshots, and when the recorder compacts the journal:
+// `HistoryRecorder.recordChange`, and the "Saving the history" article.
+//
 // The top level:
 // - "format" "ActionStack.Journal", "version" 1 (a newer version is refused), "kind" "snapshot" or
 //   "delta"; "chain" (16 hex digits) names the snapshot a delta follows, "index" counts the records
