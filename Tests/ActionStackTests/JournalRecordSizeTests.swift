@@ -240,6 +240,44 @@ import Testing
         #expect(deltas.count >= 5)
     }
 
+    /// Two recorders of one stack each see every change; two recorders of two stacks on one
+    /// journal file take turns, and each one's records follow its own snapshot.
+    @Test func recordersShareAStackOrAJournal() throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let box = HSBox()
+        let other = HSBox()
+        let stack = makeStack()
+        let second = makeStack()
+        let secondJournal = HistoryJournal(url: files.journal.url, synchronizesAppends: false)
+        let ownJournal = HistoryJournal(
+            url: files.directory.appendingPathComponent("own.journal"), synchronizesAppends: false)
+        let first = HistoryRecorder(journal: files.journal, stack: stack) { "a\(box.value)" }
+        let again = HistoryRecorder(journal: ownJournal, stack: stack) { "a\(box.value)" }
+        let secondRecorder = HistoryRecorder(journal: secondJournal, stack: second) { "b\(other.value)" }
+        for value in 1...20 {
+            hsChange(box, to: value, on: stack)
+            hsChange(other, to: value, on: second)
+            if value % 3 == 0 { stack.undo() }
+            if value % 4 == 0 { second.undo() }
+        }
+        for recorder in [first, again, secondRecorder] { #expect(recorder.lastError == nil) }
+        func replayed(_ journal: HistoryJournal, _ fingerprint: String) throws -> Data {
+            let archive = try #require(
+                try HistoryRecorder.recover(from: journal, fingerprint: fingerprint, registry: hsRegistry()))
+            return try HistoryArchive(fingerprint: "x", histories: archive.histories).encoded()
+        }
+        func full(_ stack: ActionStack) throws -> Data {
+            try HistoryArchive(fingerprint: "x", histories: [HistoryRecorder.defaultHistoryName: stack.savedHistory()])
+                .encoded()
+        }
+        #expect(try replayed(files.journal, "a\(box.value)") == full(stack))
+        #expect(try replayed(ownJournal, "a\(box.value)") == full(stack))
+        #expect(try replayed(files.journal, "b\(other.value)") == full(second))
+        let deltas = try files.journal.records().filter { $0.payload.starts(with: Self.deltaPrefix) }
+        #expect(deltas.count > 20)
+    }
+
     @Test func aRecordOfANewerFormatIsRefusedAndAnOldJournalIsRead() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
