@@ -278,6 +278,42 @@ import Testing
         #expect(deltas.count > 20)
     }
 
+    /// A remote change rewrites the steps it moves past: the record after it holds them as they
+    /// read then, with the new remote version, and replays to a full save.
+    @Test func aRemoteChangeIsRecordedWithTheStepsItRewrote() throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let stack = makeStack(groupsByEvent: true)
+        let document = SharedText(stack: stack)
+        var registry = CommandRegistry()
+        registry.register(TextCommand.self)
+        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { document.text }
+        func check(_ what: String) throws {
+            let saved = try stack.savedHistory()
+            let recovered = try #require(
+                try HistoryRecorder.recover(from: files.journal, fingerprint: document.text, registry: registry))
+            let expected = try HistoryArchive(fingerprint: "x", histories: ["h": saved]).encoded()
+            let actual = try HistoryArchive(
+                fingerprint: "x",
+                histories: ["h": try #require(recovered.histories[HistoryRecorder.defaultHistoryName])]
+            ).encoded()
+            #expect(expected == actual, "\(what)")
+        }
+        for word in ["one ", "two ", "three "] {
+            document.type(word, at: document.text.count)
+            stack.endEvent()
+        }
+        try check("three steps")
+        stack.applyRemoteChange(TextEdit.insert(">> ", at: 0), version: "r1") {
+            try! TextEdit.insert(">> ", at: 0).apply(to: &document.text)
+        }
+        try check("a remote change at the front")
+        #expect(try stack.savedHistory().remoteVersion == "r1")
+        stack.undo()
+        try check("an undo after it")
+        #expect(recorder.lastError == nil)
+    }
+
     @Test func aRecordOfANewerFormatIsRefusedAndAnOldJournalIsRead() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
