@@ -38,6 +38,30 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+
+// history-writer --recorder JOURNAL SEED TREE: walks a `RecorderWalk` under a `HistoryRecorder`
+// that appends to JOURNAL (started over), printing "recorded N" after step N has ended (and its
+// record, if it changed the history, is appended), until it is killed.
+if arguments.first == "--recorder", arguments.count == 4, let seed = UInt64(arguments[arguments.startIndex + 2]) {
+    let journal = HistoryJournal(
+        url: URL(fileURLWithPath: arguments[arguments.startIndex + 1]), synchronizesAppends: false)
+    try? journal.reset()
+    var walk = RecorderWalk(seed: seed, tree: arguments.last == "tree")
+    var steps = 0
+    let recorder = HistoryRecorder(journal: journal, stack: walk.stack) { RecorderWalk.fingerprint(steps) }
+    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+    while ContinuousClock.now < deadline {
+        steps += 1
+        walk.step()
+        if let error = recorder.lastError {
+            FileHandle.standardError.write(Data("history-writer: \(error)\n".utf8))
+            exit(1)
+        }
+        say("recorded \(steps)")
+    }
+    exit(0)
+}
+
 guard arguments.count == 3, let first = UInt64(arguments.last!) else {
     FileHandle.standardError.write(Data("usage: history-writer FILE JOURNAL FIRST-GENERATION\n".utf8))
     exit(2)

@@ -22,6 +22,7 @@ extension History {
     ///
     /// - Complexity: O(n) for the n stored actions (they are released).
     func removeAll() {
+        noteChangeNeedingSnapshot()
         emptySide(undoSide)
         emptySide(redoSide)
         if tree != nil { resetTree() }

@@ -53,6 +53,7 @@ extension History {
         switch shape {
         case .tree:
             guard tree == nil else { return }
+            noteChangeNeedingSnapshot()
             let date = treeSettings.now()
             let store = TreeStore(root: 0, date: date)
             store.maximumBranchSteps = treeSettings.maximumBranchSteps
@@ -68,6 +69,7 @@ extension History {
             tree = store
         case .linear:
             guard let store = tree else { return }
+            noteChangeNeedingSnapshot()
             for branch in store.allBranches { emptySide(branch.side) }
             for side in [undoSide, redoSide] {
                 for position in 0..<side.steps.count { side.assignNode(0, toStepAt: position) }
@@ -108,12 +110,18 @@ extension History {
             treeSettings.clock = newValue
             guard let tree else { return }
             let now = treeSettings.now()
-            if now < tree.lastDate { tree.redate(newestAt: now) }
+            if now < tree.lastDate {
+                tree.redate(newestAt: now)
+                noteChangeNeedingSnapshot()
+            }
         }
     }
 
     /// Replaces the tree with `store` (a restored history's; the stack holds no step).
-    func installTree(_ store: TreeStore) { tree = store }
+    func installTree(_ store: TreeStore) {
+        tree = store
+        noteChangeNeedingSnapshot()
+    }
 
     /// A move through the tree (or a scope's rollback) begins: pruning waits until it ends, so that
     /// it never takes a branch the move is about to enter. Returns the tree held, for
@@ -148,8 +156,11 @@ extension History {
     func detachRedoSide(maximumCost: Int, restructuringAllowed: Bool) {
         guard let tree, let top = redoSide.steps.last else { return }
         let side = Side()
+        if let changes { side.startTracking(changes) }
         side.swapContents(with: redoSide)
-        tree.add(Branch(side: side, anchor: tree.table.parent(of: top.node) ?? currentNodeNumber, tick: 0))
+        let branch = Branch(side: side, anchor: tree.table.parent(of: top.node) ?? currentNodeNumber, tick: 0)
+        tree.add(branch)
+        noteBranchChange(.redoBecameBranch(branch, anchor: branch.anchor))
         pruneBranchesOrDefer(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
     }
 
@@ -167,7 +178,9 @@ extension History {
         guard let branch = tree.branches(at: anchor).first(where: { $0.firstNode == child }) else { return false }
         tree.remove(branch)
         redoSide.swapContents(with: branch.side)
-        if branch.side.steps.count > 0 {
+        let kept = branch.side.steps.count > 0
+        noteBranchChange(.enteredBranch(branch, anchor: anchor, kept: kept))
+        if kept {
             branch.anchor = anchor
             tree.add(branch)
         } else {
@@ -192,6 +205,7 @@ extension History {
             for branch in moved {
                 branch.anchor = parent
                 tree.table.setParent(of: branch.firstNode, to: parent)
+                noteBranchChange(.reanchored(branch, anchor: parent))
             }
             tree.branches[parent, default: []].append(contentsOf: moved)
         }
@@ -235,11 +249,15 @@ extension History {
         for anchor in Array(tree.branches.keys) where !present.contains(anchor) {
             let moved = tree.branches.removeValue(forKey: anchor) ?? []
             let newAnchor = survivor(of: anchor)
-            for branch in moved { branch.anchor = newAnchor }
+            for branch in moved {
+                branch.anchor = newAnchor
+                noteBranchChange(.reanchored(branch, anchor: newAnchor))
+            }
             tree.branches[newAnchor, default: []].append(contentsOf: moved)
         }
         for branch in tree.allBranches where branch.side.steps.count == 0 {
             tree.remove(branch)
+            noteBranchChange(.removed(branch))
             emptySide(branch.side)
         }
         for record in tree.table.alive where !present.contains(record.number) { tree.table.remove(record.number) }
@@ -263,6 +281,7 @@ extension History {
     /// Empties the tree (``ActionStack/removeAllActions()``): a new root, numbered after every node so far.
     func resetTree() {
         guard let tree else { return }
+        noteChangeNeedingSnapshot()
         for branch in tree.allBranches { emptySide(branch.side) }
         let store = TreeStore(root: tree.nextNumber, date: treeSettings.now())
         store.maximumBranchSteps = tree.maximumBranchSteps

@@ -59,6 +59,10 @@ final class History {
     /// rewritten command is stored again. Nil until the first, so that a history that never hears
     /// of one pays one `nil` check where steps go.
     @exclusivity(unchecked) var remote: RemoteChanges?
+    /// What changed since a recorder last recorded the history (see ``HistoryChanges``): kept only
+    /// while a ``HistoryRecorder`` watches, nil otherwise, so that a history nobody records pays one
+    /// `nil` check where it changes.
+    @exclusivity(unchecked) var changes: HistoryChanges?
 
     init() {}
 }
@@ -141,6 +145,7 @@ extension History {
     func markClean() {
         states.markClean()
         coalescer.clear()
+        if let changes { changes.noteChange() }
     }
 
     /// A change made elsewhere (a remote change) was applied to the document: it is in a new state,
@@ -151,6 +156,8 @@ extension History {
     func documentChangedElsewhere() {
         _ = states.change()
         coalescer.clear()
+        // The remote version may have changed with it.
+        if let changes { changes.noteChange() }
     }
 
     /// Marks the document clean while an asynchronous operation is in the middle of its step: the
@@ -172,6 +179,7 @@ extension History {
     func finishRestore(current: StateID, clean: StateID?) {
         states.restore(current: current, clean: clean)
         coalescer.clear()
+        noteChangeNeedingSnapshot()
     }
 }
 

@@ -273,3 +273,61 @@ private struct PayloadSlot<Command: SavableCommand>: Decodable {
 private struct SkippedPayload: Decodable {
     init(from decoder: any Decoder) {}
 }
+
+/// What reading a flat payload array needs (a journal record's): how each entry of the command
+/// table is read, and the entry of each action.
+struct CommandPayloadFlatPlan: Sendable {
+    var resolutions: [CommandRegistry.Resolution]
+    /// The command names of the entries, for the problems.
+    var names: [String]
+    /// For each action, the index of its entry.
+    var entries: [Int]
+
+    static let key = CodingUserInfoKey(rawValue: "ActionStack.CommandPayloadFlatPlan")!
+}
+
+/// Reads a payload array with a ``CommandPayloadFlatPlan`` from the decoder's user info: each
+/// element with its entry's type, or skipped when the entry cannot be read.
+struct CommandPayloadFlatReader: Decodable {
+    var commands: [DecodedCommand] = []
+
+    init(from decoder: any Decoder) throws {
+        guard let plan = decoder.userInfo[CommandPayloadFlatPlan.key] as? CommandPayloadFlatPlan else {
+            throw HistoryArchiveError.corrupt("payloads read without a plan")
+        }
+        var container = try decoder.unkeyedContainer()
+        if let count = container.count, count != plan.entries.count {
+            throw CommandPayloadReader.CountMismatch(payloads: count, actions: plan.entries.count)
+        }
+        commands.reserveCapacity(plan.entries.count)
+        for entry in plan.entries {
+            guard !container.isAtEnd else {
+                throw CommandPayloadReader.CountMismatch(payloads: commands.count, actions: plan.entries.count)
+            }
+            switch plan.resolutions[entry] {
+            case .current(let type):
+                commands.append(try Self.decode(type, from: &container))
+            case .migrate(let registered, let version):
+                let element = try container.superDecoder()
+                do {
+                    commands.append(.command(try registered.decode(version, element)))
+                } catch {
+                    commands.append(
+                        .problem(.decodingFailed(type: plan.names[entry], reason: CommandRegistry.reason(for: error))))
+                }
+            case .unreadable(let problem):
+                _ = try container.decode(SkippedPayload.self)
+                commands.append(.problem(problem))
+            }
+        }
+        guard container.isAtEnd else {
+            throw CommandPayloadReader.CountMismatch(payloads: plan.entries.count + 1, actions: plan.entries.count)
+        }
+    }
+
+    private static func decode<Command: SavableCommand>(
+        _: Command.Type, from container: inout any UnkeyedDecodingContainer
+    ) throws -> DecodedCommand {
+        try container.decode(PayloadSlot<Command>.self).result
+    }
+}

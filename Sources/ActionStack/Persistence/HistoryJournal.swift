@@ -171,12 +171,32 @@ public final class HistoryJournal: Sendable {
     ///   journal left it. The first call of a journal, and a call after the file changed, also
     ///   reads the file: O(n) for its n bytes.
     public func append(_ record: Data, fingerprint: String?) throws(HistoryFileError) {
+        _ = try append(record, fingerprint: fingerprint, following: [])
+    }
+
+    /// Appends a record that follows the records `previous` (a record of what changed, which a
+    /// replay applies to the snapshot and the records before it), unless the journal no longer
+    /// holds each of them intact: a crash tore one and the file was read again, the file was
+    /// changed, replaced, compacted or deleted behind the journal's back, or this append would
+    /// compact it. Then nothing is appended and the result is nil.
+    ///
+    /// - Parameters:
+    ///   - record: The record's contents.
+    ///   - fingerprint: The document's fingerprint after the change, if any.
+    ///   - previous: The sequence numbers and contents of the records it follows, the last
+    ///     appended last; empty for a record that follows none.
+    /// - Returns: The sequence number of the record appended, or nil.
+    /// - Throws: As ``append(_:fingerprint:)``.
+    /// - Complexity: As ``append(_:fingerprint:)``.
+    func append(
+        _ record: Data, fingerprint: String?, following previous: [(sequence: UInt64, payload: Data)]
+    ) throws(HistoryFileError) -> UInt64? {
         let path = try HistoryFileStore.filePath(url, failure: .write)
         let size = JournalFormat.recordSize(payload: record.count, fingerprint: fingerprint)
         guard JournalFormat.fileHeaderSize + size <= maximumBytes else {
             throw .tooLarge(path: path, size: JournalFormat.fileHeaderSize + size, limit: maximumBytes)
         }
-        try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
+        return try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) -> UInt64? in
             // Opened, and locked, by this call; any failure below leaves the cache empty, so that
             // the next call reads the file again.
             let known = cached
@@ -185,9 +205,38 @@ public final class HistoryJournal: Sendable {
                 throw .cannotWrite(path: path, reason: "open: the file is missing", code: nil)
             }
             defer { file.close() }
-            var state = try self.state(of: file, path: path, cached: known)
+            var (state, reread) = try self.state(of: file, path: path, cached: known)
+            // A file as this journal left it (appended, or read) whose last record is the last of
+            // `previous`, and whose first is not after the first of them, holds them all: records
+            // are lost only to a compaction (which drops the oldest) or a change behind the
+            // journal's back (after which it reads the file again). Otherwise the file is read,
+            // and holds them when it has the same records with the same numbers (another
+            // writer's records may follow them).
+            if let newest = previous.last {
+                var contents = reread
+                let first = state.nextSequence &- UInt64(state.count)
+                if contents == nil
+                    && (newest.sequence != state.nextSequence &- 1 || previous.contains { $0.sequence < first })
+                {
+                    contents = try self.contents(of: file.descriptor, path: path, size: file.info.size)
+                }
+                if let contents {
+                    let held = previous.allSatisfy { wanted in
+                        contents.records.contains { $0.sequence == wanted.sequence && $0.payload == wanted.payload }
+                    }
+                    if !held {
+                        cached = state
+                        return nil
+                    }
+                }
+            }
             let sizeAfterHeader = state.end == 0 ? JournalFormat.fileHeaderSize : state.end
             if state.count + 1 > maximumRecords || sizeAfterHeader + size > maximumBytes {
+                // A compaction may drop what the record follows.
+                if !previous.isEmpty {
+                    cached = state
+                    return nil
+                }
                 let contents = try self.contents(of: file.descriptor, path: path, size: file.info.size)
                 let budget = Swift.min(maximumBytes / 2, maximumBytes - size)
                 try rewrite(path, contents, keeping: maximumRecords / 2, within: budget)
@@ -197,7 +246,7 @@ public final class HistoryJournal: Sendable {
                     throw .cannotWrite(path: path, reason: "open: the file is missing", code: nil)
                 }
                 file = reopened
-                state = try self.state(of: file, path: path, cached: nil)
+                state = try self.state(of: file, path: path, cached: nil).state
             }
             let offset = state.end
             var bytes = offset == 0 ? JournalFormat.fileHeader(firstSequence: state.nextSequence) : Data()
@@ -217,13 +266,17 @@ public final class HistoryJournal: Sendable {
             if offset == 0 { SystemFile.synchronizeDirectory(url.deletingLastPathComponent().path) }
             // The record is written. A file that cannot be looked at now, or that another program
             // wrote to meanwhile, is read again at the next call.
-            guard let info = try? SystemFile.info(file.descriptor), info.size == offset + bytes.count else { return }
+            let written = state.nextSequence
+            guard let info = try? SystemFile.info(file.descriptor), info.size == offset + bytes.count else {
+                return written
+            }
             state.tail = JournalCache.tail(of: state.tail, then: bytes)
             state.end = offset + bytes.count
             state.nextSequence += 1
             state.count += 1
             state.file = info
             cached = state
+            return written
         }
     }
 
@@ -348,13 +401,13 @@ public final class HistoryJournal: Sendable {
     /// before the end it knows), or else what reading the file finds.
     private func state(
         of file: LockedFile, path: String, cached: JournalCache.State?
-    ) throws(HistoryFileError) -> JournalCache.State {
+    ) throws(HistoryFileError) -> (state: JournalCache.State, reread: JournalFormat.Contents?) {
         guard file.info.isRegularFile else { throw .cannotWrite(path: path, reason: "not a regular file", code: nil) }
         if let cached, cached.describes(file.info) {
             let tail = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
                 try SystemFile.read(file.descriptor, count: cached.tail.count, at: cached.end - cached.tail.count)
             }
-            if tail == cached.tail { return cached }
+            if tail == cached.tail { return (cached, nil) }
         }
         guard file.info.size <= maximumBytes else {
             throw .tooLarge(path: path, size: file.info.size, limit: maximumBytes)
@@ -363,7 +416,7 @@ public final class HistoryJournal: Sendable {
             try SystemFile.read(file.descriptor, count: file.info.size, at: 0)
         }
         let contents = try JournalFormat.parse(data, path: path)
-        return JournalCache.State(file: file.info, contents: contents, data: data)
+        return (JournalCache.State(file: file.info, contents: contents, data: data), contents)
     }
 
     /// What the open journal holds.

@@ -10,17 +10,24 @@
 import Foundation
 
 /// Keeps a ``HistoryJournal`` up to date with one or more stacks: after every change to their
-/// histories it appends the saved history, so that a crash loses at most the change in progress.
+/// histories it appends a record, so that a crash loses at most the change in progress.
 ///
 /// <doc:SavingTheHistory> shows one at work, from the first change to the recovery after a crash.
 ///
-/// **What is recorded.** Each record is a whole ``HistoryArchive`` (the app's fingerprint and the
-/// saved history of each stack). The recorder makes one at the end of every call on a watched stack
-/// and appends it unless it repeats the last one appended, so each change to a history is recorded
-/// once: a closed step, a keystroke that joins the step before it (the fingerprint changes), an undo,
-/// a redo, a jump, a clean mark, a removal, a trim, a pruned branch, the redo side discarded. The
-/// recorder runs after the stack's observers (``ActionStack/observe(_:)``), so what an observer
-/// changes in its turn (an autosave's ``ActionStack/markClean()``) is in the same record.
+/// **What is recorded.** A recorder of one stack (``init(journal:stack:maximumSteps:fingerprint:)``)
+/// appends, at the end of every call that changed the stack's history, a record of what changed: a
+/// closed step (its commands), a keystroke that joins the step before it (the actions it adds), an
+/// undo, a redo, a jump, a branch made or entered, a clean mark, a removal, a trim, a pruned branch,
+/// the redo side discarded. Its size is that of the change, not of the history. Now and then it
+/// appends a snapshot of the whole history instead: the first record, the changes that only a
+/// snapshot describes (``ActionStack/removeAllActions()``, a restore, a change of shape), after a
+/// record it could not write or one the journal lost, and when the records since the last snapshot
+/// outweigh it (then it compacts the journal; see <doc:SavingTheHistory> for each case). A call
+/// that changes no history (a query) appends nothing and costs one comparison. A recorder that makes
+/// its own archives (``init(journal:archive:)``, for several stacks) appends a whole
+/// ``HistoryArchive`` at the end of every call on a watched stack, unless it repeats the last one
+/// appended. The recorder runs after the stack's observers (``ActionStack/observe(_:)``), so what an
+/// observer changes in its turn (an autosave's ``ActionStack/markClean()``) is in the same record.
 ///
 /// There is not always a whole history to save. While a group is open, an asynchronous operation
 /// runs or waits in the queue, or a step is broken (``ActionStack/brokenStep``),
@@ -31,24 +38,22 @@ import Foundation
 /// observer, an operation's step), the recorder waits for that call's end, so that it never reads a
 /// history halfway through a change and never makes a call that the stack would refuse as a misuse.
 ///
-/// **Recovery.** ``recover(from:fingerprint:registry:limits:)`` returns the last record made when
-/// the document had the fingerprint of the one the app opened: a document last written to disk
-/// three changes ago reopens with the history as it was then. The three later changes are not in
-/// that document, and their steps cannot come back as steps to redo: a step's redo actions exist only
-/// once the step has been undone, and these were on the undo side when they were recorded. A torn
-/// last record (a crash in the middle of an append) is ignored. The recorder appends nothing until a
-/// watched history changes, so the app may recover before or after creating it.
+/// **Recovery.** ``recover(from:fingerprint:registry:limits:)`` returns the history as it was at
+/// the last record made when the document had the fingerprint of the one the app opened, exactly as
+/// a full save would have saved it then: a document last written to disk three changes ago reopens
+/// with the history as it was then. The three later changes are not in that document, and their
+/// steps cannot come back as steps to redo: a step's redo actions exist only once the step has been
+/// undone, and these were on the undo side when they were recorded. A torn last record (a crash in
+/// the middle of an append) is ignored. The recorder appends nothing until a watched history
+/// changes, so the app may recover before or after creating it.
 ///
-/// **Cost.** A record is the whole saved history, so each change costs O(s) time and bytes for the
-/// s steps saved: bound s with `maximumSteps`, and the journal's size with its own limits (it
-/// compacts itself to its newest records). An app with long histories journals between full saves
-/// and starts the journal over after each (``HistoryJournal/reset()``; the recorder's next record
-/// is then appended even if it repeats the last). To find out whether a call changed a history, the
-/// recorder saves and encodes it at the end of every call on a watched stack, a query such as
-/// ``ActionStack/canUndo`` included, and compares the bytes with the last record's: measured at
-/// about 5 µs per step held (0.5 ms a call at 100 steps, 4.7 ms at 1,000; the benchmark package's
-/// persistence table). Keep the histories a recorder watches short, or call ``record()`` after each
-/// change from a recorder that watches no stack.
+/// **Cost.** A record of what changed costs O(c) time and bytes for the c actions it holds, plus
+/// the append; a snapshot O(s) for the s steps held, amortized O(1) per change since one is
+/// written when the records after the last outweigh it. Each append is flushed to the disk unless
+/// the journal was opened with `synchronizesAppends: false` (see
+/// ``HistoryJournal/synchronizesAppends``). A recorder that makes its own archives saves, encodes
+/// and compares the whole history at the end of every call on a watched stack, a query included:
+/// O(s) per call.
 ///
 /// **Failures never reach the stacks.** A record that cannot be made or appended (a full disk, a
 /// command that cannot encode) changes nothing on any stack; the recorder keeps the error in
@@ -80,6 +85,33 @@ public final class HistoryRecorder {
     private var isRecording = false
     private var isMakingArchive = false
     private var recordAgain = false
+
+    /// The single-stack recorder's maker of records of what changed (nil for a recorder of
+    /// archives), and the fingerprint of its document.
+    private var maker: JournalRecordMaker?
+    private var fingerprint: (() -> String)?
+    /// Where the single-stack recorder is in its journal: the snapshot its records follow, the
+    /// number of the last record from it, the snapshot's size, the bytes and records appended since,
+    /// the records of the snapshot before it (kept by a compaction), and the fingerprint and the
+    /// journal's reset count at the last record.
+    private var chain: UInt64 = 0
+    private var chainIndex = 0
+    private var snapshotBytes = 0
+    private var bytesSinceSnapshot = 0
+    private var previousChainRecords: Int?
+    private var lastFingerprint: String?
+    private var lastResets: Int?
+    /// The sequence numbers and contents of the snapshot of the chain and of the last record
+    /// appended, which the next record follows.
+    private var chainSnapshot: (sequence: UInt64, payload: Data)?
+    private var lastAppended: (sequence: UInt64, payload: Data)?
+    /// The journal's reset count when the stack was first watched: until it changes or the
+    /// history does, there is nothing to record (the history as it was then is the starting point).
+    private var resetsAtWatch = 0
+    /// The bytes of this recorder's records since the snapshot before the last one.
+    private var bytesKept = 0
+    /// The fewest bytes a journal holds before a new snapshot compacts it (a test hook lowers it).
+    package var _compactionFloor = 1 << 18
 
     /// Called with each error that kept a change from being recorded.
     public var onError: ((any Error) -> Void)?
@@ -124,7 +156,14 @@ public final class HistoryRecorder {
                 fingerprint: fingerprint(),
                 histories: [Self.defaultHistoryName: try stack.savedHistory(maximumSteps: maximumSteps)])
         }
+        maker = JournalRecordMaker(stack: stack, maximumSteps: maximumSteps)
+        self.fingerprint = fingerprint
+        resetsAtWatch = journal.resetCount
         watch(stack)
+    }
+
+    deinit {
+        maker?.stop()
     }
 
     /// Records after each call on `stack` that changes the history the archive saves. Watching a
@@ -162,6 +201,11 @@ public final class HistoryRecorder {
     /// - Parameter stack: A watched stack.
     /// - Complexity: O(w) for the w stacks watched.
     public func unwatch(_ stack: ActionStack) {
+        if let maker, maker.stack == nil || maker.stack === stack {
+            // Its changes are no longer kept; a later ``record()`` appends a whole archive.
+            maker.stop()
+            self.maker = nil
+        }
         watched.removeAll { entry in
             guard entry.stack.value == nil || entry.stack.value === stack else { return false }
             entry.token.cancel()
@@ -174,7 +218,9 @@ public final class HistoryRecorder {
     /// call (from a handler or an observer), it records nothing, and the call's end records.
     ///
     /// - Returns: Whether a record was appended.
-    /// - Complexity: O(s) for the s steps saved, plus the append.
+    /// - Complexity: O(c) for the c actions changed since the last record (O(s) for the s steps
+    ///   held when the record is a snapshot, or the recorder makes its own archives), plus the
+    ///   append.
     @discardableResult
     public func record() -> Bool {
         guard !isRecording else {
@@ -192,12 +238,15 @@ public final class HistoryRecorder {
     }
 
     private func callEnded() {
+        // A call that changed no history (a query) costs this check.
+        if let maker, !maker.mayHaveChanged { return }
         if watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) { record() }
     }
 
     /// One record, if there is a whole history to save and it is new.
     private func recordOnce() -> Bool {
         guard watched.allSatisfy({ $0.stack.value?.isBetweenCalls ?? true }) else { return false }
+        if let maker { return recordChange(maker) }
         let archive: HistoryArchive
         do {
             isMakingArchive = true
@@ -225,6 +274,101 @@ public final class HistoryRecorder {
         }
     }
 
+    /// One record of a single-stack recorder: what changed since its last record, or a snapshot
+    /// when only one describes it, when the journal started over, or when the records since the
+    /// last snapshot outweigh it (then the journal is compacted to the snapshot before it).
+    private func recordChange(_ maker: JournalRecordMaker) -> Bool {
+        guard maker.stack != nil, maker.isReady else { return false }
+        if lastResets == nil && !maker.mayHaveChanged && journal.resetCount == resetsAtWatch { return false }
+        isMakingArchive = true
+        maker.gather()
+        let fingerprint = self.fingerprint?() ?? ""
+        isMakingArchive = false
+        let resets = journal.resetCount
+        let recordLimit = Swift.max(1, journal.maximumRecords / 2 - 1)
+        let mustSnapshot =
+            maker.needsSnapshot || resets != lastResets || chainIndex + 1 >= recordLimit
+            || bytesSinceSnapshot > snapshotBytes || snapshotBytes + bytesSinceSnapshot > journal.maximumBytes / 4
+        var history: JournalHistoryRecord
+        var isSnapshot = false
+        if !mustSnapshot, let delta = maker.delta() {
+            if delta.isEmpty && fingerprint == lastFingerprint {
+                maker.recorded()
+                return false
+            }
+            history = delta
+        } else {
+            guard let made = maker.snapshot() else { return false }
+            history = made
+            isSnapshot = true
+        }
+        do {
+            var newChain = isSnapshot ? UInt64.random(in: 0...UInt64.max) : chain
+            var index = isSnapshot ? 0 : chainIndex + 1
+            var data = try JournalRecordWriter.encode(
+                JournalRecordContents(
+                    isSnapshot: isSnapshot, chain: newChain, index: index, histories: [Self.defaultHistoryName: history]
+                ),
+                limits: .default)
+            var following: [(sequence: UInt64, payload: Data)] = []
+            if !isSnapshot {
+                if let chainSnapshot { following.append(chainSnapshot) }
+                if let lastAppended, lastAppended.sequence != chainSnapshot?.sequence { following.append(lastAppended) }
+                if following.isEmpty { following.append((UInt64.max, Data())) }
+            }
+            var sequence = try journal.append(data, fingerprint: fingerprint, following: following)
+            if sequence == nil {
+                // The record it follows is no longer intact (a crash tore it, the file changed
+                // behind the journal's back, a compaction ran): a snapshot instead.
+                guard let made = maker.snapshot() else { return false }
+                isSnapshot = true
+                newChain = UInt64.random(in: 0...UInt64.max)
+                index = 0
+                data = try JournalRecordWriter.encode(
+                    JournalRecordContents(
+                        isSnapshot: true, chain: newChain, index: 0, histories: [Self.defaultHistoryName: made]),
+                    limits: .default)
+                sequence = try journal.append(data, fingerprint: fingerprint, following: [])
+            }
+            lastAppended = sequence.map { ($0, data) }
+            if isSnapshot { chainSnapshot = lastAppended }
+            maker.recorded()
+            lastError = nil
+            recordCount += 1
+            lastFingerprint = fingerprint
+            if isSnapshot {
+                let sameJournal = resets == lastResets
+                let keep = chainIndex + 2
+                let previousBytes = snapshotBytes + bytesSinceSnapshot
+                let compacts =
+                    sameJournal && previousChainRecords != nil
+                    && bytesKept + data.count > Swift.max(_compactionFloor, 4 * data.count)
+                previousChainRecords = sameJournal ? chainIndex + 1 : nil
+                chain = newChain
+                chainIndex = 0
+                snapshotBytes = data.count
+                bytesSinceSnapshot = 0
+                lastResets = resets
+                bytesKept = sameJournal ? bytesKept + data.count : data.count
+                // The journal is compacted to the snapshot before this one and its records: a
+                // recovery needs this snapshot, and the one before keeps the recent past.
+                if compacts {
+                    bytesKept = previousBytes + data.count
+                    try journal.compact(keeping: keep)
+                }
+            } else {
+                chainIndex = index
+                bytesSinceSnapshot += data.count
+                bytesKept += data.count
+            }
+            return true
+        } catch {
+            maker.failed()
+            fail(error)
+            return false
+        }
+    }
+
     private func fail(_ error: any Error) {
         lastError = error
         onError?(error)
@@ -246,8 +390,58 @@ public final class HistoryRecorder {
         from journal: HistoryJournal, fingerprint: String, registry: CommandRegistry,
         limits: HistoryArchive.Limits = .default
     ) throws -> HistoryArchive? {
-        guard let record = try journal.lastRecord(matchingFingerprint: fingerprint) else { return nil }
-        return try HistoryArchive(decoding: record.payload, registry: registry, limits: limits)
+        let records = try journal.records()
+        func matches(_ record: JournalRecord) -> Bool {
+            record.fingerprint.map { $0.utf8.elementsEqual(fingerprint.utf8) } ?? false
+        }
+        guard let last = records.lastIndex(where: matches) else { return nil }
+        let found = JournalReplayer.replay(records, registry: registry, limits: limits, through: last) {
+            matches(records[$0])
+        }
+        // The last matching record; one that cannot be replayed is an error, as one that cannot
+        // be read.
+        guard let point = found.last else { return nil }
+        return try archive(at: point, fingerprint: fingerprint)
+    }
+}
+
+extension HistoryRecorder {
+    /// Every intact record of `journal`, read back as the archive it stands for: a record of what
+    /// changed is replayed from the snapshot it follows, so that each archive is the one a full
+    /// save would have made at that record. For inspecting a journal (a history's timeline, a test);
+    /// a recovery reads one record (``recover(from:fingerprint:registry:limits:)``).
+    ///
+    /// - Parameters:
+    ///   - journal: The journal.
+    ///   - registry: The command types to read the commands with.
+    ///   - limits: The bounds each record must hold to.
+    /// - Returns: One archive for each intact record, in order.
+    /// - Throws: A ``HistoryFileError`` when the journal cannot be read, a ``HistoryArchiveError``
+    ///   at the first record that cannot be read or replayed (one whose snapshot was compacted
+    ///   away included).
+    /// - Complexity: O(n + r·s) for the n bytes of the journal, the r records and the s steps of
+    ///   their histories.
+    public static func recordedArchives(
+        in journal: HistoryJournal, registry: CommandRegistry, limits: HistoryArchive.Limits = .default
+    ) throws -> [HistoryArchive] {
+        let records = try journal.records()
+        guard !records.isEmpty else { return [] }
+        var archives: [HistoryArchive] = []
+        try JournalReplayer.replay(
+            records, registry: registry, limits: limits, through: records.count - 1, keeping: { _ in true },
+            visit: { point in archives.append(try archive(at: point)) })
+        return archives
+    }
+
+    /// The archive of a replay point, or its problem as a ``HistoryArchiveError``.
+    static func archive(at point: JournalReplayPoint, fingerprint: String? = nil) throws -> HistoryArchive {
+        do {
+            return try JournalReplayer.archive(at: point, fingerprint: fingerprint)
+        } catch let problem as JournalRecordProblem {
+            throw problem.archiveError ?? HistoryArchiveError.corrupt(problem.description)
+        } catch {
+            throw HistoryArchiveError.corrupt("\(error)")
+        }
     }
 }
 

@@ -212,6 +212,15 @@ final class Side {
     /// Actions at the end of the buffer that belong to a step being performed: detached from the
     /// history, not yet run.
     @exclusivity(unchecked) private(set) var inFlight = 0
+    /// What changed in the closed steps since a recorder last took it (see ``HistoryChanges``);
+    /// marked only while `collector` is set. It travels with the steps (``swapContents(with:)``).
+    @exclusivity(unchecked) private(set) var changes = SideChanges()
+    /// The history's change collector while a recorder watches; nil otherwise, so that a side nobody
+    /// records pays one `nil` check per change to its steps. Not retained: the history holds it,
+    /// and clears it here before letting it go.
+    @exclusivity(unchecked) private(set) unowned(unsafe) var collector: HistoryChanges?
+    /// Whether the collector lists this side among those with changes (not swapped with the steps).
+    @exclusivity(unchecked) var isTouched = false
 
     /// Absolute index just past the last held action.
     @inline(__always)
@@ -256,6 +265,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func replaceHandler(at index: Int, with handler: @escaping (AnyObject) -> Void) {
+        if collector != nil { noteChanged(atStepHolding: index) }
         let old = actions[index &- base]
         actions[index &- base] = Action(box: old.unmanagedBox, handler: handler)
     }
@@ -281,6 +291,7 @@ final class Side {
     /// Removes every held action and step, open frames included (nothing may be in flight).
     func removeAll() {
         precondition(inFlight == 0, "emptying a side while a step is in flight")
+        if collector != nil && steps.count > 0 { noteChanged(at: 0) }
         actions.removeAll()
         costs.removeAll()
         hasCosts = false
@@ -327,6 +338,7 @@ final class Side {
     /// - Complexity: O(1) amortized.
     @inline(__always)
     func appendStep(_ step: consuming Step) {
+        if collector != nil { noteChanged(at: steps.count) }
         steps.append(step)
     }
 
@@ -336,14 +348,16 @@ final class Side {
     @inline(__always)
     @discardableResult
     func removeLastStep() -> Step {
-        steps.removeLast()
+        if collector != nil { noteChanged(at: steps.count - 1) }
+        return steps.removeLast()
     }
 
     /// Removes the oldest closed step (not its actions, which the caller removes from the front).
     ///
     /// - Complexity: O(1).
     func removeFirstStep() -> Step {
-        steps.removeFirst()
+        if collector != nil { noteDroppedOldest() }
+        return steps.removeFirst()
     }
 
     /// A registration joined the newest closed step (coalescing): its newest action, just
@@ -352,6 +366,7 @@ final class Side {
     /// - Complexity: O(1).
     func extendNewestStep(to high: StateID) {
         let last = steps.count - 1
+        if collector != nil { noteGrew(at: last) }
         steps[last].count += 1
         steps[last].high = high
     }
@@ -367,6 +382,7 @@ final class Side {
     ) -> (action: Action, emptied: Step?) {
         let action = removeLastAction()
         let last = steps.count - 1
+        if collector != nil { noteChanged(at: last) }
         if steps[last].count == 1 { return (action, steps.removeLast()) }
         steps[last].count -= 1
         if isUndoSide { steps[last].low = fresh() } else { steps[last].high = fresh() }
@@ -378,6 +394,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func relinkStep(at position: Int, low: StateID? = nil, high: StateID? = nil) {
+        if collector != nil { noteFieldsChanged(at: position) }
         if let low { steps[position].low = low }
         if let high { steps[position].high = high }
     }
@@ -386,6 +403,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func assignNode(_ node: NodeNumber, toStepAt position: Int) {
+        if collector != nil { noteFieldsChanged(at: position) }
         steps[position].node = node
     }
 
@@ -428,6 +446,7 @@ final class Side {
         }
         for entry in kept.reversed() { append(entry.action, cost: entry.cost) }
         let last = steps.count - 1
+        if collector != nil { noteChanged(at: last) }
         if kept.isEmpty { return steps.removeLast() }
         if kept.count < steps[last].actionCount {
             steps[last].count = Int32(kept.count)
@@ -440,6 +459,7 @@ final class Side {
     ///
     /// - Complexity: O(1), plus a copy of the metadata when it is shared.
     func updateNewestStepMetadata(_ change: (StepMetadata) -> Void) {
+        if collector != nil { noteFieldsChanged(at: steps.count - 1) }
         Self.update(&steps[steps.count - 1].metadata, change)
     }
 
@@ -570,6 +590,7 @@ final class Side {
     ///
     /// - Complexity: O(s + f) for the s steps renamed and f frames and nested groups.
     func renameStates(fromStep position: Int = 0, _ rename: (StateID) -> StateID) {
+        if collector != nil && position < steps.count { noteChanged(at: position) }
         for position in position..<steps.count {
             steps[position].low = rename(steps[position].low)
             steps[position].high = rename(steps[position].high)
@@ -627,15 +648,19 @@ final class Side {
         // Closed steps, oldest first; rewritten in place.
         var stepWrite = 0
         let stepCount = steps.count
+        // The position (among the steps kept) of the first step that lost actions or went.
+        var firstChanged: Int?
         for position in 0..<stepCount {
             var step = steps[position]
             let kept = pass(step.actionCount)
             if kept == 0 && step.count > 0 {
                 // The step goes: the caller hears of it, with the position of the kept step below it.
+                if firstChanged == nil { firstChanged = stepWrite }
                 dropped?(step, stepWrite)
                 continue
             }
             if kept < step.actionCount {
+                if firstChanged == nil { firstChanged = stepWrite }
                 step.count = Int32(kept)
                 if isUndoSide { step.low = fresh() } else { step.high = fresh() }
             }
@@ -643,6 +668,7 @@ final class Side {
             stepWrite += 1
         }
         for _ in stepWrite..<stepCount { _ = steps.removeLast() }
+        if collector != nil, let firstChanged { noteChanged(at: firstChanged) }
 
         // The open frames' region: remember where each kept action lands, to move the frames and
         // the nested groups' boundaries.
@@ -684,6 +710,71 @@ final class Side {
         }
         actions.forgetTail(from: write)
         if hasCosts { for _ in write..<costs.count { _ = costs.removeLast() } }
+    }
+
+    // MARK: Change tracking
+
+    /// Starts marking the changes to the steps for `collector` (a recorder watches the history).
+    func startTracking(_ collector: HistoryChanges) {
+        self.collector = collector
+        changes = SideChanges()
+        isTouched = false
+    }
+
+    /// Stops marking changes.
+    func stopTracking() {
+        collector = nil
+        changes = SideChanges()
+        isTouched = false
+    }
+
+    /// Takes the changes marked since they were last taken.
+    func takeChanges() -> SideChanges {
+        defer { changes = SideChanges() }
+        return changes
+    }
+
+    @inline(never)
+    private func noteChanged(at position: Int) {
+        changes.changed(at: position)
+        collector.unsafelyUnwrapped.touch(self)
+    }
+
+    @inline(never)
+    private func noteFieldsChanged(at position: Int) {
+        changes.fieldsChanged(at: position)
+        collector.unsafelyUnwrapped.touch(self)
+    }
+
+    @inline(never)
+    private func noteGrew(at position: Int) {
+        changes.grew(at: position)
+        collector.unsafelyUnwrapped.touch(self)
+    }
+
+    @inline(never)
+    private func noteDroppedOldest() {
+        changes.droppedOldest()
+        collector.unsafelyUnwrapped.touch(self)
+    }
+
+    /// The closed step holding the action at absolute index `index` changed (a command rewritten);
+    /// an action of an open frame is in no step.
+    ///
+    /// - Complexity: O(k) for the k steps above it.
+    @inline(never)
+    private func noteChanged(atStepHolding index: Int) {
+        var end = openStart
+        var position = steps.count - 1
+        while position >= 0 {
+            let start = end - steps[position].actionCount
+            if index >= start && index < end {
+                noteChanged(at: position)
+                return
+            }
+            end = start
+            position -= 1
+        }
     }
 
     // MARK: Reading
@@ -766,6 +857,7 @@ extension Side {
     ///
     /// - Complexity: O(a + s) for the a actions and s steps lifted, plus `body`.
     func lifting(stepsFrom position: Int, actionsFrom start: Int, _ body: () -> Void) {
+        if collector != nil { noteChanged(at: position) }
         var liftedActions: [(action: Action, cost: Int)] = []
         while end > start {
             let cost = cost(at: end - 1)
@@ -813,6 +905,12 @@ extension Side {
         swap(&nested, &other.nested)
         swap(&frameMetadata, &other.frameMetadata)
         swap(&totalCost, &other.totalCost)
+        // What changed travels with the steps; both sides are looked at by the next record.
+        swap(&changes, &other.changes)
+        if let collector {
+            if !changes.isEmpty { collector.touch(self) }
+            if !other.changes.isEmpty { collector.touch(other) }
+        }
     }
 }
 

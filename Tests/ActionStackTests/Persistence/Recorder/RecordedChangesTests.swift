@@ -322,9 +322,7 @@ import Testing
         stack.undo()
         withExtendedLifetime(token) {}
         #expect(recorder.recordCount == 3)
-        let records = try journal.records()
-        for record in records {
-            let archive = try HistoryArchive(decoding: record.payload, registry: testRegistry())
+        for archive in try HistoryRecorder.recordedArchives(in: journal, registry: testRegistry()) {
             let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
             #expect(history.clean == history.current)
         }
@@ -359,7 +357,7 @@ import Testing
         #expect(recorder.lastError == nil)
         // The last record is the history after onError's removal (or a later change), never older.
         let last = try #require(try journal.records().last)
-        let archive = try HistoryArchive(decoding: last.payload, registry: testRegistry())
+        let archive = try #require(try HistoryRecorder.recordedArchives(in: journal, registry: testRegistry()).last)
         let saved = try stack.savedHistory()
         let recorded = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
         #expect(recorded.steps.count == saved.steps.count)

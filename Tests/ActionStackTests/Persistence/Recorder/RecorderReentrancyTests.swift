@@ -61,8 +61,8 @@ import Testing
         #expect(!output.contains("ActionStack misuse"), "no line on standard error: \(output)")
         // The board's own delivery, after its undo, records the final state.
         #expect(recorder.lastError == nil)
-        let last = try #require(try files.journal.records().last)
-        let archive = try HistoryArchive(decoding: last.payload, registry: testRegistry())
+        let archive = try #require(
+            try HistoryRecorder.recordedArchives(in: files.journal, registry: testRegistry()).last)
         #expect(archive.histories["board"]?.current == 0 && archive.histories["figure"]?.steps.isEmpty == true)
     }
 

@@ -43,9 +43,7 @@ struct RPGatedSet: AsyncUndoCommand {
 
 /// The history of each record appended, decoded.
 func rpHistories(_ files: RecorderFiles, name: String = HistoryRecorder.defaultHistoryName) throws -> [SavedHistory] {
-    try files.journal.records().compactMap { record in
-        try HistoryArchive(decoding: record.payload, registry: testRegistry()).histories[name]
-    }
+    try HistoryRecorder.recordedArchives(in: files.journal, registry: testRegistry()).compactMap { $0.histories[name] }
 }
 
 /// Runs `body` with standard error sent to a file; returns what was written there.
@@ -92,8 +90,8 @@ struct RecorderFiles {
 
     /// The current node of each record's history and the record's fingerprint.
     func recorded() throws -> [String] {
-        try journal.records().map { record in
-            let archive = try HistoryArchive(decoding: record.payload, registry: testRegistry())
+        let archives = try HistoryRecorder.recordedArchives(in: journal, registry: testRegistry())
+        return try zip(journal.records(), archives).map { record, archive in
             let history = archive.histories[HistoryRecorder.defaultHistoryName]
             let clean = history?.clean.map { " clean \($0)" } ?? ""
             return "\(record.fingerprint ?? "-"): at \(history?.current ?? -1) of \(history?.steps.count ?? -1)\(clean)"
