@@ -12,7 +12,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.undo) { return }
-        if operations != nil, routesToAsyncOperation(.undo, .undo) { return }
+        if steps.usesAwaitedSteps, routesToAsyncOperation(.undo, .undo) { return }
         // Observers of the first checkpoint run before the decision.
         postCheckpoint()
         let level = undoSide.frames.count
@@ -25,7 +25,7 @@ extension ActionStack {
         if level == 1 {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
-            if operations != nil, routesAfterClosingTheOpenGroup() { return }
+            if steps.usesAwaitedSteps, routesAfterClosingTheOpenGroup() { return }
         }
         undoNewest(checkpoint: true)
     }
@@ -34,8 +34,8 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.undoNestedGroup) { return }
-        if let operations,
-            operations.queue.isBusy || operations.broken != nil
+        if steps.usesAwaitedSteps,
+            steps.refusesHistoryMoves
                 || (undoSide.frames.isEmpty
                     ? nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
                     : undoSide.frameMetadata?.holdsAsyncActions == true)
@@ -54,7 +54,7 @@ extension ActionStack {
             return
         }
         if refusesReentrantCall(.redo) { return }
-        if operations != nil, routesToAsyncOperation(.redo, .redo) { return }
+        if steps.usesAwaitedSteps, routesToAsyncOperation(.redo, .redo) { return }
         postCheckpoint()
         let level = undoSide.frames.count
         guard level < 2 else {
@@ -144,7 +144,7 @@ extension ActionStack {
         let undoing = direction == .undo
         let notifying: ActivityKey = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = history.states.current
-        performing = direction
+        steps.beginSynchronous(direction)
 
         if postsNotifications {
             activities.push(notifying)
@@ -175,7 +175,7 @@ extension ActionStack {
 
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
-            performing = nil
+            steps.ended()
             if history.tree != nil { history.nodeVanished(detached.node) }
             return false
         }
@@ -198,7 +198,7 @@ extension ActionStack {
             )
             activities.pop()
         }
-        performing = nil
+        steps.ended()
         return true
     }
 }
