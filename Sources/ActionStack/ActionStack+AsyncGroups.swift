@@ -92,7 +92,7 @@ extension ActionStack {
             // before its rollback; what an observer of the will-close adds is rolled back too.
             OperationChain.$current.withValue(chain) { postRecordingClose(of: run) }
             let rollback = await rollBack(run, failedIndex: -1, isolation: isolation)
-            settleRecordingFailure(run, rollback: rollback)
+            settleRecordingFailure(run, rollback: rollback, error: error)
             request.finish(.success(false))
             handOff()
             throw error
@@ -124,7 +124,8 @@ extension ActionStack {
             activities.pop()
         }
         var (count, metadata) = closeBuiltStep(of: run)
-        steps.ended()
+        // The group ends here: what runs from now on (the redo side's end, the trim) is outside it.
+        let finish = steps.finished()
         if let name {
             let named = metadata?.copy() ?? StepMetadata()
             named.name = name
@@ -147,7 +148,7 @@ extension ActionStack {
             trimOrDefer()
         }
         history.emptySide(built)
-        post(ActionStack.didCloseUndoGroupNotification, discardable: discardable)
+        carryOut(finish, discardable: discardable)
     }
 
     /// The body threw: its group closes with the will-close and did-close notifications (it never
@@ -165,10 +166,10 @@ extension ActionStack {
     }
 
     /// The body threw and its registrations were rolled back: no step is left.
-    private func settleRecordingFailure(_ run: StepInFlight, rollback: Rollback) {
+    private func settleRecordingFailure(_ run: StepInFlight, rollback: Rollback, error: any Error) {
         enterCall()
         defer { leaveCall() }
-        steps.ended()
+        carryOut(steps.rolledBack(rollback, failed: (-1, error)))
         // A change another task made meanwhile ends the redo future, as it would have at once.
         if run.sawNewChange { clearRedoSide() }
         if case .restored = rollback.code {

@@ -873,15 +873,7 @@ extension ActionStack {
             if history.tree != nil && builtCount == 0 && !run.sawNewChange { history.resyncTree() }
         }
         history.emptySide(built)
-
-        if postsNotifications {
-            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
-            post(
-                undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-                discardable: run.metadata?.isDiscardable ?? false)
-            activities.pop()
-        }
-        steps.ended()
+        carryOut(steps.finished(), discardable: run.metadata?.isDiscardable ?? false)
         // (A branching history's limit and a shape change set meanwhile wait for the end of the call.)
         if history.needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false
             && (history.tree?.maximumBranchSteps ?? 0) == 0
@@ -915,9 +907,6 @@ extension ActionStack {
         defer { leaveCall() }
         leaveMidwayMarks(of: run)
         let undoing = run.direction == .undo
-        let failure = ActionFailure(
-            isUndo: undoing, stepName: run.stepName, actionIndex: failed.index, actionCount: run.pending.count,
-            targetType: run.failedTargetType, underlying: failed.error, rollback: rollback, reachedPosition: nil)
         let source = undoing ? undoSide : redoSide
         switch rollback.code {
         case .restored:
@@ -935,21 +924,14 @@ extension ActionStack {
                         source.relinkStep(at: found.position, low: fresh)
                     }
                 }
-                if case .failed = rollback.code {
-                    steps.markBroken(BrokenMark(serial: run.serial, isUndo: undoing, failure: failure))
-                }
             }
         }
+        // The machine makes the failure, and marks the step broken if its rollback failed.
+        let settled = steps.rolledBack(rollback, failed: failed)
         endRedoFutureAfterNewChanges(run)
-        if postsNotifications {
-            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
-            NotificationCenter.default.post(
-                name: undoing ? ActionStack.didFailUndoChangeNotification : ActionStack.didFailRedoChangeNotification,
-                object: self,
-                userInfo: [ActionStack.operationErrorUserInfoKey: OperationError.actionFailed(failure)])
-            activities.pop()
+        guard let failure = carryOut(settled) else {
+            preconditionFailure("an undo or redo settled as a group")
         }
-        steps.ended()
         return failure
     }
 

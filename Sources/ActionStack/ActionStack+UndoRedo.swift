@@ -142,15 +142,8 @@ extension ActionStack {
     /// O(1) per action whatever else the stack holds.
     func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
-        let notifying: ActivityKey = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = history.states.current
-        steps.beginSynchronous(direction)
-
-        if postsNotifications {
-            activities.push(notifying)
-            post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
-            activities.pop()
-        }
+        carryOut(steps.beginSynchronous(direction))
 
         // Detach the group: its actions stay at the end of the buffer, in flight, until they run.
         // Observers of the will-notification could not restructure the history: it is still the
@@ -175,7 +168,7 @@ extension ActionStack {
 
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
-            steps.ended()
+            steps.vanished()
             if history.tree != nil { history.nodeVanished(detached.node) }
             return false
         }
@@ -189,16 +182,7 @@ extension ActionStack {
             builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
             keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
         if !undoing { trimOrDefer() }
-
-        if postsNotifications {
-            activities.push(notifying)
-            post(
-                undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-                discardable: detached.isDiscardable
-            )
-            activities.pop()
-        }
-        steps.ended()
+        carryOut(steps.finished(), discardable: detached.isDiscardable)
         return true
     }
 }

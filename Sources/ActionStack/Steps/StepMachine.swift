@@ -11,7 +11,7 @@
 /// that wait for their turn to perform one.
 ///
 /// It decides; the stack acts. Each event changes the state and returns what the stack must do
-/// next (post this notification, roll back, cancel these requests), and the stack does it once the
+/// next (post this notification, run this action, cancel these requests), and the stack does it once the
 /// state is whole, as swift-nio's `NIOAsyncWriter.StateMachine` has its writer do. A synchronous
 /// undo or redo drives it from `beginSynchronous` to `ended` inside one call; an awaited one
 /// (``ActionStack/performUndo(isolation:)``) awaits between its events; an asynchronous group
@@ -42,9 +42,11 @@
 ///
 /// Who owns what: the state, the awaited step's bookkeeping (``StepInFlight``, the machine's
 /// storage), the broken mark and the request queue are the machine's. What a step does to the
-/// history is ``History``'s, in one transition (`ActionStack.finishStep(_:)` and
-/// `ActionStack.settleRolledBackStep(_:_:)`); notifications, handlers and the
-/// re-entrancy table are the stack's.
+/// history is ``History``'s (`History.finishPerformed` for a synchronous step; an awaited one and
+/// a group place their built step through History's operations when they settle). The
+/// notifications the events return are posted in one place, `ActionStack.carryOut(_:)`
+/// (ActionStack+Steps.swift), for all three kinds of step; handlers and the re-entrancy table are
+/// the stack's.
 ///
 /// Every question "is a step in flight?", "may the history be restructured now?", "is the stack
 /// busy?" is one of the machine's answers below (`performing`, `isIdle`, `isBusy`,
@@ -169,13 +171,23 @@ struct StepMachine {
 
     // MARK: Events: a synchronous step
 
-    /// A synchronous undo or redo begins (its will-notification comes next): the stack is idle,
-    /// and it performs the step inside this call.
+    /// A synchronous undo or redo begins: the stack performs the step inside this call, and posts
+    /// its will-notification first (returned, as ``begin(_:)`` returns it for an awaited one).
     ///
     /// - Complexity: O(1).
     @inline(__always)
-    mutating func beginSynchronous(_ direction: Direction) {
+    mutating func beginSynchronous(_ direction: Direction) -> BeginAction {
         state = .performing(direction)
+        return .postWill(direction)
+    }
+
+    /// The synchronous step in progress turned out to be dead (every target was freed, and
+    /// notifications are off): nothing ran, nothing is told, and the machine is idle again.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    mutating func vanished() {
+        state = .idle
     }
 
     // MARK: Events: an awaited step
@@ -332,6 +344,10 @@ struct StepMachine {
     /// - Complexity: O(1).
     @inline(__always)
     mutating func ended() {
+        if case .performing = state {
+            state = .idle
+            return
+        }
         if let step = inFlight {
             sawNewChangeInLastStep = step.sawNewChange
             inFlight = nil
