@@ -70,7 +70,15 @@ extension ActionStack {
     /// The undo or redo in progress as the caller sees it: the synchronous one, or, from the task
     /// of an awaited one (and the tasks it starts), that one. The stack's own paths read
     /// `steps.performing` and route an awaited step's calls explicitly (see `currentSide`).
-    var performingAsSeen: Direction? { steps.directionSeenByCurrentTask }
+    ///
+    /// Reads the machine's fields one by one: a call on `steps` itself would copy the machine out
+    /// of the stack on every `isUndoing` and `redo()`.
+    @inline(__always)
+    var performingAsSeen: Direction? {
+        if let now = steps.performing { return now }
+        if steps.inFlight == nil { return nil }
+        return steps.directionSeenByCurrentTask
+    }
 
     func _beginUndoGrouping() {
         _ = beginGroup()

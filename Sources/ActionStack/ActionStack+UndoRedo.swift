@@ -95,6 +95,7 @@ extension ActionStack {
     /// One redo of the newest redo step, after the checks and the close of an open undo group.
     /// Returns whether it redid something.
     @discardableResult
+    @inline(__always)
     func redoNewest() -> Bool {
         // A redo ends coalescing even when there is nothing to redo.
         history.endCoalescing()
@@ -110,6 +111,9 @@ extension ActionStack {
     /// the step is simply performed: one whose every action has a freed target runs nothing, builds
     /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
     /// way the only weak load per action is the one that runs its handler.
+    ///
+    /// Inlined into its two callers (undo and redo): it is the synchronous core's path.
+    @inline(__always)
     private func performNewestStep(of side: Side, _ direction: Direction, to destination: Side) -> Bool {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
@@ -182,7 +186,7 @@ extension ActionStack {
             builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
             keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
         if !undoing { trimOrDefer() }
-        carryOut(steps.finished(), discardable: detached.isDiscardable)
+        carryOut(steps.finishedSynchronous(direction), discardable: detached.isDiscardable)
         return true
     }
 }

@@ -310,6 +310,18 @@ struct StepMachine {
         }
     }
 
+    /// The synchronous undo or redo in progress finished (its actions ran, and
+    /// `History.finishPerformed` put its opposite in place): post its did-notification, then end
+    /// it. The same answer as ``finished()`` gives in the `performing` state, which the stack drove
+    /// the machine to inside this call: nothing is read, so the synchronous core pays for no
+    /// decision it has already made.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    mutating func finishedSynchronous(_ direction: Direction) -> FinishAction {
+        .postDid(direction)
+    }
+
     /// What the stack does once a rolled-back step has done its part of the history.
     enum RolledBackAction {
         /// An undo or redo: post its did-fail notification with `failure` (its observers still see
