@@ -92,7 +92,7 @@ extension ActionStack {
             // before its rollback; what an observer of the will-close adds is rolled back too.
             OperationChain.$current.withValue(chain) { postRecordingClose(of: run) }
             let rollback = await rollBack(run, failedIndex: -1, isolation: isolation)
-            settleRecordingFailure(run, rollback: rollback)
+            settleRecordingFailure(run, rollback: rollback, error: error)
             request.finish(.success(false))
             handOff()
             throw error
@@ -102,20 +102,19 @@ extension ActionStack {
     // MARK: Internals
 
     /// Opens the group's own frame on a side of its own.
-    private func startRecording() -> RunningOperation {
+    private func startRecording() -> StepInFlight {
         enterCall()
         defer { leaveCall() }
         history.endCoalescing()
-        let run = RunningOperation(recordingFrom: history.states.current, serialMark: history.nextStepSerial)
+        let run = StepInFlight(recordingFrom: history.states.current, serialMark: history.nextStepSerial)
         history.openFrame(on: run.built)
-        asyncOperations.run = run
-        post(ActionStack.didOpenUndoGroupNotification)
+        carryOut(steps.begin(run))
         return run
     }
 
     /// The body returned: what it recorded becomes a step on top of the undo stack (below any group
     /// another task holds open), and the redo stack is emptied.
-    private func closeRecording(_ run: RunningOperation, name: String?) {
+    private func closeRecording(_ run: StepInFlight, name: String?) {
         enterCall()
         defer { leaveCall() }
         let built = run.built
@@ -125,8 +124,8 @@ extension ActionStack {
             activities.pop()
         }
         var (count, metadata) = closeBuiltStep(of: run)
-        operations?.run = nil
-        operations?.sawNewChangeInLastRun = run.sawNewChange
+        // The group ends here: what runs from now on (the redo side's end, the trim) is outside it.
+        let finish = steps.finished()
         if let name {
             let named = metadata?.copy() ?? StepMetadata()
             named.name = name
@@ -149,12 +148,12 @@ extension ActionStack {
             trimOrDefer()
         }
         history.emptySide(built)
-        post(ActionStack.didCloseUndoGroupNotification, discardable: discardable)
+        carryOut(finish, discardable: discardable)
     }
 
     /// The body threw: its group closes with the will-close and did-close notifications (it never
     /// becomes a step), before its registrations are rolled back.
-    private func postRecordingClose(of run: RunningOperation) {
+    private func postRecordingClose(of run: StepInFlight) {
         guard postsNotifications else { return }
         enterCall()
         defer { leaveCall() }
@@ -167,11 +166,10 @@ extension ActionStack {
     }
 
     /// The body threw and its registrations were rolled back: no step is left.
-    private func settleRecordingFailure(_ run: RunningOperation, rollback: Rollback) {
+    private func settleRecordingFailure(_ run: StepInFlight, rollback: Rollback, error: any Error) {
         enterCall()
         defer { leaveCall() }
-        operations?.run = nil
-        operations?.sawNewChangeInLastRun = run.sawNewChange
+        carryOut(steps.rolledBack(rollback, failed: (-1, error)))
         // A change another task made meanwhile ends the redo future, as it would have at once.
         if run.sawNewChange { clearRedoSide() }
         if case .restored = rollback.code {

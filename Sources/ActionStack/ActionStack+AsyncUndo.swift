@@ -54,7 +54,7 @@ extension ActionStack {
         withTarget target: TargetType,
         handler: nonisolated(nonsending) @escaping (TargetType) async throws -> Void
     ) {
-        let slot = asyncOperations.slot
+        let slot = steps.awaitedActionSlot()
         registerAsync(target) { object in
             let target = unsafeDowncast(object, to: TargetType.self)
             slot.work = { try await handler(target) }
@@ -103,7 +103,7 @@ extension ActionStack {
         withActor target: TargetType,
         handler: @escaping @Sendable (isolated TargetType) async throws -> Void
     ) {
-        let slot = asyncOperations.slot
+        let slot = steps.awaitedActionSlot()
         registerAsync(target) { object in
             let target = unsafeDowncast(object, to: TargetType.self)
             slot.work = { try await handler(target) }
@@ -205,13 +205,13 @@ extension ActionStack {
     /// presses queue (see ``busyPolicy``). Also in ``State/isBusy``.
     ///
     /// - Complexity: O(1).
-    public var isBusy: Bool { operations?.queue.isBusy ?? false }
+    public var isBusy: Bool { steps.isBusy }
 
     /// The number of requests waiting behind the operation in flight. Also in
     /// ``State/pendingRequestCount``.
     ///
     /// - Complexity: O(1).
-    public var pendingRequestCount: Int { operations?.queue.pendingCount ?? 0 }
+    public var pendingRequestCount: Int { steps.queue.pendingCount }
 
     /// What the stack does with an undo, redo or jump requested while an operation is in flight:
     /// queue it, up to a limit (the default, ``BusyPolicy/default``: 64), or drop it.
@@ -220,8 +220,8 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public var busyPolicy: BusyPolicy {
-        get { operations?.queue.policy ?? .default }
-        set { asyncOperations.queue.policy = newValue }
+        get { steps.queue.policy }
+        set { steps.setBusyPolicy(newValue) }
     }
 
     /// Cancels every request waiting behind the operation in flight: each awaiter gets
@@ -230,10 +230,10 @@ extension ActionStack {
     ///
     /// - Complexity: O(w) for the w waiting requests.
     public func cancelPendingRequests() {
-        guard let operations else { return }
+        guard steps.usesAwaitedSteps else { return }
         enterCall()
         defer { leaveCall() }
-        for request in operations.queue.removeAllWaiting() { request.cancel(.cancelPendingRequests) }
+        for request in steps.removeAllWaiting() { request.cancel(.cancelPendingRequests) }
     }
 
     /// The request that the last synchronous ``undo()``, ``redo()`` or ``jump(to:)`` started because
@@ -241,7 +241,7 @@ extension ActionStack {
     /// ``OperationRequest/value()`` to know how it ended.
     ///
     /// - Complexity: O(1).
-    public var startedRequest: OperationRequest? { operations?.startedRequest }
+    public var startedRequest: OperationRequest? { steps.startedRequest }
 
     /// The step whose rollback failed, if any: the document is partly changed, and the stack cannot
     /// tell how. Until the app calls ``discardBrokenStep()`` or ``retryBrokenStep(isolation:)``,
@@ -251,7 +251,7 @@ extension ActionStack {
     ///
     /// - Complexity: O(1).
     public var brokenStep: BrokenStep? {
-        guard let mark = operations?.broken else { return nil }
+        guard let mark = steps.broken else { return nil }
         return BrokenStep(isUndo: mark.isUndo, stepName: mark.failure.stepName, failure: mark.failure)
     }
 
@@ -260,10 +260,10 @@ extension ActionStack {
     ///
     /// - Complexity: O(n + k) for the n actions of the step and the k steps above it.
     public func discardBrokenStep() {
-        guard let operations, let mark = operations.broken else { return }
+        guard let mark = steps.broken else { return }
         enterCall()
         defer { leaveCall() }
-        operations.broken = nil
+        steps.liftBrokenMark()
         history.removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
         if history.tree != nil { history.resyncTree() }
         history.states.move(to: history.states.fresh())
@@ -284,15 +284,15 @@ extension ActionStack {
     /// - Throws: ``OperationError``.
     @discardableResult
     public func retryBrokenStep(isolation: isolated (any Actor)? = #isolation) async throws(OperationError) -> Bool {
-        guard let operations, let mark = operations.broken, brokenStepIsNext(mark) else { return false }
+        guard let mark = steps.broken, brokenStepIsNext(mark) else { return false }
         let operation: OperationKey = mark.isUndo ? .undo : .redo
         let request = OperationRequest(mark.isUndo ? .undo : .redo)
         let chain = OperationChain(id: RunNumbers.next(), parent: OperationChain.current)
         let result = await OperationChain.$current.withValue(chain) { () async -> Result<Bool, OperationError> in
             // The mark is lifted only for a request that gets the turn: a refused one leaves it.
-            operations.broken = nil
+            steps.liftBrokenMark()
             if let refusal = admit(request, operation, quietChain: chain.id) {
-                operations.broken = mark
+                steps.markBroken(mark)
                 request.finish(.failure(refusal))
                 return .failure(refusal)
             }
@@ -305,25 +305,24 @@ extension ActionStack {
     private func runRetry(
         _ request: OperationRequest, of mark: BrokenMark, requestChain: UInt64, isolation: isolated (any Actor)?
     ) async -> Result<Bool, OperationError> {
-        let operations = asyncOperations
         return await runAdmitted(
             request, isolation: isolation, requestChain: requestChain,
             starting: {
                 // Newer changes came while the retry waited for its turn: it runs nothing.
                 if brokenStepIsNext(mark) { return nil }
-                operations.broken = mark
+                steps.markBroken(mark)
                 return .success(false)
             },
             settled: { result in
                 // Before the turn passes on: the requests waiting behind a failed retry are
                 // cancelled, as behind any operation that leaves a broken step.
-                guard case .failure(let error) = result, let failure = error.actionFailure, operations.broken == nil,
+                guard case .failure(let error) = result, let failure = error.actionFailure, steps.broken == nil,
                     (mark.isUndo ? undoSide : redoSide).locateStep(serial: mark.serial) != nil
                 else { return }
                 // The document was partly changed before the retry, and still is: the step stays
                 // broken.
                 enterCall()
-                operations.broken = BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure)
+                steps.markBroken(BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure))
                 history.states.move(to: history.states.fresh())
                 leaveCall()
             }
@@ -379,14 +378,6 @@ struct UnsafeTransfer<Value>: @unchecked Sendable {
 }
 
 extension ActionStack {
-    /// The asynchronous-operations concern, made on first use.
-    var asyncOperations: AsyncOperations {
-        if let operations { return operations }
-        let made = AsyncOperations()
-        operations = made
-        return made
-    }
-
     /// Registers an asynchronous action's stored handler and marks the step being recorded as
     /// holding one.
     func registerAsync(_ target: AnyObject, commandKey: String? = nil, _ handler: @escaping (AnyObject) -> Void) {
@@ -407,9 +398,7 @@ extension ActionStack {
 
     /// A change recorded by another task while an operation is in flight.
     func noteNewChangeDuringOperation() {
-        guard let operations, let run = operations.run else { return }
-        run.sawNewChange = true
-        for request in operations.queue.removeAllWaiting() { request.cancel(.newChange) }
+        for request in steps.newChangeRecorded() { request.cancel(.newChange) }
     }
 
     // MARK: Internals: synchronous calls that start an operation
@@ -418,12 +407,12 @@ extension ActionStack {
     /// call belongs to the asynchronous machinery (a broken step, an operation in flight, or a step
     /// with an asynchronous action on the way), in which case it has been handled.
     func routesToAsyncOperation(_ kind: OperationRequest.Kind, _ operation: OperationKey) -> Bool {
-        guard let operations else { return false }
-        if operations.broken != nil {
+        guard steps.usesAwaitedSteps else { return false }
+        if steps.broken != nil {
             report(.stepIsBroken(operation.reported))
             return true
         }
-        guard operations.queue.isBusy || pathHoldsAsyncActions(kind) else { return false }
+        guard steps.isBusy || pathHoldsAsyncActions(kind) else { return false }
         startFromSynchronousCall(kind, operation)
         return true
     }
@@ -476,7 +465,7 @@ extension ActionStack {
             return
         }
         let request = OperationRequest(kind)
-        asyncOperations.startedRequest = request
+        steps.startedRequest = request
         // Nobody awaits this request in the caller's task, so it may wait behind an operation or a
         // group that the caller's task belongs to (an asynchronous group's body pressing Undo).
         if let refusal = admit(request, operation, fromAnOperationsTask: true) {
@@ -521,21 +510,17 @@ extension ActionStack {
     ) -> OperationError? {
         enterCall()
         defer { leaveCall() }
-        let operations = asyncOperations
-        if !allowed && operations.runBelongsToCurrentTask() != nil {
-            report(.awaitsOwnOperation(operation.reported))
-            return .misuse(.awaitsOwnOperation(operation.reported))
-        }
-        if operations.broken != nil && request.kind != .group {
+        switch steps.admit(request, operation, fromAnOperationsTask: allowed, quietChain: quietChain) {
+        case .runs, .waits:
+            return nil
+        case .refused(let misuse):
+            report(misuse)
+            return .misuse(misuse)
+        case .broken:
             report(.stepIsBroken(operation.reported))
             return .stackBroken
-        }
-        switch operations.queue.admit(request) {
-        case .runs:
-            if let quietChain { operations.quietRequest = QuietRequest(chain: quietChain) }
-            return nil
-        case .waits: return nil
-        case .dropped(let reason): return .dropped(reason)
+        case .dropped(let reason):
+            return .dropped(reason)
         }
     }
 
@@ -572,9 +557,8 @@ extension ActionStack {
         starting: () -> Result<Bool, OperationError>?,
         settled: (Result<Bool, OperationError>) -> Void
     ) async -> Result<Bool, OperationError> {
-        let operations = asyncOperations
-        if operations.quietRequest?.chain != requestChain {
-            operations.quietRequest = QuietRequest(chain: requestChain)
+        if steps.quietRequest?.chain != requestChain {
+            steps.quietRequest = QuietRequest(chain: requestChain)
         }
         let result: Result<Bool, OperationError>
         if Task.isCancelled {
@@ -608,7 +592,7 @@ extension ActionStack {
         }
         guard let reason = request.cancellation else { return nil }
         enterCall()
-        asyncOperations.queue.remove(request)
+        steps.leaveQueue(request)
         leaveCall()
         return reason
     }
@@ -619,19 +603,15 @@ extension ActionStack {
     func handOff() {
         enterCall()
         defer { leaveCall() }
-        let operations = asyncOperations
-        operations.quietRequest = nil
-        if operations.broken != nil {
-            for request in operations.queue.removeAllWaiting() { request.cancel(.brokenStep) }
-        }
+        for request in steps.requestEnding() { request.cancel(.brokenStep) }
         // While the request still holds the turn, so that nothing runs between its end and the trim.
         applyLimitsThatWaited()
-        _ = operations.queue.finishRunning()
+        steps.passTurn()
     }
 
     // MARK: Internals: one step
 
-    /// Performs the newest step of one side as an asynchronous operation.
+    /// Performs the newest step of one side as an awaited step.
     ///
     /// The step, from its will-notification to its did- or fail-notification, runs in the
     /// operation's task-local chain: the observers of its notifications, as its handlers, read
@@ -644,20 +624,20 @@ extension ActionStack {
         let started = OperationChain.$current.withValue(chain) {
             startStep(direction, closingOpenGroup: closingOpenGroup, chainID: chainID)
         }
-        let run: RunningOperation
+        let step: StepInFlight
         switch started {
         case .failure(let error): return .failure(error)
         case .success(nil): return .success(false)
-        case .success(let started?): run = started
+        case .success(let started?): step = started
         }
         // Outside the step's chain: the state observers are not its handlers.
         publishRequestStart()
         return await OperationChain.$current.withValue(chain) { () async -> Result<Bool, OperationError> in
-            if let failed = await runActions(run, isolation: isolation) {
-                let rollback = await rollBack(run, failedIndex: failed.index, isolation: isolation)
-                return .failure(.actionFailed(settleFailure(run, failed, rollback: rollback)))
+            if let failed = await runActions(of: step, isolation: isolation) {
+                let rollback = await rollBack(step, failedIndex: failed.index, isolation: isolation)
+                return .failure(.actionFailed(settleFailure(step, failed, rollback: rollback)))
             }
-            settleSuccess(run)
+            settleSuccess(step)
             return .success(true)
         }
     }
@@ -666,24 +646,23 @@ extension ActionStack {
     /// (the step in flight, the direction); the request's own calls are not heard again until it
     /// ends (see `callIsHeard`).
     private func publishRequestStart() {
-        guard let operations, let quiet = operations.quietRequest, !quiet.startHeard else { return }
-        operations.quietRequest = nil
+        guard let quiet = steps.quietRequest, !quiet.startHeard else { return }
+        steps.quietRequest = nil
         enterCall()
         leaveCall()
-        operations.quietRequest = QuietRequest(chain: quiet.chain, startHeard: true)
+        steps.quietRequest = QuietRequest(chain: quiet.chain, startHeard: true)
     }
 
-    /// Decides the step, copies its actions out, opens the opposite step and posts the
-    /// will-notification. The step stays on its side.
+    /// Decides the step, copies its actions out, begins it in the step machine (which posts the
+    /// will-notification) and opens the opposite step. The step stays on its side.
     private func startStep(
         _ direction: Direction, closingOpenGroup: Bool, chainID: UInt64
-    ) -> Result<RunningOperation?, OperationError> {
+    ) -> Result<StepInFlight?, OperationError> {
         enterCall()
         defer { leaveCall() }
-        let operations = asyncOperations
         let undoing = direction == .undo
         let operation: OperationKey = undoing ? .undo : .redo
-        if operations.broken != nil {
+        if steps.broken != nil {
             report(.stepIsBroken(operation.reported))
             return .failure(.stackBroken)
         }
@@ -705,89 +684,65 @@ extension ActionStack {
         history.endCoalescing()
         let source = undoing ? undoSide : redoSide
         dropDeadSteps(atTopOf: source)
-        guard source.frames.isEmpty, let step = source.steps.last else { return .success(nil) }
+        guard source.frames.isEmpty, let newest = source.steps.last else { return .success(nil) }
 
         let end = source.openStart
         var pending: [PendingAction] = []
-        pending.reserveCapacity(step.actionCount)
-        for index in (end - step.actionCount)..<end {
+        pending.reserveCapacity(newest.actionCount)
+        for index in (end - newest.actionCount)..<end {
             let action = source.action(at: index)
             pending.append(PendingAction(action: action, box: action.box))
         }
-        let run = RunningOperation(
-            direction: direction, step: step, stateBefore: history.states.current, serialMark: history.nextStepSerial,
-            pending: pending, chainID: chainID)
-        operations.run = run
-        if postsNotifications {
-            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
-            post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
-            activities.pop()
-        }
+        let step = StepInFlight(
+            direction: direction, step: newest, stateBefore: history.states.current,
+            serialMark: history.nextStepSerial, pending: pending, chainID: chainID)
+        carryOut(steps.begin(step))
         // Opened after the will-notification, as a synchronous undo opens it: its observers read
         // the grouping level 0.
-        history.openFrame(on: run.built)
-        if let metadata = step.metadata {
+        history.openFrame(on: step.built)
+        if let metadata = newest.metadata {
             let copy = metadata.copy()
             copy.holdsAsyncActions = false
             copy.unseenChanges = []
-            if !copy.isEmpty { run.built.setFrameMetadata(copy) }
+            if !copy.isEmpty { step.built.setFrameMetadata(copy) }
         }
-        run.isMidway = true
-        return .success(run)
+        steps.actionsStarted()
+        return .success(step)
     }
 
-    /// Runs the step's actions newest first, one at a time; returns the first failure.
+    /// Runs the step's actions as the step machine hands them out, newest first, one at a time;
+    /// returns the first failure.
     private func runActions(
-        _ run: RunningOperation, isolation: isolated (any Actor)?
+        of step: StepInFlight, isolation: isolated (any Actor)?
     ) async -> (index: Int, error: any Error)? {
         // (In the operation's chain, which `performStep` set.)
-        var index = run.pending.count - 1
-        while index >= 0 {
-            let pending = run.pending[index]
-            if Task.isCancelled {
-                run.failedTargetType = Self.typeName(of: pending.box)
-                return (index, CancellationError())
-            }
-            run.nextPendingIndex = index - 1
-            if run.deadPending.contains(index) {
-                // A remote change left it with nothing to do.
-                run.skippedAny = true
-            } else if run.removedAll || !run.isRemoved(pending.box) {
-                run.runningStart = run.built.end
+        while true {
+            switch steps.nextAction(isCancelled: { Task.isCancelled }) {
+            case .run(let index, let pending):
                 do {
-                    let ran = try await perform(pending.action, of: run, isolation: isolation)
-                    run.ranges.append((index, run.runningStart, run.built.end, ran))
+                    let ran = try await perform(pending.action, of: step, isolation: isolation)
+                    steps.actionRan(index: index, ran: ran)
                 } catch {
-                    run.ranges.append((index, run.runningStart, run.built.end, true))
-                    run.failedTargetType = Self.typeName(of: pending.box)
+                    steps.actionFailed(index: index)
                     return (index, error)
                 }
-            } else {
-                run.skippedAny = true
+            case .fail(let index):
+                return (index, CancellationError())
+            case .finish:
+                return nil
             }
-            index -= 1
         }
-        // Cancelled while the last action ran: the operation still fails, and rolls back.
-        if Task.isCancelled, let last = run.ranges.last {
-            run.failedTargetType = Self.typeName(of: run.pending[last.index].box)
-            return (last.index, CancellationError())
-        }
-        return nil
-    }
-
-    private static func typeName(of box: TargetBox) -> String {
-        box.object.map { String(reflecting: type(of: $0)) } ?? "a freed target"
     }
 
     /// Runs one action: its stored handler synchronously (a synchronous action is then done), then
     /// the work an asynchronous action left. Returns whether it ran (its target was alive).
     private func perform(
-        _ action: Action, of run: RunningOperation, isolation: isolated (any Actor)?
+        _ action: Action, of step: StepInFlight, isolation: isolated (any Actor)?
     ) async throws -> Bool {
-        let slot = asyncOperations.slot
+        let slot = steps.awaitedActionSlot()
         _ = slot.take()
         enterCall()
-        activities.push(run.phase == .rollingBack ? .rollingBack : run.direction == .undo ? .undoing : .redoing)
+        activities.push(step.phase == .rollingBack ? .rollingBack : step.direction == .undo ? .undoing : .redoing)
         let ran = action.perform()
         activities.pop()
         leaveCall()
@@ -799,25 +754,25 @@ extension ActionStack {
     /// those inverses register is thrown away. A cancelled task's rollback runs in a new task on the
     /// same isolation, so that cancellation-aware inverses can still complete.
     func rollBack(
-        _ run: RunningOperation, failedIndex: Int, isolation: isolated (any Actor)?
+        _ step: StepInFlight, failedIndex: Int, isolation: isolated (any Actor)?
     ) async -> Rollback {
         if Task.isCancelled {
-            let transfer = UnsafeTransfer(value: (self, run))
+            let transfer = UnsafeTransfer(value: (self, step))
             let task = Task { () async -> UnsafeTransfer<Rollback> in
-                let (stack, run) = transfer.value
+                let (stack, step) = transfer.value
                 return UnsafeTransfer(
-                    value: await stack.rollBackNow(run, failedIndex: failedIndex, isolation: isolation))
+                    value: await stack.rollBackNow(step, failedIndex: failedIndex, isolation: isolation))
             }
             return await task.value.value
         }
-        return await rollBackNow(run, failedIndex: failedIndex, isolation: isolation)
+        return await rollBackNow(step, failedIndex: failedIndex, isolation: isolation)
     }
 
     func rollBackNow(
-        _ run: RunningOperation, failedIndex: Int, isolation: isolated (any Actor)?
+        _ run: StepInFlight, failedIndex: Int, isolation: isolated (any Actor)?
     ) async -> Rollback {
         enterCall()
-        run.phase = .rollingBack
+        steps.rollbackBegan()
         let built = run.built
         while built.frames.count > 1 { history.closeNestedFrame(of: built) }
         built.abandonOpenFrames()
@@ -863,7 +818,7 @@ extension ActionStack {
 
     /// The step succeeded: it leaves its side, the opposite step takes its place on the other, and
     /// new changes from other tasks go on top.
-    private func settleSuccess(_ run: RunningOperation) {
+    private func settleSuccess(_ run: StepInFlight) {
         enterCall()
         defer { leaveCall() }
         leaveMidwayMarks(of: run)
@@ -918,16 +873,7 @@ extension ActionStack {
             if history.tree != nil && builtCount == 0 && !run.sawNewChange { history.resyncTree() }
         }
         history.emptySide(built)
-
-        if postsNotifications {
-            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
-            post(
-                undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-                discardable: run.metadata?.isDiscardable ?? false)
-            activities.pop()
-        }
-        operations?.run = nil
-        operations?.sawNewChangeInLastRun = run.sawNewChange
+        carryOut(steps.finished(), discardable: run.metadata?.isDiscardable ?? false)
         // (A branching history's limit and a shape change set meanwhile wait for the end of the call.)
         if history.needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false
             && (history.tree?.maximumBranchSteps ?? 0) == 0
@@ -939,7 +885,7 @@ extension ActionStack {
 
     /// Closes what the handlers (or a group's body) left open in the step being built, then the
     /// step itself; returns how many actions it holds and its metadata. Empties the rollback's bin.
-    func closeBuiltStep(of run: RunningOperation) -> (count: Int, metadata: StepMetadata?) {
+    func closeBuiltStep(of run: StepInFlight) -> (count: Int, metadata: StepMetadata?) {
         let built = run.built
         while built.frames.count > 1 { history.closeNestedFrame(of: built) }
         var count = 0
@@ -955,15 +901,12 @@ extension ActionStack {
 
     /// An action failed: the step stays; the failure is told.
     private func settleFailure(
-        _ run: RunningOperation, _ failed: (index: Int, error: any Error), rollback: Rollback
+        _ run: StepInFlight, _ failed: (index: Int, error: any Error), rollback: Rollback
     ) -> ActionFailure {
         enterCall()
         defer { leaveCall() }
         leaveMidwayMarks(of: run)
         let undoing = run.direction == .undo
-        let failure = ActionFailure(
-            isUndo: undoing, stepName: run.stepName, actionIndex: failed.index, actionCount: run.pending.count,
-            targetType: run.failedTargetType, underlying: failed.error, rollback: rollback, reachedPosition: nil)
         let source = undoing ? undoSide : redoSide
         switch rollback.code {
         case .restored:
@@ -981,22 +924,14 @@ extension ActionStack {
                         source.relinkStep(at: found.position, low: fresh)
                     }
                 }
-                if case .failed = rollback.code {
-                    asyncOperations.broken = BrokenMark(serial: run.serial, isUndo: undoing, failure: failure)
-                }
             }
         }
+        // The machine makes the failure, and marks the step broken if its rollback failed.
+        let settled = steps.rolledBack(rollback, failed: failed)
         endRedoFutureAfterNewChanges(run)
-        if postsNotifications {
-            activities.push(undoing ? .notifyingUndo : .notifyingRedo)
-            NotificationCenter.default.post(
-                name: undoing ? ActionStack.didFailUndoChangeNotification : ActionStack.didFailRedoChangeNotification,
-                object: self,
-                userInfo: [ActionStack.operationErrorUserInfoKey: OperationError.actionFailed(failure)])
-            activities.pop()
+        guard let failure = carryOut(settled) else {
+            preconditionFailure("an undo or redo settled as a group")
         }
-        operations?.run = nil
-        operations?.sawNewChangeInLastRun = run.sawNewChange
         return failure
     }
 
@@ -1008,7 +943,7 @@ extension ActionStack {
     /// document is clean again only if it comes back to exactly that state (a new mark).
     ///
     /// - Complexity: O(k) for the k steps and groups other tasks recorded meanwhile.
-    private func leaveMidwayMarks(of run: RunningOperation) {
+    private func leaveMidwayMarks(of run: StepInFlight) {
         run.isMidway = false
         guard !run.midwayMarks.isEmpty else { return }
         let marks = run.midwayMarks
@@ -1024,7 +959,7 @@ extension ActionStack {
 
     /// A new change from another task came in while an operation was in flight: the redo stack is
     /// emptied (a linear history) or becomes a branch (a branching history).
-    private func endRedoFutureAfterNewChanges(_ run: RunningOperation) {
+    private func endRedoFutureAfterNewChanges(_ run: StepInFlight) {
         guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
         if history.tree != nil {
             detachRedoSide()
@@ -1114,7 +1049,7 @@ extension ActionStack {
                 }
                 return moved ? .success(true) : .failure(error)
             }
-            if operations?.sawNewChangeInLastRun == true { break }
+            if steps.sawNewChangeInLastStep { break }
         }
         return .success(moved)
     }
@@ -1126,14 +1061,10 @@ extension ActionStack {
     /// opposite step is emptied now, and what it builds later is dropped when it settles). A broken
     /// step goes with the history.
     func removeAllForOperations() {
-        guard let operations else { return }
-        for request in operations.queue.removeAllWaiting() { request.cancel(.removeAllActions) }
-        operations.broken = nil
-        guard let run = operations.run else { return }
-        run.removedAll = true
-        run.rollbackAction = nil
-        run.forgetBuiltActions { _ in true }
-        for side in [run.built, run.bin] where !side.frames.isEmpty || side.actions.count != 0 {
+        let removed = steps.everythingRemoved()
+        for request in removed.cancel { request.cancel(.removeAllActions) }
+        guard let step = removed.step else { return }
+        for side in [step.built, step.bin] where !side.frames.isEmpty || side.actions.count != 0 {
             let wasOpen = !side.frames.isEmpty
             history.emptySide(side)
             if wasOpen { history.openFrame(on: side) }

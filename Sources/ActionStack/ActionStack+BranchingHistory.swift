@@ -276,7 +276,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard history.tree != nil else { return nil }
-        if isIdle && operations?.run == nil { history.sweepFreedTargets() }
+        if isIdle && steps.isIdle { history.sweepFreedTargets() }
         return makeTreeSnapshot()
     }
 
@@ -354,7 +354,7 @@ extension ActionStack {
         guard let number = NodeNumber(exactly: id.sequence), tree.table.contains(number) else {
             throw .noSuchNode(id)
         }
-        if let operations, operations.queue.isBusy || operations.run != nil || operations.broken != nil {
+        if steps.refusesHistoryMoves {
             // The redo stack is what the operation in flight (or a queued one) works on.
             report(.notWhileAsync(.selectRedoBranch))
             return

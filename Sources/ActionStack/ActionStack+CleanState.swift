@@ -57,8 +57,8 @@ extension ActionStack {
     /// - Complexity: O(1).
     @inline(__always)
     func markCurrentStateClean() {
-        if operations != nil, let run = operations?.run, run.isMidway {
-            run.midwayMarks.append(history.markCleanMidway())
+        if steps.isMidway {
+            steps.markedCleanMidway(history.markCleanMidway())
         } else {
             history.markClean()
         }

@@ -63,17 +63,21 @@ extension ActionStack {
     /// undoing, the undo stack otherwise.
     @inline(__always)
     var currentSide: Side {
-        if operations != nil, let run = operations?.runBelongsToCurrentTask() { return run.handlerSide }
-        return performing == .undo ? redoSide : undoSide
+        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() { return step.handlerSide }
+        return steps.performing == .undo ? redoSide : undoSide
     }
 
     /// The undo or redo in progress as the caller sees it: the synchronous one, or, from the task
-    /// of an asynchronous operation (and the tasks it starts), that operation. The stack's own
-    /// paths read ``performing`` and route an operation's calls explicitly (see `currentSide`).
+    /// of an awaited one (and the tasks it starts), that one. The stack's own paths read
+    /// `steps.performing` and route an awaited step's calls explicitly (see `currentSide`).
+    ///
+    /// Reads the machine's fields one by one: a call on `steps` itself would copy the machine out
+    /// of the stack on every `isUndoing` and `redo()`.
+    @inline(__always)
     var performingAsSeen: Direction? {
-        if let now = performing { return now }
-        if operations == nil { return nil }
-        return operations?.runBelongsToCurrentTask()?.direction
+        if let now = steps.performing { return now }
+        if steps.inFlight == nil { return nil }
+        return steps.directionSeenByCurrentTask
     }
 
     func _beginUndoGrouping() {
@@ -89,12 +93,13 @@ extension ActionStack {
         defer { leaveCall() }
         guard registration.isEnabled else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
-        if operations != nil, let run = operations?.runBelongsToCurrentTask() {
+        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() {
             // An asynchronous group's body opens groups as any code does; an operation's handlers
             // open them inside the step being built, silently.
-            return beginGroup(on: run.handlerSide, forScope: forScope, notifies: run.direction == nil)
+            return beginGroup(on: step.handlerSide, forScope: forScope, notifies: step.isRecording)
         }
         // Each side read from its own `let` (see `register(on:...)`).
+        let performing = steps.performing
         if performing == .undo { return beginGroup(on: redoSide, forScope: forScope, notifies: false) }
         return beginGroup(on: undoSide, forScope: forScope, notifies: performing == nil)
     }
@@ -132,8 +137,9 @@ extension ActionStack {
         if refusesReentrantCall(.endUndoGrouping) { return }
         postCheckpoint()
         guard registration.isEnabled else { return }
-        if operations != nil, let run = operations?.runBelongsToCurrentTask() {
-            endUndoGrouping(on: run.handlerSide, notifies: run.direction == nil)
+        let performing = steps.performing
+        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() {
+            endUndoGrouping(on: step.handlerSide, notifies: step.isRecording)
         } else if performing == .undo {
             endUndoGrouping(on: redoSide, notifies: false)
         } else {
@@ -146,7 +152,7 @@ extension ActionStack {
     private func endUndoGrouping(on side: Side, notifies: Bool) {
         // The group an undo or redo in progress is building is not the handlers' to close.
         // Nor is the step an asynchronous group records (on a side of its own).
-        let protected = performing != nil || (side !== undoSide && side !== redoSide) ? 1 : 0
+        let protected = steps.performing != nil || (side !== undoSide && side !== redoSide) ? 1 : 0
         guard side.frames.count > protected else {
             report(.endWithoutBegin)
             return
@@ -223,12 +229,12 @@ extension ActionStack {
     private func eventEnded(token: UInt64) {
         guard eventClose.fire(token) else { return }
         history.coalescingEventEnded()
-        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
+        guard groupsByEvent, !undoSide.frames.isEmpty, steps.performing == nil else { return }
         postCheckpoint()
         // The checkpoint's observers run before the decision: they may have closed the group or
         // turned `groupsByEvent` off (then the event's close does nothing, as it would had they
         // done it earlier).
-        guard groupsByEvent, !undoSide.frames.isEmpty, performing == nil else { return }
+        guard groupsByEvent, !undoSide.frames.isEmpty, steps.performing == nil else { return }
         closeInnermostFrame(of: undoSide, notify: true)
     }
 
@@ -266,7 +272,7 @@ extension ActionStack {
         let keepsEmpty = !dropsEmptyGroups && !dropsIfEmpty
         // An empty group kept as a step is a new change: it ends the redo future, as a
         // registration would have.
-        if keepsEmpty && side.end == frame.start && side === undoSide && performing == nil { clearRedoSide() }
+        if keepsEmpty && side.end == frame.start && side === undoSide && steps.performing == nil { clearRedoSide() }
         if let serial = history.appendClosedStep(
             from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty)
         {

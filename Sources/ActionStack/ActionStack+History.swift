@@ -160,7 +160,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.jump) { return }
-        if operations != nil, routesToAsyncOperation(.jump(to: position), .jump) { return }
+        if steps.usesAwaitedSteps, routesToAsyncOperation(.jump(to: position), .jump) { return }
         history.sweepFreedTargets()
         let current = undoSide.closedCount + (openStepIsListed ? 1 : 0)
         let total = current + redoSide.closedCount
@@ -212,14 +212,14 @@ extension ActionStack {
 
     /// The marks of one side (or of every side, for `undoSide` nil: the tree's nodes).
     func stepMarks(undoSide: Bool?) -> StepMarks? {
-        guard let operations else { return nil }
+        guard steps.inFlight != nil || steps.broken != nil else { return nil }
         var marks = StepMarks()
-        if let run = operations.run, let direction = run.direction,
+        if let step = steps.inFlight, let direction = step.direction,
             undoSide == nil || undoSide == (direction == .undo)
         {
-            marks.inFlight = run.serial
+            marks.inFlight = step.serial
         }
-        if let broken = operations.broken, undoSide == nil || undoSide == broken.isUndo { marks.broken = broken.serial }
+        if let broken = steps.broken, undoSide == nil || undoSide == broken.isUndo { marks.broken = broken.serial }
         return marks.inFlight == nil && marks.broken == nil ? nil : marks
     }
 

@@ -83,9 +83,11 @@ extension ActionStack {
         var isDiscardable: Bool { metadata?.isDiscardable ?? false }
     }
 
-    /// Whether the stack may drop freed steps now: no operation is in the middle of its work.
+    /// Whether the stack may drop freed steps now: no client code runs in the middle of a call and
+    /// no synchronous step is in flight (an awaited step between its awaits does not count: see
+    /// `steps.isIdle` for "no step in flight at all").
     @inline(__always)
-    var isIdle: Bool { activities.isEmpty && performing == nil }
+    var isIdle: Bool { activities.isEmpty && steps.performing == nil }
 
     /// Runs a query about the next undo (or redo) step as a call.
     @inline(__always)
@@ -143,7 +145,7 @@ extension ActionStack {
         guard registration.isEnabled else { return }
         if refusesReentrantCall(operation) { return }
         let side = currentSide
-        if performing == nil && history.coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
+        if steps.performing == nil && history.coalescer.isContinuing && side.frames.isEmpty && !side.steps.isEmpty {
             side.updateNewestStepMetadata(change)
             return
         }

@@ -477,15 +477,15 @@ extension ActionStack {
             report(.reentrantCall(operation.reported, during: activity.reported))
             return true
         }
-        guard operations != nil, activities.isEmpty, let run = operations?.runBelongsToCurrentTask() else {
+        guard steps.inFlight != nil, activities.isEmpty, let step = steps.stepOfCurrentTask() else {
             return false
         }
         // The body of an asynchronous group records changes as any code does.
-        if run.direction == nil && run.phase == .running { return false }
-        // A handler of the asynchronous operation in flight, between its own awaits: the rows of a
+        if step.isRecording && step.phase == .running { return false }
+        // A handler of the awaited step in flight, between its own awaits: the rows of a
         // synchronous undo's handlers (or of a rollback) apply.
         let activity: ActivityKey =
-            run.phase == .rollingBack ? .rollingBack : run.direction == .undo ? .undoing : .redoing
+            step.phase == .rollingBack ? .rollingBack : step.direction == .undo ? .undoing : .redoing
         guard !Activities.allows(operation, during: activity) else { return false }
         report(.reentrantCall(operation.reported, during: activity.reported))
         return true

@@ -189,11 +189,11 @@ extension ActionStack {
     }
 
     private func outermostCallEnded() {
-        let operationInFlight = operations?.run != nil
-        if history.states.needsRenumbering && activities.isEmpty && performing == nil && !operationInFlight {
+        // Ids are held outside the storage while a step is in flight (its states, its marks).
+        if history.states.needsRenumbering && activities.isEmpty && steps.isIdle {
             history.renumberStates()
         }
-        if history.needsTrim && !requestHoldsTurn { applyLimitsThatWaited() }
+        if history.needsTrim && mayRestructure { applyLimitsThatWaited() }
         if checksInvariants { _checkInvariants() }
         publish()
         // Not while a delivery further up the call stack is in progress: the work waits for its
@@ -280,7 +280,7 @@ extension ActionStack {
     /// - Complexity: O(d) for d operations nested in the current task, while a request holds the
     ///   turn; O(1) otherwise.
     var callIsHeard: Bool {
-        guard let operations, let quiet = operations.quietRequest else { return true }
+        guard let quiet = steps.quietRequest else { return true }
         return OperationChain.current?.contains(quiet.chain) != true
     }
 
@@ -319,13 +319,8 @@ extension ActionStack {
         let redoNext = nextStep(of: redoSide, noticing: noticing)
         let undoName = undoNext?.name ?? ""
         let redoName = redoNext?.name ?? ""
-        // One check on a stack that never used an asynchronous operation.
-        var inFlight: Direction?
-        var hasBrokenStep = false
-        if let operations {
-            inFlight = operations.run?.direction
-            hasBrokenStep = operations.broken != nil
-        }
+        let inFlight = steps.inFlight?.direction
+        let hasBrokenStep = steps.broken != nil
         return State(
             canUndo: undoNext != nil,
             canRedo: redoNext != nil,
@@ -337,8 +332,8 @@ extension ActionStack {
             redoMenuItemTitle: redoMenuTitle(forUndoActionName: redoName),
             isClean: history.states.isClean,
             groupingLevel: currentSide.frames.count,
-            isBusy: operations?.queue.isBusy ?? false,
-            pendingRequestCount: operations?.queue.pendingCount ?? 0,
+            isBusy: steps.isBusy,
+            pendingRequestCount: steps.queue.pendingCount,
             currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)),
             redoNode: history.tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) },
             isUndoInFlight: inFlight == .undo,

@@ -136,22 +136,23 @@ extension ActionStack {
         misuseOperation: OperationKey,
         commandKey: String? = nil
     ) -> Bool {
-        if operations != nil, let run = operations?.runBelongsToCurrentTask() {
+        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() {
             // A handler of the asynchronous operation in flight: into the step it builds, unless
             // `removeAllActions(withTarget:)` removed its target meanwhile (the removal took the
             // target's actions from every step, the one being built included, and what comes for
             // it later goes the same way). An asynchronous group's body: into its step, and the
             // document changes, as for any change (so `markClean()` in the body marks what the body
             // did so far).
-            if !run.removedTargets.isEmpty && run.direction != nil && run.removedTarget(target) { return false }
+            if !step.removedTargets.isEmpty && !step.isRecording && step.removedTarget(target) { return false }
             let opened = register(
-                on: run.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
+                on: step.handlerSide, outside: false, target, handler, cost: cost, key: key, window: window,
                 misuseOperation: misuseOperation, commandKey: commandKey)
-            if run.direction == nil && run.phase == .running { history.documentChanged() }
+            if step.isRecording && step.phase == .running { history.documentChanged() }
             return opened
         }
         // One call per side, each reading its own `let`: a side chosen by a conditional would be
         // retained and released around the registration.
+        let performing = steps.performing
         if performing == .undo {
             return register(
                 on: redoSide, outside: false, target, handler, cost: cost, key: key, window: window,
@@ -233,12 +234,12 @@ extension ActionStack {
 
     /// Empties the redo stack, releasing its actions.
     ///
-    /// While an asynchronous operation is in flight, this is a new change from another task: the
-    /// redo stack is emptied when the operation settles (it may be the operation's own side), and
-    /// the requests waiting are cancelled, since they meant an older state.
+    /// While an awaited step is in flight, this is a new change from another task: the redo stack
+    /// is emptied when the step settles (it may be the step's own side), and the requests waiting
+    /// are cancelled, since they meant an older state.
     @inline(__always)
     func clearRedoSide() {
-        if operations != nil, operations?.run != nil {
+        if steps.inFlight != nil {
             noteNewChangeDuringOperation()
             return
         }

@@ -103,8 +103,8 @@ extension ActionStack {
         // The document is in a state this user never saved, and the next registration starts a
         // step of its own.
         history.documentChangedElsewhere()
-        if let run = operations?.run {
-            deliverDuringOperation(change, run)
+        if let step = steps.inFlight {
+            deliverDuringOperation(change, step)
         } else {
             // The open groups of the undo stack are rewritten now, and the change, as it reads
             // below them, is handed to every step that applies at the current node.
@@ -147,7 +147,7 @@ extension ActionStack {
     /// stays on its side, and what it has not seen is kept for a rollback, until it settles.
     @inline(__always)
     func rebaseNewestSteps(of side: Side) {
-        guard history.remote != nil, operations?.run == nil else { return }
+        guard history.remote != nil, steps.inFlight == nil else { return }
         history.rebaseNewestSteps(of: side)
     }
 
@@ -169,12 +169,12 @@ extension ActionStack {
     /// Changes made meanwhile by other tasks (new steps on top) are not rewritten into the
     /// operation: the change reaches those steps as it reads now. An action that is awaiting when
     /// the change arrives is taken to have made its change to the model already.
-    private func deliverDuringOperation(_ change: any Sendable, _ run: RunningOperation) {
+    private func deliverDuringOperation(_ change: any Sendable, _ run: StepInFlight) {
         if run.sawNewChange {
             history.deliverToStepsAtCurrentNode([change])
             return
         }
-        if run.phase == .running && run.direction != nil, let remote = history.remote {
+        if run.phase == .running && !run.isRecording, let remote = history.remote {
             run.carriedBelow.append(contentsOf: run.rebaseRemaining(over: [change], remote))
         }
         let built = run.built
@@ -198,13 +198,13 @@ extension ActionStack {
     /// The operation succeeded: the changes reported meanwhile, as they read once its actions all
     /// ran, go to the steps beyond the step it performed (at `position` of `source`, which it is
     /// about to leave).
-    func deliverCarriedBelow(of run: RunningOperation, source: Side, position: Int) {
+    func deliverCarriedBelow(of run: StepInFlight, source: Side, position: Int) {
         guard !run.carriedBelow.isEmpty, !run.sawNewChange else { return }
         history.deliver(run.carriedBelow, pastStepAt: position, of: source)
     }
 }
 
-extension RunningOperation {
+extension StepInFlight {
     /// Rewrites the step's actions that have not run yet over `changes` (which read now, before the
     /// next of them runs); returns the changes as they read once they have all run.
     func rebaseRemaining(over changes: [any Sendable], _ remote: RemoteChanges) -> [any Sendable] {

@@ -21,7 +21,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.removeAllActions) { return }
-        if operations != nil { removeAllForOperations() }
+        if steps.usesAwaitedSteps { removeAllForOperations() }
         history.removeAll()
         eventClose.cancel()
         registration.reset()
@@ -45,18 +45,16 @@ extension ActionStack {
         // A value boxes into a new object here, which no action refers to.
         let object = target as AnyObject
         history.coalescingEventEnded()
-        // What the operation in flight registers for the target from now on is dropped too.
-        if operations != nil, let run = operations?.run { run.removedTargets.append(WeakTarget(object: object)) }
+        // What the step in flight registers for the target from now on is dropped too.
+        steps.targetRemoved(object)
         // A target has one box for its closure actions and one per key for its command actions.
         for box in history.registry.allBoxes(for: object) {
             history.removeActions(on: box)
-            if let run = operations?.run {
-                // The step in flight skips the target's actions it has not run yet; the step it
-                // builds loses them, as every step does.
-                run.removedBoxes.append(ObjectIdentifier(box))
-                run.forgetBuiltActions { $0.isOn(box) }
-                history.compact(run.built) { $0.isOn(box) }
-                history.compact(run.bin) { $0.isOn(box) }
+            // The step in flight skips the target's actions it has not run yet; the step it builds
+            // loses them, as every step does.
+            if let step = steps.boxRemoved(box) {
+                history.compact(step.built) { $0.isOn(box) }
+                history.compact(step.bin) { $0.isOn(box) }
             }
         }
     }
@@ -92,7 +90,7 @@ extension ActionStack {
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if !mayRestructure || !isIdle {
+        if !(mayRestructure && isIdle) {
             history.deferTrim()
         } else {
             history.trimToLimits(limits)
@@ -115,22 +113,15 @@ extension ActionStack {
         }
     }
 
-    /// Whether an awaited request (an undo, a redo, a jump, a retry, an asynchronous group) holds
-    /// the turn, from its start to its end: the limits, pruning and a change of shape set or reached
-    /// meanwhile wait until it ends (``handOff()`` applies them before the turn passes on), so that
-    /// nothing is trimmed under a step in flight or between the steps of a jump.
-    ///
-    /// - Complexity: O(1); one `nil` check on a stack that never used an asynchronous operation.
-    @inline(__always)
-    var requestHoldsTurn: Bool { operations != nil && operations!.queue.isBusy }
-
     /// Whether the history may be restructured now (trimmed, branches pruned, its shape changed):
-    /// no scoped group's body is running and no awaited request holds the turn. The one question
-    /// every trim, prune and change of shape asks.
+    /// no scoped group's body is running, and the step machine allows it (no awaited request holds
+    /// the turn: what is asked meanwhile waits until the request ends, when ``handOff()`` applies
+    /// it before the turn passes on, so that nothing is trimmed under a step in flight or between
+    /// the steps of a jump). The one question every trim, prune and change of shape asks.
     ///
     /// - Complexity: O(1).
     @inline(__always)
-    var mayRestructure: Bool { !scopes.isRunning && !requestHoldsTurn }
+    var mayRestructure: Bool { !scopes.isRunning && steps.mayRestructure }
 
     /// Applies the limits, pruning and change of shape that waited, unless a scoped group's body
     /// or client code in the middle of a call (an activity) is still running. The caller has

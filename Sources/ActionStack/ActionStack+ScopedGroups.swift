@@ -91,7 +91,7 @@ extension ActionStack {
     private func scopeEnded() {
         guard !scopes.isRunning else { return }
         endEventPutOffByScopes()
-        if history.needsTrim && performing == nil && !requestHoldsTurn { applyLimitsThatWaited() }
+        if history.needsTrim && steps.performing == nil && mayRestructure { applyLimitsThatWaited() }
     }
 
     /// The index of the open frame `scope` on `side`, if it is still open.
@@ -107,7 +107,7 @@ extension ActionStack {
         defer { activities.pop() }
         while side.frames.count > index {
             postCheckpoint()
-            closeInnermostFrame(of: side, notify: performing == nil)
+            closeInnermostFrame(of: side, notify: steps.performing == nil)
         }
     }
 
@@ -138,11 +138,11 @@ extension ActionStack {
             // Close the groups the body left open inside the scope (they become part of it).
             while side.frames.count > index + 1 {
                 postCheckpoint()
-                closeInnermostFrame(of: side, notify: performing == nil)
+                closeInnermostFrame(of: side, notify: steps.performing == nil)
             }
             // Close the scope's own group with its notifications, but never make it a step.
             postCheckpoint()
-            let notify = performing == nil && postsNotifications
+            let notify = steps.performing == nil && postsNotifications
             if notify {
                 activities.push(.closingGroup)
                 post(ActionStack.willCloseUndoGroupNotification)
@@ -185,7 +185,7 @@ extension ActionStack {
             if !action.perform() { everyActionRan = false }
             // An asynchronous action cannot be awaited here: its inverse did not run (use
             // `asyncGroup(named:_:)` for bodies that register them).
-            if operations?.slot.take() != nil { everyActionRan = false }
+            if steps.slot?.take() != nil { everyActionRan = false }
             history.releaseAction(action)
         }
         activities.pop()
@@ -200,7 +200,7 @@ extension ActionStack {
             postCheckpoint()
             // Observers of the checkpoint run before the decision.
             if isEmptyTopLevelGroup(automaticGroup, on: side) {
-                closeInnermostFrame(of: side, notify: performing == nil, dropsIfEmpty: true)
+                closeInnermostFrame(of: side, notify: steps.performing == nil, dropsIfEmpty: true)
             }
         }
     }

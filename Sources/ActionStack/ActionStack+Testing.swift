@@ -86,7 +86,7 @@ extension ActionStack {
                 problems.append("\(name): total cost \(side.totalCost.description), actions sum to \(cost.description)")
             }
         }
-        if let run = operations?.run {
+        if let run = steps.inFlight {
             // The step an asynchronous operation builds, and the action its rollback is running.
             for side in [run.built, run.bin] {
                 for offset in 0..<side.actions.count {
@@ -95,7 +95,7 @@ extension ActionStack {
             }
             if let held = run.rollbackAction { boxCounts[ObjectIdentifier(held.box), default: 0] += 1 }
         }
-        if performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
+        if steps.performing == nil && !redoSide.frames.isEmpty { problems.append("redo stack has an open group") }
         if levelsOfUndo > 0 && undoSide.closedCount > levelsOfUndo && !history.needsTrim && !scopes.isRunning {
             problems.append("undo stack holds \(undoSide.closedCount) steps, limit \(levelsOfUndo)")
         }
@@ -106,6 +106,7 @@ extension ActionStack {
             problems.append("undo stack costs \(undoSide.totalCost.description), limit \(maximumCost)")
         }
         problems += registration.invariantViolations()
+        problems += steps.invariantViolations()
         // Each concern checks its own state.
         problems += history.states.invariantViolations()
         problems += eventClose.invariantViolations()
@@ -220,7 +221,7 @@ extension ActionStack {
     /// `groupingLevel`, `isUndoing`, `isRedoing`, `isUndoRegistrationEnabled`, read without making
     /// a call (a call ends with publishing, which may drop freed steps).
     package var _flags: (groupingLevel: Int, isUndoing: Bool, isRedoing: Bool, isUndoRegistrationEnabled: Bool) {
-        (currentSide.frames.count, performing == .undo, performing == .redo, registration.isEnabled)
+        (currentSide.frames.count, steps.performing == .undo, steps.performing == .redo, registration.isEnabled)
     }
 
     /// The activities in progress, outermost first.

@@ -22,7 +22,7 @@ extension ActionStack {
         if refusesReentrantCall(operation) { return nil }
         guard history.tree != nil else { throw .linearHistory }
         let validated = try validate()
-        if operations != nil, let tree = history.tree {
+        if steps.usesAwaitedSteps, let tree = history.tree {
             // With asynchronous steps on the way, or an operation in progress, the move is one
             // queued request (started on the main actor, as an Edit menu's undo() is).
             let target = validated ?? resolve(tree, history.currentNodeNumber)

@@ -12,7 +12,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.undo) { return }
-        if operations != nil, routesToAsyncOperation(.undo, .undo) { return }
+        if steps.usesAwaitedSteps, routesToAsyncOperation(.undo, .undo) { return }
         // Observers of the first checkpoint run before the decision.
         postCheckpoint()
         let level = undoSide.frames.count
@@ -25,7 +25,7 @@ extension ActionStack {
         if level == 1 {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
-            if operations != nil, routesAfterClosingTheOpenGroup() { return }
+            if steps.usesAwaitedSteps, routesAfterClosingTheOpenGroup() { return }
         }
         undoNewest(checkpoint: true)
     }
@@ -34,8 +34,8 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         if refusesReentrantCall(.undoNestedGroup) { return }
-        if let operations,
-            operations.queue.isBusy || operations.broken != nil
+        if steps.usesAwaitedSteps,
+            steps.refusesHistoryMoves
                 || (undoSide.frames.isEmpty
                     ? nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
                     : undoSide.frameMetadata?.holdsAsyncActions == true)
@@ -54,7 +54,7 @@ extension ActionStack {
             return
         }
         if refusesReentrantCall(.redo) { return }
-        if operations != nil, routesToAsyncOperation(.redo, .redo) { return }
+        if steps.usesAwaitedSteps, routesToAsyncOperation(.redo, .redo) { return }
         postCheckpoint()
         let level = undoSide.frames.count
         guard level < 2 else {
@@ -95,6 +95,7 @@ extension ActionStack {
     /// One redo of the newest redo step, after the checks and the close of an open undo group.
     /// Returns whether it redid something.
     @discardableResult
+    @inline(__always)
     func redoNewest() -> Bool {
         // A redo ends coalescing even when there is nothing to redo.
         history.endCoalescing()
@@ -110,6 +111,9 @@ extension ActionStack {
     /// the step is simply performed: one whose every action has a freed target runs nothing, builds
     /// nothing and is gone, exactly as if it had been dropped, and the next step is tried. Either
     /// way the only weak load per action is the one that runs its handler.
+    ///
+    /// Inlined into its two callers (undo and redo): it is the synchronous core's path.
+    @inline(__always)
     private func performNewestStep(of side: Side, _ direction: Direction, to destination: Side) -> Bool {
         if postsNotifications { dropDeadSteps(atTopOf: side) }
         while side.steps.count != 0 {
@@ -142,15 +146,8 @@ extension ActionStack {
     /// O(1) per action whatever else the stack holds.
     func perform(_ direction: Direction, from source: Side, to destination: Side, group: NewestGroup) -> Bool {
         let undoing = direction == .undo
-        let notifying: ActivityKey = undoing ? .notifyingUndo : .notifyingRedo
         let stateBefore = history.states.current
-        performing = direction
-
-        if postsNotifications {
-            activities.push(notifying)
-            post(undoing ? ActionStack.willUndoChangeNotification : ActionStack.willRedoChangeNotification)
-            activities.pop()
-        }
+        carryOut(steps.beginSynchronous(direction))
 
         // Detach the group: its actions stay at the end of the buffer, in flight, until they run.
         // Observers of the will-notification could not restructure the history: it is still the
@@ -175,7 +172,7 @@ extension ActionStack {
 
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
-            performing = nil
+            steps.vanished()
             if history.tree != nil { history.nodeVanished(detached.node) }
             return false
         }
@@ -189,16 +186,7 @@ extension ActionStack {
             builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
             keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
         if !undoing { trimOrDefer() }
-
-        if postsNotifications {
-            activities.push(notifying)
-            post(
-                undoing ? ActionStack.didUndoChangeNotification : ActionStack.didRedoChangeNotification,
-                discardable: detached.isDiscardable
-            )
-            activities.pop()
-        }
-        performing = nil
+        carryOut(steps.finishedSynchronous(direction), discardable: detached.isDiscardable)
         return true
     }
 }

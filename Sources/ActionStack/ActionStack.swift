@@ -140,12 +140,9 @@ open class ActionStack {
     /// Observers of the stack's state, and what they have been told.
     @exclusivity(unchecked) var publisher = Publisher()
 
-    /// The synchronous undo or redo in progress, from its will-notification to its did-notification
-    /// (``performingAsSeen`` also answers for an asynchronous operation's own task).
-    @exclusivity(unchecked) var performing: Direction?
-    /// The asynchronous operations: the request queue, the operation in flight, a broken step. Nil
-    /// until the first asynchronous registration or operation.
-    @exclusivity(unchecked) var operations: AsyncOperations?
+    /// The step machine: the step in flight (a synchronous undo or redo, an awaited one, an
+    /// asynchronous group), the broken step, and the requests waiting for their turn.
+    @exclusivity(unchecked) var steps = StepMachine()
     /// The disable counter of registration, with the part that rollbacks hold.
     @exclusivity(unchecked) var registration = RegistrationSwitch()
     /// Public calls in progress (nested ones included); the state is published when the outermost

@@ -231,7 +231,7 @@ extension ActionStack {
     public var savableDepth: SavableDepth {
         enterCall()
         defer { leaveCall() }
-        if isIdle && operations?.run == nil { history.sweepFreedTargets() }
+        if isIdle && steps.isIdle { history.sweepFreedTargets() }
         let layout = historyLayout()
         var depth = SavableDepth(undoSteps: 0, redoSteps: 0, branchSteps: 0)
         for item in layout.savableOrder(limit: .max) {
@@ -284,12 +284,7 @@ extension ActionStack {
             report(misuse)
             throw .misuse(misuse)
         }
-        if let operations,
-            operations.queue.isBusy || operations.run != nil || operations.queue.pendingCount > 0
-                || operations.broken != nil
-        {
-            throw .busy
-        }
+        if steps.refusesHistoryMoves { throw .busy }
         guard undoSide.frames.isEmpty else { throw .groupIsOpen }
         history.sweepFreedTargets()
         // What is saved reads in the document as it is now.
@@ -414,7 +409,7 @@ extension ActionStack {
     /// ``restoreHistory(_:resolvingTargets:)``).
     func refuseUnlessEmpty() throws(HistoryPersistenceError) {
         if isIdle { history.sweepFreedTargets() }
-        let busy = operations.map { $0.queue.isBusy || $0.run != nil || $0.queue.pendingCount > 0 } ?? false
+        let busy = steps.isBusy
         let hasBranches = history.tree.map { !$0.branches.isEmpty } ?? false
         guard undoSide.closedCount == 0, redoSide.closedCount == 0, undoSide.frames.isEmpty, !hasBranches, !busy
         else {

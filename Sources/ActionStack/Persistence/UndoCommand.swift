@@ -119,7 +119,7 @@ extension ActionStack {
     /// The stored handler of an asynchronous command action: it hands its work to the runner's
     /// slot, or its command to a capture.
     func asyncCommandHandler<Command: AsyncUndoCommand>(_ command: Command) -> (AnyObject) -> Void {
-        let slot = asyncOperations.slot
+        let slot = steps.awaitedActionSlot()
         // As for a synchronous command; the work the handler hands over holds the stack only while
         // the operation that runs it does.
         return { [unowned(unsafe) self] object in
