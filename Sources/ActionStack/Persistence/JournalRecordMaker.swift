@@ -61,10 +61,7 @@ final class JournalRecordMaker {
     /// not refuse).
     var isReady: Bool {
         guard let stack else { return false }
-        if let operations = stack.operations,
-            operations.queue.isBusy || operations.run != nil || operations.queue.pendingCount > 0
-                || operations.broken != nil
-        {
+        if stack.steps.refusesHistoryMoves || stack.steps.inFlight != nil || stack.steps.queue.pendingCount > 0 {
             return false
         }
         return stack.undoSide.frames.isEmpty
