@@ -81,12 +81,13 @@ let package = Package(
             name: "ActionStackTests",
             dependencies: ["ActionStack", "ActionStackTestSupport"]
         ),
-        // What the tests of the examples share: running a built example as a child process, and
-        // what the history-writer program writes. A target of its own, apart from
-        // ActionStackTestSupport: the history-writer executable links it, and it needs nothing but
-        // Foundation.
+        // What the tests of the examples share: running a built example as a child process, what
+        // the history-writer program writes, and the recorded walk it and the crash tests share. A
+        // target of its own, apart from ActionStackTestSupport: the history-writer executable
+        // links it.
         .target(
             name: "ActionStackExampleTestSupport",
+            dependencies: ["ActionStack"],
             path: "Tests/ExampleTestSupport"
         ),
         .testTarget(
