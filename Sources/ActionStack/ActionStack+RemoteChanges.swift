@@ -97,7 +97,10 @@ extension ActionStack {
         activities.pop()
         registration.enableProtected()
 
-        let remote = history.remoteChanges { [unowned(unsafe) self] command in self.storedHandler(for: command) }
+        // The concern is made once; the closure that makes it is not allocated again.
+        let remote =
+            history.remote
+            ?? history.remoteChanges { [unowned(unsafe) self] command in self.storedHandler(for: command) }
         remote.count &+= 1
         if let version { remote.version = version }
         // The document is in a state this user never saved, and the next registration starts a

@@ -134,7 +134,10 @@ enum RemoteChangeLog {
     /// - Complexity: O(1) amortized, plus the merge (which an in-place merge makes O(1) amortized
     ///   per element of `change`: the last change is taken out of `log`, so it is held once).
     static func append(_ change: any Sendable, to log: inout [any Sendable]) {
-        guard log.last is any MergeableChange, change is any MergeableChange, var last = log.popLast() else {
+        // Only changes of one type merge: compare the types before asking for the conformance.
+        guard let previous = log.last, type(of: previous) == type(of: change), change is any MergeableChange,
+            var last = log.popLast()
+        else {
             log.append(change)
             return
         }

@@ -290,15 +290,29 @@ extension SequenceEdit: MergeableChange {
     ///   per element of `next` when the run's elements are held once (typing at the end of a run
     ///   and Delete); typing before the cursor and Backspace copy the run.
     @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     public mutating func merge(_ next: SequenceEdit) -> Bool {
-        guard next.pieces.count == 1, var tail = pieces.popLast() else { return false }
-        let merged = tail.absorb(next.pieces[0])
+        guard next.pieces.count == 1, let last = pieces.last, last.joins(next.pieces[0]) else { return false }
+        var tail = pieces.removeLast()
+        _ = tail.absorb(next.pieces[0])
         pieces.append(tail)
-        return merged
+        return true
     }
 }
 
 extension SequenceEdit.Piece {
+    /// Whether `next` continues this piece as one run (see ``SequenceEdit/merge(_:)``): read from
+    /// the offsets and the counts alone, so that a change that does not merge costs no copy.
+    @inlinable
+    func joins(_ next: Self) -> Bool {
+        switch (self, next) {
+        case (.insert(let run, let start), .insert(_, let at)): at == start + run.count || at == start
+        case (.delete(_, let start), .delete(let removed, let at)): at == start || at + removed.count == start
+        default: false
+        }
+    }
+
     /// Takes `next` into this piece when the two are one run (see ``SequenceEdit/merge(_:)``).
     /// The elements are taken out before they grow, so a piece held once grows in place.
     @inlinable
