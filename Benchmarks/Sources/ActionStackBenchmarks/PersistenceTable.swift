@@ -415,7 +415,8 @@ func timeRecordedChanges(held: Int, changes: Int, recorded: Bool, synchronized: 
     }
     check(
         recorder.map { $0.recordCount >= changes - 1 && $0.lastError == nil } ?? true,
-        "recorder: \(recorder?.recordCount ?? 0) records for \(changes) changes, error \(String(describing: recorder?.lastError))")
+        "recorder: \(recorder?.recordCount ?? 0) records for \(changes) changes, error \(String(describing: recorder?.lastError))"
+    )
     check(stack.undoCount == held, "recorder: undo count \(stack.undoCount)")
     withExtendedLifetime(recorder) {}
     try? journal.reset()
