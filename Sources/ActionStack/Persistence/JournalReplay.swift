@@ -98,13 +98,21 @@ struct JournalHistoryModel {
         for operation in record.operations {
             switch operation {
             case .chain(let id, let drop, let keep, let grow, let push):
+                // Moved out of the model, so that the chain is changed in place: a copy per
+                // operation would make a record of n operations cost O(n²). (A record that throws
+                // leaves the model half changed; the replay then drops its chain.)
                 var chain: JournalChain
                 switch id {
-                case .undo: chain = undo
-                case .redo: chain = redo
+                case .undo:
+                    chain = undo
+                    undo = JournalChain()
+                case .redo:
+                    chain = redo
+                    redo = JournalChain()
                 case .branch(let number):
-                    guard let branch = branches[number] else { throw problem("an operation on no branch \(number)") }
-                    chain = branch.chain
+                    guard branches[number] != nil else { throw problem("an operation on no branch \(number)") }
+                    chain = branches[number]!.chain
+                    branches[number]!.chain = JournalChain()
                 }
                 chain.drop(drop)
                 guard keep <= chain.count else {
@@ -300,8 +308,15 @@ struct JournalHistoryModel {
             leadsToRoot.formUnion(walked)
         }
         let store = TreeStore(root: root, date: rootDate ?? 0)
-        for node in nodes.sorted() where node != root {
-            store.table.append(node, parent: parent[node]!, date: date[node]!)
+        // The table is kept in node order, the root included wherever its number falls (a
+        // restored history's root may be numbered above other nodes), as a restore builds it.
+        store.table.removeAll()
+        for node in nodes.sorted() {
+            if node == root {
+                store.table.append(node, parent: NodeTable.noParent, date: rootDate ?? 0)
+            } else {
+                store.table.append(node, parent: parent[node]!, date: date[node]!)
+            }
         }
         store.nextNumber = (nodes.max() ?? root) &+ 1
         store.lastDate = date.values.max() ?? (rootDate ?? 0)
