@@ -140,7 +140,7 @@ extension History {
         tree.branchCost.add(side.totalCost)
         if side.steps.count == 0 {
             tree.remove(branch)
-            noteBranchChange(.removed(branch))
+            if tracksChanges { noteBranchChange(.removed(branch)) }
             emptySide(side)
         }
         return true
@@ -167,7 +167,7 @@ extension History {
         while let next = anchors.popLast() {
             for branch in tree.branches(at: next) {
                 tree.remove(branch)
-                noteBranchChange(.removed(branch))
+                if tracksChanges { noteBranchChange(.removed(branch)) }
                 for position in 0..<branch.side.steps.count {
                     let node = branch.side.steps[position].node
                     anchors.append(node)

@@ -156,11 +156,11 @@ extension History {
     func detachRedoSide(maximumCost: Int, restructuringAllowed: Bool) {
         guard let tree, let top = redoSide.steps.last else { return }
         let side = Side()
-        if let changes { side.startTracking(changes) }
+        if tracksChanges, let changes { side.startTracking(changes) }
         side.swapContents(with: redoSide)
         let branch = Branch(side: side, anchor: tree.table.parent(of: top.node) ?? currentNodeNumber, tick: 0)
+        if tracksChanges { noteBranchChange(.redoBecameBranch(branch, anchor: branch.anchor)) }
         tree.add(branch)
-        noteBranchChange(.redoBecameBranch(branch, anchor: branch.anchor))
         pruneBranchesOrDefer(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
     }
 
@@ -179,7 +179,7 @@ extension History {
         tree.remove(branch)
         redoSide.swapContents(with: branch.side)
         let kept = branch.side.steps.count > 0
-        noteBranchChange(.enteredBranch(branch, anchor: anchor, kept: kept))
+        if tracksChanges { noteBranchChange(.enteredBranch(branch, anchor: anchor, kept: kept)) }
         if kept {
             branch.anchor = anchor
             tree.add(branch)
@@ -205,7 +205,7 @@ extension History {
             for branch in moved {
                 branch.anchor = parent
                 tree.table.setParent(of: branch.firstNode, to: parent)
-                noteBranchChange(.reanchored(branch, anchor: parent))
+                if tracksChanges { noteBranchChange(.reanchored(branch, anchor: parent)) }
             }
             tree.branches[parent, default: []].append(contentsOf: moved)
         }
@@ -251,13 +251,13 @@ extension History {
             let newAnchor = survivor(of: anchor)
             for branch in moved {
                 branch.anchor = newAnchor
-                noteBranchChange(.reanchored(branch, anchor: newAnchor))
+                if tracksChanges { noteBranchChange(.reanchored(branch, anchor: newAnchor)) }
             }
             tree.branches[newAnchor, default: []].append(contentsOf: moved)
         }
         for branch in tree.allBranches where branch.side.steps.count == 0 {
             tree.remove(branch)
-            noteBranchChange(.removed(branch))
+            if tracksChanges { noteBranchChange(.removed(branch)) }
             emptySide(branch.side)
         }
         for record in tree.table.alive where !present.contains(record.number) { tree.table.remove(record.number) }

@@ -62,7 +62,12 @@ final class History {
     /// What changed since a recorder last recorded the history (see ``HistoryChanges``): kept only
     /// while a ``HistoryRecorder`` watches, nil otherwise, so that a history nobody records pays one
     /// `nil` check where it changes.
-    @exclusivity(unchecked) var changes: HistoryChanges?
+    @exclusivity(unchecked) var changes: HistoryChanges? {
+        didSet { tracksChanges = changes != nil }
+    }
+    /// Whether `changes` is set: the paths that change the history read this flag first, since
+    /// binding the reference costs a retain and a release on every change nobody records.
+    @exclusivity(unchecked) private(set) var tracksChanges = false
 
     init() {}
 }
@@ -145,7 +150,7 @@ extension History {
     func markClean() {
         states.markClean()
         coalescer.clear()
-        if let changes { changes.noteChange() }
+        if tracksChanges, let changes { changes.noteChange() }
     }
 
     /// A change made elsewhere (a remote change) was applied to the document: it is in a new state,
@@ -157,7 +162,7 @@ extension History {
         _ = states.change()
         coalescer.clear()
         // The remote version may have changed with it.
-        if let changes { changes.noteChange() }
+        if tracksChanges, let changes { changes.noteChange() }
     }
 
     /// Marks the document clean while an asynchronous operation is in the middle of its step: the

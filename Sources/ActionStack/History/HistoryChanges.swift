@@ -346,12 +346,12 @@ extension History {
     /// A branch changed (see ``BranchChange``).
     @inline(__always)
     func noteBranchChange(_ change: @autoclosure () -> BranchChange) {
-        if let changes { changes.note(change()) }
+        if tracksChanges, let changes { changes.note(change()) }
     }
 
     /// Something changed that only a snapshot of the history describes.
     @inline(__always)
     func noteChangeNeedingSnapshot() {
-        if let changes { changes.noteSnapshot() }
+        if tracksChanges, let changes { changes.noteSnapshot() }
     }
 }

@@ -219,6 +219,9 @@ final class Side {
     /// records pays one `nil` check per change to its steps. Not retained: the history holds it,
     /// and clears it here before letting it go.
     @exclusivity(unchecked) private(set) unowned(unsafe) var collector: HistoryChanges?
+    /// Whether `collector` is set: the hot paths read this flag, since loading an unowned
+    /// reference to compare it with nil costs a retain and a release.
+    @exclusivity(unchecked) private(set) var isTracking = false
     /// Whether the collector lists this side among those with changes (not swapped with the steps).
     @exclusivity(unchecked) var isTouched = false
 
@@ -265,7 +268,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func replaceHandler(at index: Int, with handler: @escaping (AnyObject) -> Void) {
-        if collector != nil { noteChanged(atStepHolding: index) }
+        if isTracking { noteChanged(atStepHolding: index) }
         let old = actions[index &- base]
         actions[index &- base] = Action(box: old.unmanagedBox, handler: handler)
     }
@@ -291,7 +294,7 @@ final class Side {
     /// Removes every held action and step, open frames included (nothing may be in flight).
     func removeAll() {
         precondition(inFlight == 0, "emptying a side while a step is in flight")
-        if collector != nil && steps.count > 0 { noteChanged(at: 0) }
+        if isTracking && steps.count > 0 { noteChanged(at: 0) }
         actions.removeAll()
         costs.removeAll()
         hasCosts = false
@@ -338,7 +341,7 @@ final class Side {
     /// - Complexity: O(1) amortized.
     @inline(__always)
     func appendStep(_ step: consuming Step) {
-        if collector != nil { noteChanged(at: steps.count) }
+        if isTracking { noteChanged(at: steps.count) }
         steps.append(step)
     }
 
@@ -348,7 +351,7 @@ final class Side {
     @inline(__always)
     @discardableResult
     func removeLastStep() -> Step {
-        if collector != nil { noteChanged(at: steps.count - 1) }
+        if isTracking { noteChanged(at: steps.count - 1) }
         return steps.removeLast()
     }
 
@@ -356,7 +359,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func removeFirstStep() -> Step {
-        if collector != nil { noteDroppedOldest() }
+        if isTracking { noteDroppedOldest() }
         return steps.removeFirst()
     }
 
@@ -366,7 +369,7 @@ final class Side {
     /// - Complexity: O(1).
     func extendNewestStep(to high: StateID) {
         let last = steps.count - 1
-        if collector != nil { noteGrew(at: last) }
+        if isTracking { noteGrew(at: last) }
         steps[last].count += 1
         steps[last].high = high
     }
@@ -382,7 +385,7 @@ final class Side {
     ) -> (action: Action, emptied: Step?) {
         let action = removeLastAction()
         let last = steps.count - 1
-        if collector != nil { noteChanged(at: last) }
+        if isTracking { noteChanged(at: last) }
         if steps[last].count == 1 { return (action, steps.removeLast()) }
         steps[last].count -= 1
         if isUndoSide { steps[last].low = fresh() } else { steps[last].high = fresh() }
@@ -394,7 +397,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func relinkStep(at position: Int, low: StateID? = nil, high: StateID? = nil) {
-        if collector != nil { noteFieldsChanged(at: position) }
+        if isTracking { noteFieldsChanged(at: position) }
         if let low { steps[position].low = low }
         if let high { steps[position].high = high }
     }
@@ -403,7 +406,7 @@ final class Side {
     ///
     /// - Complexity: O(1).
     func assignNode(_ node: NodeNumber, toStepAt position: Int) {
-        if collector != nil { noteFieldsChanged(at: position) }
+        if isTracking { noteFieldsChanged(at: position) }
         steps[position].node = node
     }
 
@@ -446,7 +449,7 @@ final class Side {
         }
         for entry in kept.reversed() { append(entry.action, cost: entry.cost) }
         let last = steps.count - 1
-        if collector != nil { noteChanged(at: last) }
+        if isTracking { noteChanged(at: last) }
         if kept.isEmpty { return steps.removeLast() }
         if kept.count < steps[last].actionCount {
             steps[last].count = Int32(kept.count)
@@ -459,7 +462,7 @@ final class Side {
     ///
     /// - Complexity: O(1), plus a copy of the metadata when it is shared.
     func updateNewestStepMetadata(_ change: (StepMetadata) -> Void) {
-        if collector != nil { noteFieldsChanged(at: steps.count - 1) }
+        if isTracking { noteFieldsChanged(at: steps.count - 1) }
         Self.update(&steps[steps.count - 1].metadata, change)
     }
 
@@ -590,7 +593,7 @@ final class Side {
     ///
     /// - Complexity: O(s + f) for the s steps renamed and f frames and nested groups.
     func renameStates(fromStep position: Int = 0, _ rename: (StateID) -> StateID) {
-        if collector != nil && position < steps.count { noteChanged(at: position) }
+        if isTracking && position < steps.count { noteChanged(at: position) }
         for position in position..<steps.count {
             steps[position].low = rename(steps[position].low)
             steps[position].high = rename(steps[position].high)
@@ -668,7 +671,7 @@ final class Side {
             stepWrite += 1
         }
         for _ in stepWrite..<stepCount { _ = steps.removeLast() }
-        if collector != nil, let firstChanged { noteChanged(at: firstChanged) }
+        if isTracking, let firstChanged { noteChanged(at: firstChanged) }
 
         // The open frames' region: remember where each kept action lands, to move the frames and
         // the nested groups' boundaries.
@@ -717,6 +720,7 @@ final class Side {
     /// Starts marking the changes to the steps for `collector` (a recorder watches the history).
     func startTracking(_ collector: HistoryChanges) {
         self.collector = collector
+        isTracking = true
         changes = SideChanges()
         isTouched = false
     }
@@ -724,6 +728,7 @@ final class Side {
     /// Stops marking changes.
     func stopTracking() {
         collector = nil
+        isTracking = false
         changes = SideChanges()
         isTouched = false
     }
@@ -857,7 +862,7 @@ extension Side {
     ///
     /// - Complexity: O(a + s) for the a actions and s steps lifted, plus `body`.
     func lifting(stepsFrom position: Int, actionsFrom start: Int, _ body: () -> Void) {
-        if collector != nil { noteChanged(at: position) }
+        if isTracking { noteChanged(at: position) }
         var liftedActions: [(action: Action, cost: Int)] = []
         while end > start {
             let cost = cost(at: end - 1)
@@ -907,7 +912,7 @@ extension Side {
         swap(&totalCost, &other.totalCost)
         // What changed travels with the steps; both sides are looked at by the next record.
         swap(&changes, &other.changes)
-        if let collector {
+        if isTracking, let collector {
             if !changes.isEmpty { collector.touch(self) }
             if !other.changes.isEmpty { collector.touch(other) }
         }
