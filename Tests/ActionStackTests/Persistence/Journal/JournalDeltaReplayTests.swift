@@ -96,8 +96,10 @@ import Testing
             deltas += result.deltas
         }
         print("journal replay\(tree ? " (tree)" : ""): \(checked) full saves compared, \(deltas) delta records")
-        #expect(checked > 100)
-        #expect(deltas > 0)
+        // The sanitized runs divide the seeds (Workload): fewer comparisons, and a run of one seed
+        // may end on a snapshot; the comparisons made still hold.
+        #expect(checked > 100 / Workload.divisor)
+        if Workload.divisor == 1 { #expect(deltas > 0) }
     }
 
     /// A longer run: JOURNAL_SOAK_SEEDS=500 swift test --filter JournalDeltaReplayTests/soak
@@ -121,6 +123,6 @@ import Testing
             checked += try replayAgreesWithAFullSave(seed: seed &+ (tree ? 700_000 : 300_000), tree: tree, floor: 0)
                 .checked
         }
-        #expect(checked > 50)
+        #expect(checked > 50 / Workload.divisor)
     }
 }
