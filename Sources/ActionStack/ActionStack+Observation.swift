@@ -95,6 +95,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         startObserving()
+        publisher.mayHaveStateObservers = true
         let id = publisher.observers.add(body)
         return ObservationToken(list: publisher.observers, id: id)
     }
@@ -129,6 +130,7 @@ extension ActionStack {
         // The stream hears deliveries only once it has given its first state, and never the same
         // state twice in a row (the first state may be one the other observers are yet to hear).
         let start = StreamStart()
+        publisher.mayHaveStateObservers = true
         let observers = publisher.observers
         let id = observers.add(
             { state in
@@ -189,6 +191,7 @@ extension ActionStack {
     }
 
     private func outermostCallEnded() {
+        if publisher.mayHaveHistoryChangeListeners && endsQuietly { return }
         // Ids are held outside the storage while a step is in flight (its states, its marks).
         if history.states.needsRenumbering && activities.isEmpty && steps.isIdle {
             history.renumberStates()
@@ -244,27 +247,91 @@ extension ActionStack {
                 if let state = entry.state { publisher.observers.notify(state) }
             }
             // The call-end listeners last; what they change is told as an observer's calls are.
-            guard publisher.mayHaveCallEndListeners else { break }
-            guard !publisher.callEndListeners.isEmpty else {
-                publisher.mayHaveCallEndListeners = false
-                break
-            }
-            publisher.callEndListeners.notify(())
+            guard notifyCallEndListeners() else { break }
             guard next < publisher.queue.count else { break }
         }
         publisher.queue.removeAll(keepingCapacity: true)
     }
 
-    /// Calls `body` at the end of every outermost call on the stack, after the observers, whether
-    /// the state changed or not, while the token lives.
+    /// Tells the call-end listeners that the outermost call ended: those of every call, and those
+    /// of calls that may have changed the history when the history's change tracker says one may
+    /// have. Returns whether any listener was told.
     ///
-    /// - Complexity: O(1) amortized; each call then costs one call per listener (and a ``state``
-    ///   snapshot only when an observer listens too).
-    func addCallEndListener(_ body: @escaping () -> Void) -> ObservationToken {
+    /// - Complexity: O(1) when no listener is told (a query on a stack a recorder watches: one
+    ///   comparison of the tracker's flags), plus one call per listener told.
+    private func notifyCallEndListeners() -> Bool {
+        var told = false
+        if publisher.mayHaveCallEndListeners {
+            if publisher.callEndListeners.isEmpty {
+                publisher.mayHaveCallEndListeners = false
+            } else {
+                publisher.callEndListeners.notify(())
+                told = true
+            }
+        }
+        if publisher.mayHaveHistoryChangeListeners && historyMayHaveChanged {
+            if publisher.historyChangeListeners.isEmpty {
+                publisher.mayHaveHistoryChangeListeners = false
+            } else {
+                publisher.historyChangeListeners.notify(())
+                told = true
+            }
+        }
+        return told
+    }
+
+    /// Whether the history's change tracker (kept while a recorder of what changed watches) says
+    /// the history may have changed since its changes were last gathered, or one of its logs holds
+    /// changes not yet recorded.
+    ///
+    /// - Complexity: O(1).
+    /// Whether the outermost call ending now leaves nothing to do: no limit or renumbering
+    /// waits, no state observer, call-end listener or idle work, the clean flag as last told, and
+    /// the history's change tracker sees no change. Asked only while a history-change listener
+    /// (a recorder of what changed) may listen, so that a query on a watched stack ends as one on
+    /// an unwatched stack does.
+    ///
+    /// - Complexity: O(1).
+    private var endsQuietly: Bool {
+        !history.needsTrim && !checksInvariants && !history.states.needsRenumbering && publisher.whenIdle.isEmpty
+            && !publisher.mayHaveCallEndListeners && history.states.isClean == publisher.lastClean
+            && !historyMayHaveChanged && (!publisher.mayHaveStateObservers || noStateObserverLeft)
+    }
+
+    /// Whether no state observer is left; clears `mayHaveStateObservers` when none is.
+    private var noStateObserverLeft: Bool {
+        guard publisher.observers.isEmpty else { return false }
+        publisher.mayHaveStateObservers = false
+        return true
+    }
+
+    private var historyMayHaveChanged: Bool {
+        guard let changes = history.changes else { return false }
+        return changes.mayBeDue(history.states) || changes.logsWithChanges > 0
+    }
+
+    /// Calls `body` at the end of every outermost call on the stack, after the observers, whether
+    /// the state changed or not, while the token lives. With `onlyWhenHistoryMayHaveChanged`
+    /// (a recorder of what changed, whose history's changes are tracked: ``History/changes``),
+    /// only at the end of the calls after which the tracker says the history may have changed, or
+    /// one of its logs holds changes not yet recorded: a query costs a comparison, not a call.
+    ///
+    /// - Complexity: O(1) amortized; each call then costs one call per listener told (and a
+    ///   ``state`` snapshot only when an observer listens too).
+    func addCallEndListener(
+        onlyWhenHistoryMayHaveChanged: Bool = false, _ body: @escaping () -> Void
+    ) -> ObservationToken {
         // Added after this call's end, which it is not told of.
         enterCall()
         startObserving()
         leaveCall()
+        if onlyWhenHistoryMayHaveChanged {
+            let id = publisher.historyChangeListeners.add(body)
+            // The calls' ends are looked at (`leaveCall()`), and end quietly unless due.
+            publisher.mayHaveObservers = true
+            publisher.mayHaveHistoryChangeListeners = true
+            return ObservationToken(list: publisher.historyChangeListeners, id: id)
+        }
         let id = publisher.callEndListeners.add(body)
         publisher.mayHaveObservers = true
         publisher.mayHaveCallEndListeners = true
@@ -293,11 +360,12 @@ extension ActionStack {
         if publisher.mayHaveObservers {
             if !publisher.observers.isEmpty {
                 state = snapshot()
-            } else if !publisher.mayHaveCallEndListeners || publisher.callEndListeners.isEmpty {
+            } else if (!publisher.mayHaveCallEndListeners || publisher.callEndListeners.isEmpty)
+                && (!publisher.mayHaveHistoryChangeListeners || publisher.historyChangeListeners.isEmpty)
+            {
                 publisher.mayHaveObservers = false
             }
-            // Call-end listeners alone (a history recorder) hear every call's end and need no
-            // state: a query on a watched stack costs what it costs on an unwatched one.
+            // Call-end listeners alone (a history recorder) need no state.
         }
         let clean = history.states.isClean
         let stateChanged = state != nil && state != publisher.lastState
@@ -362,10 +430,19 @@ struct Publisher {
     /// False when the stack knows it has no call-end listener, so that a publish need not take the
     /// list's lock to find out. Set when one is added; cleared when a publish finds none.
     var mayHaveCallEndListeners = false
+    /// Told at the end of the outermost calls that may have changed the history, as the history's
+    /// change tracker sees it (a ``HistoryRecorder`` of one stack, which records what changed).
+    let historyChangeListeners = ObserverList<Void>()
+    /// False when the stack knows it has no history-change listener (as `mayHaveCallEndListeners`).
+    var mayHaveHistoryChangeListeners = false
     /// False when the stack knows nobody observes, so that a call need not take a snapshot. Set
     /// when an observer is added; cleared when a publish finds the list empty (an observer may
     /// leave from another thread, see ``ObserverList``).
     var mayHaveObservers = false
+    /// False when the stack knows no state observer (``ActionStack/observe(_:)``,
+    /// ``ActionStack/stateUpdates()``) listens, as opposed to call-end listeners: set when one is
+    /// added, cleared when a call's end finds the list empty.
+    var mayHaveStateObservers = false
     var isPublishing = false
     var queue: [Entry] = []
     var lastState: ActionStack.State?

@@ -408,10 +408,13 @@ func timeRecordedChanges(held: Int, changes: Int, recorded: Bool, synchronized: 
         .appendingPathComponent("actionstack-bench-\(UUID().uuidString).journal")
     let journal = HistoryJournal(url: url, synchronizesAppends: synchronized)
     let recorder = recorded ? HistoryRecorder(journal: journal, stack: stack) { "document" } : nil
-    // The first record, a snapshot, untimed.
-    registerChanges(Array(commands[(held + 1)...(held + 1)]), on: stack, target: target, byClosure: false)
+    // The first record, a snapshot, untimed (`registerChanges` registers all but the first
+    // command it is given: here command held + 1).
+    registerChanges(Array(commands[held...(held + 1)]), on: stack, target: target, byClosure: false)
+    check(recorder.map { $0.recordCount == 1 } ?? true, "recorder: the first change made no record")
+    // Commands held + 2 ... held + changes: changes - 1 of them.
     let ns = cpuNanoseconds {
-        registerChanges(Array(commands[(held + 2)...]), on: stack, target: target, byClosure: false)
+        registerChanges(Array(commands[(held + 1)...]), on: stack, target: target, byClosure: false)
     }
     check(
         recorder.map { $0.recordCount >= changes - 1 && $0.lastError == nil } ?? true,
@@ -436,7 +439,11 @@ func timeQueries(held: Int, watched: Bool) -> Double {
         .appendingPathComponent("actionstack-bench-\(UUID().uuidString).journal")
     let journal = HistoryJournal(url: url, synchronizesAppends: false)
     let recorder = watched ? HistoryRecorder(journal: journal, stack: stack) { "document" } : nil
-    registerChanges(Array(commands[held...]), on: stack, target: target, byClosure: false)
+    // One change after the recorder starts watching, so that its first record is made, untimed.
+    registerChanges(Array(commands[(held - 1)...]), on: stack, target: target, byClosure: false)
+    _ = stack.canUndo
+    let recordsBefore = recorder?.recordCount
+    check(recorder.map { $0.recordCount >= 1 } ?? true, "queries: the change made no record")
     let queries = 100_000
     var seen = 0
     let ns = cpuNanoseconds {
@@ -445,6 +452,7 @@ func timeQueries(held: Int, watched: Bool) -> Double {
         }
     }
     check(seen > 0, "queries: nothing to undo")
+    check(recorder?.recordCount == recordsBefore, "queries: a query appended a record")
     withExtendedLifetime(recorder) {}
     try? FileManager.default.removeItem(at: url)
     stack.removeAllActions()

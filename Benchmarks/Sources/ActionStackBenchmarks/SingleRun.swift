@@ -29,6 +29,8 @@ let singleRunScenarios: [(name: String, step: String)] = [
     ("closures", "closures register+undo (the first baseline)"),
     ("remove", "scenario 4: removal of 1 target of 1000, per stored action (set-up included)"),
     ("remove-setup", "scenario 4's set-up alone (callgrind.sh subtracts it from remove)"),
+    ("recorded", "2,000 move commands on a stack of COUNT steps held, watched by a HistoryRecorder"),
+    ("queried", "100,000 queries (canUndo + undoMenuItemTitle) on a stack of COUNT steps, watched by a recorder"),
 ]
 
 /// Runs `scenario` for `count` steps, releasing what it stored; false if the name is unknown.
@@ -77,6 +79,10 @@ func singleRun(_ scenario: String, _ count: Int) -> Bool {
         if scenario == "remove" { removeFirstTarget(from: stack, models: models, n: count) }
         stack.removeAllActions()
         withExtendedLifetime(models) {}
+    case "recorded":
+        _ = timeRecordedChanges(held: count, changes: 2_000, recorded: true)
+    case "queried":
+        _ = timeQueries(held: count, watched: true)
     default:
         return false
     }

@@ -151,6 +151,10 @@ final class HistoryChanges {
     private(set) var seenClean: StateID
     /// The logs of the recorders that watch, held weakly: a recorder that goes takes its log.
     private var logs: [WeakLog] = []
+    /// How many logs hold changes not yet recorded (kept by the logs: ``StackChangeLog/hasChanges``),
+    /// so that the stack asks its recorders at a call's end only when one of them has work.
+    var logsWithChanges: Int { pending.count }
+    private let pending = PendingLogCount()
 
     init(states: DocumentStates) {
         seenCurrent = states.current
@@ -169,10 +173,12 @@ final class HistoryChanges {
     func add(_ log: StackChangeLog) {
         logs.removeAll { $0.value == nil || $0.value === log }
         logs.append(WeakLog(value: log))
+        log.count(in: pending)
     }
 
     func remove(_ log: StackChangeLog) {
         logs.removeAll { $0.value == nil || $0.value === log }
+        log.count(in: nil)
     }
 
     /// `side` marked a change.
@@ -253,7 +259,24 @@ final class StackChangeLog {
     /// Whether only a snapshot can describe what changed.
     var needsSnapshot = false
     /// Whether anything changed since the last record.
-    var hasChanges = false
+    var hasChanges = false {
+        didSet {
+            if hasChanges != oldValue { pending?.count += hasChanges ? 1 : -1 }
+        }
+    }
+    /// The count of logs with changes that this log is counted in (its history's tracker's).
+    private var pending: PendingLogCount?
+
+    /// Counts this log in `count` (nil: in none) from now on.
+    func count(in count: PendingLogCount?) {
+        if hasChanges { pending?.count -= 1 }
+        pending = count
+        if hasChanges { pending?.count += 1 }
+    }
+
+    deinit {
+        if hasChanges { pending?.count -= 1 }
+    }
     /// Called at the end of a call that changed the history (the recorder decides what to do).
     let onChange: () -> Void
 
@@ -306,6 +329,13 @@ final class StackChangeLog {
 }
 
 @available(*, unavailable) extension StackChangeLog: Sendable {}
+
+/// The number of logs of one history's tracker that hold changes not yet recorded.
+final class PendingLogCount {
+    var count = 0
+}
+
+@available(*, unavailable) extension PendingLogCount: Sendable {}
 
 extension History {
     // MARK: Change tracking

@@ -106,8 +106,11 @@ public struct JournalRecord: Hashable, Sendable {
 /// as above. On a file system without advisory locks (some network file systems) the journal goes
 /// on without them: one writer at a time there.
 public final class HistoryJournal: Sendable {
-    /// The default ``maximumRecords``: 1000.
-    public static let defaultMaximumRecords = 1000
+    /// The default ``maximumRecords``: 1,048,576 (2^20), so that ``maximumBytes`` is the limit
+    /// that counts. A ``HistoryRecorder`` writes a snapshot before the journal would drop the one
+    /// its records follow; with a limit of r records it writes one at least every r/2 records,
+    /// which for a history of more than about r/2 steps costs more than the records it saves.
+    public static let defaultMaximumRecords = 1 << 20
     /// The default ``maximumBytes``: 64 MiB.
     public static let defaultMaximumBytes = 64 << 20
 

@@ -176,7 +176,11 @@ public final class HistoryRecorder {
     public func watch(_ stack: ActionStack) {
         watched.removeAll { $0.stack.value == nil }
         guard !watched.contains(where: { $0.stack.value === stack }) else { return }
-        let token = stack.addCallEndListener { [weak self] in self?.callEnded() }
+        // The recorder of what changed hears only the calls after which the history may have
+        // changed (a query costs the stack one comparison); one of archives hears every call.
+        let token = stack.addCallEndListener(onlyWhenHistoryMayHaveChanged: maker?.stack === stack) {
+            [weak self] in self?.callEnded()
+        }
         watched.append((Weak(stack), token))
         if lastRecord == nil { takeBaseline() }
     }
