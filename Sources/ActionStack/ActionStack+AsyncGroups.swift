@@ -177,7 +177,7 @@ extension ActionStack {
             // tasks' changes, which now lead from there.
             if run.removedAll { return }
             if run.sawNewChange {
-                relinkNewChanges(after: run.serialMark, to: run.stateBefore)
+                history.relinkNewChanges(after: run.serialMark, to: run.stateBefore)
             } else {
                 history.states.move(to: run.stateBefore)
             }

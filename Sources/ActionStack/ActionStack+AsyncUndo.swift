@@ -822,55 +822,14 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         leaveMidwayMarks(of: run)
-        let undoing = run.direction == .undo
         let built = run.built
         let (builtCount, builtMetadata) = closeBuiltStep(of: run)
 
         if !run.removedAll {
-            let source = undoing ? undoSide : redoSide
-            let found = source.locateStep(serial: run.serial)
-            let node = found.map { source.steps[$0.position].node } ?? 0
-            // Gone when `removeAllActions(withTarget:)` took its every action meanwhile: no
-            // do-nothing step stands in for it.
-            let stepVanished = found == nil
-            // The remote changes reported meanwhile, as they read once the step ran, go below it.
-            if history.remote != nil, let found {
-                deliverCarriedBelow(of: run, source: source, position: found.position)
-            }
-            history.removeStep(serial: run.serial, from: source, passingUnseenChanges: false)
-            let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
-            // Measured from the state the operation started in: a new change from another task has
-            // moved the document on since, and goes on top of where the operation arrives.
-            let (from, to) = undoing ? (run.high, run.low) : (run.low, run.high)
-            let stateAfter = run.stateBefore == from && everyActionRan ? to : history.states.fresh()
-            if run.sawNewChange {
-                relinkNewChanges(after: run.serialMark, to: stateAfter)
-            } else {
-                history.states.move(to: stateAfter)
-            }
-            let low = undoing ? stateAfter : run.stateBefore
-            let high = undoing ? run.stateBefore : stateAfter
-            if undoing {
-                // A branching history keeps the step as the start of a branch, even when other
-                // tasks' changes came in.
-                if (!run.sawNewChange || history.tree != nil) && builtCount > 0 {
-                    redoSide.appendActions(movedFrom: built)
-                    redoSide.appendStep(
-                        history.makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
-                }
-            } else if builtCount > 0 || (!dropsEmptyGroups && registration.isEnabled && !stepVanished) {
-                // A step the redo's handlers left empty does nothing: it leads from where it ends.
-                let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
-                let above = undoSide.firstStep(madeAfter: run.serialMark)
-                history.placeStep(
-                    history.makeStep(
-                        count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node),
-                    movedFrom: built, onto: undoSide, at: above)
-                history.deferTrim()
-            }
-            endRedoFutureAfterNewChanges(run)
-            // A step that built nothing leaves its node behind.
-            if history.tree != nil && builtCount == 0 && !run.sawNewChange { history.resyncTree() }
+            history.finishAwaited(
+                run, builtCount: builtCount, builtMetadata: builtMetadata,
+                keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled, maximumCost: maximumCost,
+                restructuringAllowed: mayRestructure)
         }
         history.emptySide(built)
         carryOut(steps.finished(), discardable: run.metadata?.isDiscardable ?? false)
@@ -928,7 +887,7 @@ extension ActionStack {
         }
         // The machine makes the failure, and marks the step broken if its rollback failed.
         let settled = steps.rolledBack(rollback, failed: failed)
-        endRedoFutureAfterNewChanges(run)
+        history.endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
         guard let failure = carryOut(settled) else {
             preconditionFailure("an undo or redo settled as a group")
         }
@@ -955,38 +914,6 @@ extension ActionStack {
             return state
         }
         history.renameStates(fromStep: undoSide.firstStep(madeAfter: run.serialMark).position, before)
-    }
-
-    /// A new change from another task came in while an operation was in flight: the redo stack is
-    /// emptied (a linear history) or becomes a branch (a branching history).
-    private func endRedoFutureAfterNewChanges(_ run: StepInFlight) {
-        guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        if history.tree != nil {
-            detachRedoSide()
-            history.resyncTree()
-        } else {
-            history.emptySide(redoSide)
-        }
-    }
-
-    /// New changes were recorded on the undo side while an operation was in flight: the oldest of
-    /// them now leads back to `state`, the state the operation reached. Do-nothing steps among them
-    /// (empty groups, which empty the redo stack as any new change does) lead from that state to
-    /// itself; when nothing among them changed the document, the document is in that state.
-    func relinkNewChanges(after mark: UInt32, to state: StateID) {
-        var position = undoSide.firstStep(madeAfter: mark).position
-        while position < undoSide.steps.count && undoSide.steps[position].count == 0 {
-            undoSide.relinkStep(at: position, low: state, high: state)
-            position += 1
-        }
-        if position < undoSide.steps.count {
-            undoSide.relinkStep(at: position, low: state)
-        } else if !undoSide.frames.isEmpty {
-            undoSide.relinkOutermostFrame(low: state)
-            if undoSide.end == undoSide.openStart { history.states.move(to: state) }
-        } else {
-            history.states.move(to: state)
-        }
     }
 
     // MARK: Internals: jumps

@@ -197,14 +197,6 @@ extension ActionStack {
         }
         history.deliverToStepsAtCurrentNode(beforeOperation)
     }
-
-    /// The operation succeeded: the changes reported meanwhile, as they read once its actions all
-    /// ran, go to the steps beyond the step it performed (at `position` of `source`, which it is
-    /// about to leave).
-    func deliverCarriedBelow(of run: StepInFlight, source: Side, position: Int) {
-        guard !run.carriedBelow.isEmpty, !run.sawNewChange else { return }
-        history.deliver(run.carriedBelow, pastStepAt: position, of: source)
-    }
 }
 
 extension StepInFlight {

@@ -99,6 +99,15 @@ struct DocumentStates {
     /// document is now in `current` and that `everyActionRan`.
     @inline(__always)
     mutating func destination(from: StateID, to: StateID, everyActionRan: Bool) -> StateID {
-        current == from && everyActionRan ? to : fresh()
+        arrival(startingFrom: current, from: from, to: to, everyActionRan: everyActionRan)
+    }
+
+    /// Where a step from `from` to `to` arrives when performed from `start`: at `to` when it
+    /// started where the step begins and every action ran, in a new state otherwise.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    mutating func arrival(startingFrom start: StateID, from: StateID, to: StateID, everyActionRan: Bool) -> StateID {
+        start == from && everyActionRan ? to : fresh()
     }
 }

@@ -388,49 +388,6 @@ extension History {
         let metadata = destination.closeOutermostFrame().metadata
         return (destination.end - detached.builtStart, metadata)
     }
-
-    /// An undo (`undoing`) or a redo of `detached` ran: the document moves to where the step leads
-    /// (a new state when not `everyActionRan`, or when it was not where the step begins), and the
-    /// step the handlers built (`builtCount` actions, with `builtMetadata`) takes its place on `destination`, leading back to
-    /// `stateBefore`, with its node. A redo whose handlers built nothing leaves a do-nothing step
-    /// when `keepsEmptyRedoStep`; otherwise a step that built nothing is gone, and so is its node.
-    ///
-    /// - Complexity: O(1) (O(b log n) in a tree whose node vanishes with b branches).
-    @inline(__always)
-    func finishPerformed(
-        _ detached: DetachedStep,
-        undoing: Bool,
-        everyActionRan: Bool,
-        builtCount: Int,
-        builtMetadata: consuming StepMetadata?,
-        on destination: Side,
-        stateBefore: StateID,
-        keepsEmptyRedoStep: @autoclosure () -> Bool
-    ) {
-        let stateAfter =
-            undoing
-            ? states.destination(from: detached.high, to: detached.low, everyActionRan: everyActionRan)
-            : states.destination(from: detached.low, to: detached.high, everyActionRan: everyActionRan)
-        states.move(to: stateAfter)
-        if builtCount > 0 {
-            destination.appendStep(
-                makeStep(
-                    count: builtCount,
-                    metadata: consume builtMetadata,
-                    low: undoing ? stateAfter : stateBefore,
-                    high: undoing ? stateBefore : stateAfter,
-                    node: detached.node
-                )
-            )
-        } else if !undoing && keepsEmptyRedoStep() {
-            destination.appendStep(
-                makeStep(
-                    count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: detached.node))
-        } else if tree != nil {
-            // Nothing was built: the node the step led to is gone from the history.
-            nodeVanished(detached.node)
-        }
-    }
 }
 
 /// A step (or a closed nested group) detached from its side for an undo or redo (see
