@@ -47,6 +47,9 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
     /// Whether asynchronous actions are registered as commands (`DriverAsyncAddCommand`, which a
     /// journal saves) rather than closures (the journal driver, `JournalAsyncReplayTests`).
     let asyncCommands: Bool
+    /// The stack whose operation performs the commands, when it is not `stack` (a stack restored
+    /// from a saved history, walked by the journal driver).
+    var commandStack: ActionStack?
 
     init(_ driverCase: AsyncDriverCase, asyncCommands: Bool = false) {
         world = StackWorld(driverCase.syncCase)
@@ -105,7 +108,7 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
 
     private func registerAsyncInverse(_ target: DriverTarget, _ delta: Int, _ spec: ReferenceModel.AsyncSpec) {
         if asyncCommands {
-            stack.registerAsyncUndo(
+            (commandStack ?? stack).registerAsyncUndo(
                 DriverAsyncAddCommand(delta: delta, suspends: spec.suspends, registersInverse: spec.registersInverse),
                 on: target, key: target.key)
             return

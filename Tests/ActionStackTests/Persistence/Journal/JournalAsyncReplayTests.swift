@@ -159,11 +159,57 @@ struct WeakAsyncWorld {
         stack.groupingLevel == 0 && !stack.isBusy && stack.pendingRequestCount == 0 && stack.brokenStep == nil
     }
 
+    /// Whether a task of the walk has ended, and how.
+    @MainActor final class Ended {
+        var value: Bool?
+    }
+
+    /// Undoes every undo step of `stack` with awaited undos, then redoes as many, resuming every
+    /// await the world's actions make; the document after each undo and each redo. The limits are
+    /// lifted while it walks, as the synchronous driver's walk does.
+    static func awaitedWalk(
+        _ stack: ActionStack, _ world: AsyncStackWorld
+    ) async -> (undone: [[Int?]], redone: [[Int?]]) {
+        let limits = (stack.levelsOfUndo, stack.maximumCost, stack.maximumBranchSteps)
+        (stack.levelsOfUndo, stack.maximumCost, stack.maximumBranchSteps) = (0, 0, 0)
+        defer { (stack.levelsOfUndo, stack.maximumCost, stack.maximumBranchSteps) = limits }
+        func run(_ undo: Bool) async -> Bool {
+            let ended = Ended()
+            Task { @MainActor in
+                do {
+                    ended.value = try await undo ? stack.performUndo() : stack.performRedo()
+                } catch {
+                    ended.value = false
+                }
+            }
+            var turns = 0
+            while ended.value == nil && turns < 5_000 {
+                turns += 1
+                world.perform(.resume(0, fails: false))
+                await Task.yield()
+            }
+            return ended.value ?? false
+        }
+        var undone: [[Int?]] = []
+        for _ in 0..<stack.undoCount {
+            guard await run(true) else { break }
+            undone.append(world.world.documentValues)
+        }
+        var redone: [[Int?]] = []
+        for _ in undone.indices {
+            guard await run(false) else { break }
+            redone.append(world.world.documentValues)
+        }
+        return (undone, redone)
+    }
+
     struct Outcome {
         var idleChecks = 0
         var busyChecks = 0
         var asyncSaved = 0
         var failed = false
+        /// The steps a recovered history was undone through at the end of a run.
+        var walkedSteps = 0
         /// The first event after which the stack broke its invariants (the run stops there).
         var stackBroke: String?
     }
@@ -335,6 +381,64 @@ struct WeakAsyncWorld {
             }
             if outcome.failed { break }
         }
+        // The end: every await succeeds, open groups close, a broken step is discarded; the stack
+        // is then idle, and its journal replays to a full save once more.
+        if problem == nil, stackBreakage == nil {
+            for _ in 0..<200 {
+                if Self.isIdle(world.stack) { break }
+                if world.stack.groupingLevel > 0 && !world.stack.isBusy {
+                    world.perform(.sync(.endEvent))
+                    if world.stack.groupingLevel > 0 { world.perform(.sync(.end)) }
+                } else if world.stack.brokenStep != nil {
+                    world.perform(.discardBroken)
+                } else {
+                    world.perform(.resume(0, fails: false))
+                }
+                await Self.settle(world)
+            }
+            if Self.isIdle(world.stack), world.stack._invariantViolations().isEmpty,
+                let saved = try? world.stack.savedHistory(), recorder.recordCount > 0
+            {
+                let expected = try Self.bytes(saved)
+                let actual = try replayed()
+                outcome.idleChecks += 1
+                if actual != expected {
+                    fail(
+                        "at the end: the replayed journal differs from a full save\n  saved:    "
+                            + "\(String(decoding: expected, as: UTF8.self))\n  replayed: "
+                            + "\(String(decoding: actual ?? Data(), as: UTF8.self))")
+                }
+            }
+        }
+        // The recovered history performs: restored into a fresh stack, it is undone step by step
+        // with awaited undos and redone, and the document goes through the states the stack it was
+        // recorded from goes through when it is walked so.
+        if problem == nil, stackBreakage == nil, Self.isIdle(world.stack), recorder.recordCount > 0,
+            let recovered = try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: Self.registry()),
+            let history = recovered.histories[HistoryRecorder.defaultHistoryName]
+        {
+            let start = world.world.documentValues
+            let fresh = world.world.freshStack(like: world.stack)
+            _ = try fresh.restoreHistory(history, resolvingTargets: world.world.resolver(nil))
+            world.commandStack = fresh
+            let recoveredWalk = await Self.awaitedWalk(fresh, world)
+            world.commandStack = nil
+            // Both walks start from the same document (a step whose action registered no inverse
+            // is not redone: the walk does not always come back).
+            for (index, value) in start.enumerated() {
+                if let value { world.world.targets[index]?.value = value }
+            }
+            let originalWalk = await Self.awaitedWalk(world.stack, world)
+            outcome.walkedSteps += recoveredWalk.undone.count
+            let whole = recoveredWalk.undone.count == originalWalk.undone.count
+            if recoveredWalk.undone != Array(originalWalk.undone.prefix(recoveredWalk.undone.count))
+                || (whole && recoveredWalk.redone != originalWalk.redone)
+            {
+                fail(
+                    "the recovered history, walked, is not the recorded stack's\n  recovered: \(recoveredWalk)\n"
+                        + "  recorded:  \(originalWalk)")
+            }
+        }
         await world.tearDown()
         if problem == nil, let stackBreakage { outcome.stackBroke = stackBreakage }
         return (outcome, problem)
@@ -357,21 +461,25 @@ struct WeakAsyncWorld {
     func aReplayedJournalIsTheFullSaveAfterEveryAsynchronousEvent(tree: Bool) async throws {
         var total = Outcome()
         var broken: [String] = []
+        var walked = 0
         for seed in UInt64(1)...UInt64(Workload.scaled(16)) {
             let outcome = try await run(seed: seed &+ (tree ? 40_000 : 20_000), tree: tree, count: 200, floor: 1 << 18)
             total.idleChecks += outcome.idleChecks
             total.busyChecks += outcome.busyChecks
             total.asyncSaved += outcome.asyncSaved
+            walked += outcome.walkedSteps
             if let stackBroke = outcome.stackBroke { broken.append("seed \(seed): \(stackBroke)") }
             if outcome.failed { return }
         }
         print(
             "async journal replay\(tree ? " (tree)" : ""): \(total.idleChecks) idle states compared, "
                 + "\(total.busyChecks) busy ones, \(total.asyncSaved) saves held asynchronous commands, "
-                + "\(broken.count) runs stopped where the stack broke its invariants")
+                + "\(broken.count) runs stopped where the stack broke its invariants, "
+                + "recovered histories walked through \(walked) awaited undos")
         Self.reportBreakages(broken, tree: tree)
         #expect(total.idleChecks > 200 / Workload.divisor)
         #expect(total.asyncSaved > 20 / Workload.divisor)
+        #expect(walked > 0)
     }
 
     @Test(arguments: [false, true])
