@@ -49,6 +49,9 @@ struct WeakAsyncWorld {
 /// steps) interleaved with the synchronous driver's operations (commands, undo, redo, coalescing,
 /// clean marks, removals, trims, jumps, branches, saves and restores), in both history shapes.
 ///
+/// A run that finds the stack breaking its own invariants stops there (a stack bug, reported as a
+/// known issue; `JOURNAL_ASYNC_SHRINK_BREAKAGE=1` prints each such run shrunk).
+///
 /// After every event, once the stack's tasks have run as far as they can:
 /// - when the stack is idle (no group open, nothing in flight or queued, no broken step), the
 ///   journal replayed is, byte for byte, the archive a full save makes then;
@@ -138,8 +141,8 @@ struct WeakAsyncWorld {
     static func settle(_ world: AsyncStackWorld) async {
         var last = progress(world)
         var quiet = 0
-        for turn in 1...400 {
-            if turn % 25 == 0 {
+        for turn in 1...200 {
+            if turn % 50 == 0 {
                 try? await Task.sleep(for: .milliseconds(1))
             } else {
                 await Task.yield()
@@ -147,7 +150,7 @@ struct WeakAsyncWorld {
             let now = progress(world)
             if now == last {
                 quiet += 1
-                if quiet >= 12 { return }
+                if quiet >= 4 { return }
             } else {
                 quiet = 0
                 last = now
@@ -205,6 +208,9 @@ struct WeakAsyncWorld {
 
     struct Outcome {
         var idleChecks = 0
+        /// The events after which the stack was busy, and those of them after which a record had
+        /// been appended since the last idle state (its replay must be that state).
+        var busyStates = 0
         var busyChecks = 0
         var asyncSaved = 0
         var failed = false
@@ -366,8 +372,15 @@ struct WeakAsyncWorld {
                     break
                 }
                 lastIdle = (expected, recorder.recordCount)
-            } else if let idle = lastIdle, recorder.recordCount != idle.records {
-                if case .async(.sync) = event { continue }
+            } else if let idle = lastIdle {
+                outcome.busyStates += 1
+                guard recorder.recordCount != idle.records else { continue }
+                // A synchronous call may pass through an idle state of its own before it starts a
+                // request: what it recorded there is not known here.
+                if case .async(.sync) = event {
+                    lastIdle = nil
+                    continue
+                }
                 outcome.busyChecks += 1
                 guard let actual = try replayed(), actual == idle.bytes else {
                     fail(
@@ -462,10 +475,11 @@ struct WeakAsyncWorld {
         var total = Outcome()
         var broken: [String] = []
         var walked = 0
-        for seed in UInt64(1)...UInt64(Workload.scaled(16)) {
+        for seed in UInt64(1)...UInt64(Workload.scaled(10)) {
             let outcome = try await run(seed: seed &+ (tree ? 40_000 : 20_000), tree: tree, count: 200, floor: 1 << 18)
             total.idleChecks += outcome.idleChecks
             total.busyChecks += outcome.busyChecks
+            total.busyStates += outcome.busyStates
             total.asyncSaved += outcome.asyncSaved
             walked += outcome.walkedSteps
             if let stackBroke = outcome.stackBroke { broken.append("seed \(seed): \(stackBroke)") }
@@ -473,12 +487,12 @@ struct WeakAsyncWorld {
         }
         print(
             "async journal replay\(tree ? " (tree)" : ""): \(total.idleChecks) idle states compared, "
-                + "\(total.busyChecks) busy ones, \(total.asyncSaved) saves held asynchronous commands, "
+                + "\(total.busyStates) busy ones (after \(total.busyChecks) a record had been appended), \(total.asyncSaved) saves held asynchronous commands, "
                 + "\(broken.count) runs stopped where the stack broke its invariants, "
                 + "recovered histories walked through \(walked) awaited undos")
         Self.reportBreakages(broken, tree: tree)
-        #expect(total.idleChecks > 200 / Workload.divisor)
-        #expect(total.asyncSaved > 20 / Workload.divisor)
+        #expect(total.idleChecks > 150 / Workload.divisor)
+        #expect(total.asyncSaved > 15 / Workload.divisor)
         #expect(walked > 0)
     }
 
@@ -486,14 +500,14 @@ struct WeakAsyncWorld {
     func aReplayedJournalIsTheFullSaveThroughCompactionsAndAsynchronousEvents(tree: Bool) async throws {
         var checked = 0
         var broken: [String] = []
-        for seed in UInt64(1)...UInt64(Workload.scaled(6)) {
+        for seed in UInt64(1)...UInt64(Workload.scaled(4)) {
             let outcome = try await run(seed: seed &+ (tree ? 60_000 : 50_000), tree: tree, count: 200, floor: 0)
             checked += outcome.idleChecks
             if let stackBroke = outcome.stackBroke { broken.append("seed \(seed): \(stackBroke)") }
             if outcome.failed { return }
         }
         Self.reportBreakages(broken, tree: tree)
-        #expect(checked > 60 / Workload.divisor)
+        #expect(checked > 40 / Workload.divisor)
     }
 
     /// A stack bug the journal driver found (not the journal's): in a branching history, a step
