@@ -52,7 +52,7 @@ if arguments.first == "--recorder", arguments.count == 4, let seed = UInt64(argu
     let deadline = ContinuousClock.now.advanced(by: .seconds(30))
     while ContinuousClock.now < deadline {
         steps += 1
-        walk.step()
+        await walk.step()
         if let error = recorder.lastError {
             FileHandle.standardError.write(Data("history-writer: \(error)\n".utf8))
             exit(1)

@@ -21,15 +21,32 @@ import Testing
 #endif
 
 /// Issue 29: a recorder that appends records of what changed is killed at random moments of a walk
-/// through its history (new steps, coalescing, undo, redo, clean marks, removals, trims, and in a
-/// branching history jumps through the tree); each time, the journal's last record, replayed, is
+/// through its history (new steps, coalescing, steps whose actions await, undo, redo and jumps, some
+/// awaited and some of those failing and rolled back, clean marks, removals, trims, and in a
+/// branching history time moves, jumps to nodes and branches); each time, the journal's last record, replayed, is
 /// the history a full save would have saved after the step it names.
 @Suite(.timeLimit(.minutes(5)))
 struct RecorderCrashTests {
     static let kills = 8
 
+    /// The archive of a full save after `steps` steps of the walk from `seed`, and the operations
+    /// it awaited and saw fail. On the main actor, as the writer's walk runs: there the Edit menu's
+    /// undo of a step that awaits starts a request, where off the main thread it is refused as a
+    /// misuse, and the two walks would part.
+    @MainActor
+    static func walk(
+        seed: UInt64, tree: Bool, steps: Int, fingerprint: String
+    ) async throws -> (archive: Data, (awaited: Int, failed: Int)) {
+        var walk = RecorderWalk(seed: seed, tree: tree)
+        for _ in 0..<steps { await walk.step() }
+        let archive = try HistoryArchive(
+            fingerprint: fingerprint, histories: [HistoryRecorder.defaultHistoryName: walk.stack.savedHistory()]
+        ).encoded()
+        return (archive, (walk.awaited, walk.failed))
+    }
+
     @Test(arguments: [false, true])
-    func aKilledRecordersJournalReplaysToAFullSave(tree: Bool) throws {
+    func aKilledRecordersJournalReplaysToAFullSave(tree: Bool) async throws {
         let writer = try ChildProcess.builtExecutable(named: "history-writer")
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("actionstack-recorder-crash-\(UUID().uuidString)")
@@ -38,6 +55,8 @@ struct RecorderCrashTests {
         let journal = HistoryJournal(url: directory.appendingPathComponent("doc.journal"))
         var deltas = 0
         var checked = 0
+        var awaited = 0
+        var failed = 0
         for kill in 1...Self.kills {
             let seed = UInt64(kill) &* 7_919 &+ (tree ? 1 : 0)
             let child = try ChildProcess.start(
@@ -66,11 +85,9 @@ struct RecorderCrashTests {
             let recovered = try #require(
                 try HistoryRecorder.recover(from: journal, fingerprint: fingerprint, registry: RecorderWalk.registry))
             // The same walk in this process, up to that step.
-            var walk = RecorderWalk(seed: seed, tree: tree)
-            for _ in 0..<step { walk.step() }
-            let expected = try HistoryArchive(
-                fingerprint: fingerprint, histories: [HistoryRecorder.defaultHistoryName: walk.stack.savedHistory()]
-            ).encoded()
+            let (expected, walked) = try await Self.walk(seed: seed, tree: tree, steps: step, fingerprint: fingerprint)
+            awaited += walked.awaited
+            failed += walked.failed
             let actual = try HistoryArchive(
                 fingerprint: fingerprint, histories: recovered.histories
             ).encoded()
@@ -80,8 +97,13 @@ struct RecorderCrashTests {
                 "kill \(kill) at step \(step) of \(acknowledged): \(String(decoding: actual, as: UTF8.self)) where a full save is \(String(decoding: expected, as: UTF8.self))"
             )
         }
-        print("killed recorder\(tree ? " (tree)" : ""): \(checked) recoveries compared, \(deltas) delta records")
+        print(
+            "killed recorder\(tree ? " (tree)" : ""): \(checked) recoveries compared, \(deltas) delta records, "
+                + "\(awaited) awaited operations before the kills, \(failed) failed and rolled back")
         #expect(checked > 0)
         #expect(deltas > 0)
+        // The walks the writers were killed in awaited operations, and some failed.
+        #expect(awaited > 0)
+        #expect(failed > 0)
     }
 }

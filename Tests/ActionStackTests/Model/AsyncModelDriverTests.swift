@@ -44,9 +44,16 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
     private var cursor = 0
     private var filtered: [DriverEvent] = []
     private var tokens: [any NSObjectProtocol] = []
+    /// Whether asynchronous actions are registered as commands (`DriverAsyncAddCommand`, which a
+    /// journal saves) rather than closures (the journal driver, `JournalAsyncReplayTests`).
+    let asyncCommands: Bool
+    /// The stack whose operation performs the commands, when it is not `stack` (a stack restored
+    /// from a saved history, walked by the journal driver).
+    var commandStack: ActionStack?
 
-    init(_ driverCase: AsyncDriverCase) {
+    init(_ driverCase: AsyncDriverCase, asyncCommands: Bool = false) {
         world = StackWorld(driverCase.syncCase)
+        self.asyncCommands = asyncCommands
         noteTargets()
         let world = self.world
         stack.onMisuse = { [unowned world] misuse in world.events.append(.misuse(Self.map(misuse))) }
@@ -84,7 +91,10 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
 
     private func noteTargets() {
         for (index, target) in world.targets.enumerated() {
-            if let target { indexOf[ObjectIdentifier(target)] = index }
+            if let target {
+                indexOf[ObjectIdentifier(target)] = index
+                if asyncCommands { DriverAsyncAddCommand.worlds[ObjectIdentifier(target)] = .init(self) }
+            }
         }
     }
 
@@ -97,8 +107,35 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
     }
 
     private func registerAsyncInverse(_ target: DriverTarget, _ delta: Int, _ spec: ReferenceModel.AsyncSpec) {
+        if asyncCommands {
+            (commandStack ?? stack).registerAsyncUndo(
+                DriverAsyncAddCommand(delta: delta, suspends: spec.suspends, registersInverse: spec.registersInverse),
+                on: target, key: target.key)
+            return
+        }
         stack.registerAsyncUndo(withTarget: target) { [unowned self] target in
             try await runAsync(target, delta, spec)
+        }
+    }
+
+    /// A `DriverAsyncAddCommand` performed on the target the world knows as `id`.
+    func runCommand(_ id: ObjectIdentifier, _ delta: Int, _ spec: ReferenceModel.AsyncSpec) async throws {
+        guard let target = world.targets.first(where: { $0.map(ObjectIdentifier.init) == id }) ?? nil else {
+            throw DriverAwaitFailure()
+        }
+        try await runAsync(target, delta, spec)
+    }
+
+    /// A new task awaits `performJump(toNode:)` to the node at `position` (modulo their number) of
+    /// the history tree (the journal driver's asynchronous tree move).
+    func performJumpToNode(_ position: Int) {
+        let nodes = stack.historyTree?.nodes.map(\.id) ?? []
+        guard !nodes.isEmpty else { return }
+        let node = nodes[position % nodes.count]
+        spawn { world in
+            await Self.text { () async throws(ActionStack.OperationError) in
+                try await world.stack.performJump(toNode: node)
+            }
         }
     }
 
