@@ -70,7 +70,8 @@ extension History {
     /// future may become.
     ///
     /// - Complexity: O(k + a) for the k steps other tasks recorded meanwhile and the a actions
-    ///   built, plus a tree's resynchronization when a step that built nothing leaves its node.
+    ///   built; in a tree, plus O(s log s) for the s steps held when the step built nothing or
+    ///   other tasks changed the history meanwhile (the node table follows the chains again).
     func finishAwaited(
         _ run: StepInFlight, builtCount: Int, builtMetadata: StepMetadata?, keepsEmptyRedoStep: Bool,
         maximumCost: Int, restructuringAllowed: Bool
@@ -119,8 +120,10 @@ extension History {
             deferTrim()
         }
         endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
-        // A step that built nothing leaves its node behind.
-        if tree != nil && builtCount == 0 && !run.sawNewChange { resyncTree() }
+        // A step that built nothing leaves its node behind; other tasks' changes made meanwhile
+        // were made on the node the document was at then, and now follow where it arrived: the
+        // node table follows the chains again.
+        if tree != nil && (builtCount == 0 || run.sawNewChange) { resyncTree() }
     }
 
     /// A new change from another task came in while `run` was in flight: the redo stack is emptied

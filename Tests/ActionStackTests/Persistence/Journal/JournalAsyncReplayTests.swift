@@ -49,8 +49,8 @@ struct WeakAsyncWorld {
 /// steps) interleaved with the synchronous driver's operations (commands, undo, redo, coalescing,
 /// clean marks, removals, trims, jumps, branches, saves and restores), in both history shapes.
 ///
-/// A run that finds the stack breaking its own invariants stops there (a stack bug, reported as a
-/// known issue; `JOURNAL_ASYNC_SHRINK_BREAKAGE=1` prints each such run shrunk).
+/// A run that finds the stack breaking its own invariants stops there and fails (a stack bug;
+/// `JOURNAL_ASYNC_SHRINK_BREAKAGE=1` prints each such run shrunk).
 ///
 /// After every event, once the stack's tasks have run as far as they can:
 /// - when the stack is idle (no group open, nothing in flight or queued, no broken step), the
@@ -457,17 +457,12 @@ struct WeakAsyncWorld {
         return (outcome, problem)
     }
 
-    /// The seeds after which the stack broke its own invariants (a stack bug, not the journal's:
-    /// see `aNewChangeWhileAnAwaitedUndoRunsKeepsTheTreeWhole`), reported as a known issue.
+    /// The seeds after which the stack broke its own invariants: a stack bug, not the journal's
+    /// (the first this driver found is `aNewChangeWhileAnAwaitedUndoRunsKeepsTheTreeWhole`).
     static func reportBreakages(_ broken: [String], tree: Bool) {
         guard !broken.isEmpty else { return }
-        withKnownIssue(
-            "an asynchronous operation in a branching history, with a change made while it awaits, breaks the tree",
-            isIntermittent: true
-        ) {
-            Issue.record(
-                "\(broken.count) seeds\(tree ? " (tree)" : "") broke the stack's invariants; the first: \(broken[0])")
-        }
+        Issue.record(
+            "\(broken.count) seeds\(tree ? " (tree)" : "") broke the stack's invariants; the first: \(broken[0])")
     }
 
     @Test(arguments: [false, true])
@@ -514,11 +509,12 @@ struct WeakAsyncWorld {
         #expect(checked > 40 / Workload.divisor)
     }
 
-    /// A stack bug the journal driver found (not the journal's): in a branching history, a step
-    /// whose action awaits is undone (the Edit menu's undo starts the request), and a new change is
-    /// made while it awaits; when the await ends, the tree no longer holds together
-    /// (`_invariantViolations()`), and the journal, which records the tree as it is, cannot be
-    /// replayed. The linear history keeps its structure in the same sequence.
+    /// A stack bug the journal driver found (not the journal's), fixed: in a branching history, a
+    /// step whose action awaits is undone (the Edit menu's undo starts the request), and a new
+    /// change is made while it awaits. When the await ended, the undone step (which built nothing)
+    /// left its node in the table, the new change's node still hung from it, and the journal, which
+    /// records the tree as it is, could not be replayed. Now the node table follows the chains
+    /// again when an awaited step settles after other tasks' changes (`History.finishAwaited`).
     @Test(arguments: [false, true])
     func aNewChangeWhileAnAwaitedUndoRunsKeepsTheTreeWhole(tree: Bool) async throws {
         var config = DriverConfig(groupsByEvent: false, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: tree)
@@ -535,12 +531,6 @@ struct WeakAsyncWorld {
         let (outcome, problem) = try await check(
             AsyncDriverCase(seed: 0, config: config, ops: []), events, tree: tree, floor: 1 << 18)
         #expect(problem == nil)
-        if tree {
-            withKnownIssue("a change made while an awaited undo runs breaks a branching history") {
-                #expect(outcome.stackBroke == nil)
-            }
-        } else {
-            #expect(outcome.stackBroke == nil)
-        }
+        #expect(outcome.stackBroke == nil)
     }
 }
