@@ -499,6 +499,7 @@ func printRecorderCosts(repetitions: Int) {
         "  fsync per record (synchronizesAppends, the default): \(format(synced[0])) ns of CPU time per change at "
             + "100 steps, beside \(format(synced[1])) ns left to the system (\(formatRatio(synced[0] / synced[1]))); "
             + "the wait for the disk is not CPU time")
+    printJournalFootprint()
     let queries = measureTogether(
         repetitions,
         [
@@ -508,4 +509,55 @@ func printRecorderCosts(repetitions: Int) {
     print(
         "  a query (canUndo + undoMenuItemTitle) at 1,000 steps: \(format(queries[0])) ns watched, "
             + "\(format(queries[1])) ns unwatched (\(formatRatio(queries[0] / queries[1])); goal within 1.05x)")
+}
+
+/// The journal's size after `changes` changes on a stack of `held` steps (trimming the oldest),
+/// beside one full save of the history, and the CPU time of a recovery from it.
+func journalFootprint(held: Int, changes: Int) -> (journal: Int, fullSave: Int, recoverNs: Double) {
+    let stack = explicitStack(notify: false)
+    stack.levelsOfUndo = held
+    let target = MoveShape.makeTarget()
+    let commands = commandValues(MoveShape.self, held + changes + 1)
+    registerChanges(Array(commands.prefix(held + 1)), on: stack, target: target, byClosure: false)
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("actionstack-bench-\(UUID().uuidString).journal")
+    let journal = HistoryJournal(url: url, synchronizesAppends: false)
+    let recorder = HistoryRecorder(journal: journal, stack: stack) { "document" }
+    registerChanges(Array(commands[held...]), on: stack, target: target, byClosure: false)
+    check(recorder.lastError == nil, "footprint: \(String(describing: recorder.lastError))")
+    let journalBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+    let fullSave =
+        (try? HistoryArchive(fingerprint: "document", histories: [HistoryRecorder.defaultHistoryName: stack.savedHistory()])
+        .encoded().count) ?? 0
+    var registry = CommandRegistry()
+    registry.register(MoveShape.self)
+    var recovered: HistoryArchive?
+    let ns = cpuNanoseconds {
+        recovered = try? HistoryRecorder.recover(from: journal, fingerprint: "document", registry: registry)
+    }
+    check(recovered?.histories[HistoryRecorder.defaultHistoryName]?.steps.count == held, "footprint: recovery")
+    withExtendedLifetime(recorder) {}
+    try? journal.reset()
+    try? FileManager.default.removeItem(at: url)
+    stack.removeAllActions()
+    return (journalBytes, fullSave, ns)
+}
+
+/// Issue 29's footprint goals: the journal stays within a small factor of one full save however
+/// many changes are made, and a recovery's time is linear in the journal's size.
+func printJournalFootprint() {
+    print("  the journal after n changes at 1,000 steps held (its size against one full save; recovery time):")
+    var perByte: [Double] = []
+    for changes in [1_000, 10_000, 100_000] {
+        let figures = journalFootprint(held: 1_000, changes: changes)
+        let ratio = Double(figures.journal) / Double(max(1, figures.fullSave))
+        perByte.append(figures.recoverNs / Double(max(1, figures.journal)))
+        print(
+            "    \(changes) changes: \(figures.journal / 1024) KiB, \(formatRatio(ratio)) a full save "
+                + "(\(figures.fullSave / 1024) KiB); recovery \(format(figures.recoverNs / 1e6)) ms, "
+                + "\(format(figures.recoverNs / Double(max(1, figures.journal)))) ns per byte")
+    }
+    if let first = perByte.first, let last = perByte.last {
+        print("    recovery per byte, 100,000 changes against 1,000: \(formatRatio(last / first)) (linear: about 1x)")
+    }
 }
