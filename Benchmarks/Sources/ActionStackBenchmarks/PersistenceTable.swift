@@ -526,9 +526,9 @@ func journalFootprint(held: Int, changes: Int) -> (journal: Int, fullSave: Int, 
     registerChanges(Array(commands[held...]), on: stack, target: target, byClosure: false)
     check(recorder.lastError == nil, "footprint: \(String(describing: recorder.lastError))")
     let journalBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-    let fullSave =
-        (try? HistoryArchive(fingerprint: "document", histories: [HistoryRecorder.defaultHistoryName: stack.savedHistory()])
-        .encoded().count) ?? 0
+    let archive = try? HistoryArchive(
+        fingerprint: "document", histories: [HistoryRecorder.defaultHistoryName: stack.savedHistory()])
+    let fullSave = (try? archive?.encoded().count) ?? 0
     var registry = CommandRegistry()
     registry.register(MoveShape.self)
     var recovered: HistoryArchive?
