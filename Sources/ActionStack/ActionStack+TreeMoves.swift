@@ -52,13 +52,30 @@ extension ActionStack {
         // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
         // does nothing (as `jump(to:)` to the current position).
         history.endCoalescing()
-        walk(to: target)
+        let start = history.currentNodeNumber
+        var goal = target
+        while true {
+            walk(to: goal)
+            // The node reached, rebased: a step that remote changes left with nothing to do is
+            // found dead here, as on the way (see `walk(to:)`), whether or not anything looked at
+            // it before (a save would have). A jump to a node found dead ends on its parent, whose
+            // state it is; a time move passes over its number, as over any number that no longer
+            // exists, and goes on to the node it resolves to now.
+            rebaseNewestSteps(of: undoSide)
+            guard validated == nil, let tree = history.tree, !tree.table.contains(goal) else { break }
+            let next = resolve(tree, start)
+            guard next != goal, next != history.currentNodeNumber, tree.table.contains(next) else { break }
+            goal = next
+        }
         return history.currentNodeNumber
     }
 
     /// Undoes and redoes, one step at a time with the usual notifications, until the current node
     /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
-    /// (a freed target); stops where a step performs nothing, or when `target` goes.
+    /// (a freed target, or a step found dead once rebased past remote changes: each step is rebased
+    /// before it runs, so that the walk never undoes or redoes beyond a node that vanished); stops where a
+    /// step performs nothing, or when `target` goes (a target found dead: the walk is then on its
+    /// parent, whose state it is).
     func walk(to target: NodeNumber) {
         let held = history.holdPruning()
         defer { history.releasePruning(held) }
@@ -70,8 +87,11 @@ extension ActionStack {
                 return
             }
             for _ in 0..<way.up {
-                let expected = tree.table.parent(of: history.currentNodeNumber)
                 history.sweepFreedTargets()
+                let here = history.currentNodeNumber
+                rebaseNewestSteps(of: undoSide)
+                if history.currentNodeNumber != here { continue plan }
+                let expected = tree.table.parent(of: history.currentNodeNumber)
                 guard undoSide.closedCount > 0, undoNewest(checkpoint: true) else { return }
                 if history.currentNodeNumber != expected { continue plan }
             }
@@ -79,6 +99,8 @@ extension ActionStack {
                 history.sweepFreedTargets()
                 guard tree.table.parent(of: child) == history.currentNodeNumber else { continue plan }
                 guard enterBranch(leadingTo: child) else { return }
+                rebaseNewestSteps(of: redoSide)
+                guard tree.table.contains(child) else { continue plan }
                 postCheckpoint()
                 guard redoNewest() else { return }
                 if history.currentNodeNumber != child { continue plan }
