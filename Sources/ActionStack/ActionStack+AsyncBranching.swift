@@ -77,12 +77,27 @@ extension ActionStack {
         return await performSteps(
             isolation: isolation,
             next: {
-                guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
-                    let way = history.way(from: history.currentNodeNumber, to: target)
-                else { return nil }
-                if way.up > 0 { return (.undo, false) }
-                guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
-                return (.redo, false)
+                // Each step is rebased before it runs: one found dead goes (its node with it), and
+                // the way is planned again, as the synchronous walk does.
+                while true {
+                    guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
+                        let way = history.way(from: history.currentNodeNumber, to: target)
+                    else { return nil }
+                    if way.up > 0 {
+                        let here = history.currentNodeNumber
+                        rebaseNewestSteps(of: undoSide)
+                        if history.currentNodeNumber != here { continue }
+                        return (.undo, false)
+                    }
+                    let previous = redoSide.steps.last?.node
+                    guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
+                    rebaseNewestSteps(of: redoSide)
+                    guard history.tree?.table.contains(child) == true else {
+                        restoreRedoChoice(previous, after: child)
+                        continue
+                    }
+                    return (.redo, false)
+                }
             },
             reached: { failure in failure.reachedNode = currentNode })
     }

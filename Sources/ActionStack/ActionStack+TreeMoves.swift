@@ -98,14 +98,28 @@ extension ActionStack {
             for child in way.down {
                 history.sweepFreedTargets()
                 guard tree.table.parent(of: child) == history.currentNodeNumber else { continue plan }
+                let previous = redoSide.steps.last?.node
                 guard enterBranch(leadingTo: child) else { return }
                 rebaseNewestSteps(of: redoSide)
-                guard tree.table.contains(child) else { continue plan }
+                guard tree.table.contains(child) else {
+                    restoreRedoChoice(previous, after: child)
+                    continue plan
+                }
                 postCheckpoint()
                 guard redoNewest() else { return }
                 if history.currentNodeNumber != child { continue plan }
             }
         }
+    }
+
+    /// The branch entered on the way down to `child` was found dead and `child` went: redo enters
+    /// the branch it entered before (`previous`, when it still leaves from the current node), as if
+    /// the dead one had never been entered.
+    func restoreRedoChoice(_ previous: NodeNumber?, after child: NodeNumber) {
+        guard let previous, previous != child, let tree = history.tree, tree.table.contains(previous),
+            tree.table.parent(of: previous) == history.currentNodeNumber
+        else { return }
+        _ = enterBranch(leadingTo: previous)
     }
 
     /// A time move: the target is found by `resolve` from the current node, after the open group
