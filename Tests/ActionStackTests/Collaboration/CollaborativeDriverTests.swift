@@ -13,9 +13,16 @@ import Foundation
 import Testing
 
 /// A random driver of collaborative undo: this user's edits, a peer's edits, undo and redo,
-/// awaited steps with a peer's edit arriving while they await, saves and restores, removals,
-/// clean marks and observers, interleaved at random, with the stack checked against
-/// ``CollaborativeTextModel`` after every operation.
+/// awaited steps with a peer's edit arriving while they await (and awaited steps that then fail and
+/// roll back), asynchronous groups with a peer's edits arriving while their body awaits (one in four
+/// throws and rolls back), saves and restores, removals, clean marks and observers, interleaved at
+/// random, with the stack checked against ``CollaborativeTextModel`` after every operation. On a
+/// branching history (`CollaborativeBranchingDriverTests.swift`) it also jumps to any node, moves
+/// in time and jumps to the root and back, against ``CollaborativeTreeModel``; with two documents in
+/// an ``ActionStackGroup`` (`CollaborativeStackGroupDriverTests.swift`) each is its own model.
+///
+/// Every operation goes into the run's log; a failing expectation prints the run's seed and its
+/// last operations (`Run/trace`), and the seed replays the run.
 ///
 /// This user types capital letters, the peer small ones. The properties checked:
 /// - the document, ``ActionStack/canUndo``, ``ActionStack/canRedo`` and the name of the next step
