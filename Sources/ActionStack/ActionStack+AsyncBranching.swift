@@ -83,18 +83,21 @@ extension ActionStack {
                     guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
                         let way = history.way(from: history.currentNodeNumber, to: target)
                     else { return nil }
+                    let rebases = history.remote != nil
                     if way.up > 0 {
                         let here = history.currentNodeNumber
-                        rebaseNewestSteps(of: undoSide)
+                        if rebases { rebaseNewestSteps(of: undoSide) }
                         if history.currentNodeNumber != here { continue }
                         return (.undo, false)
                     }
                     let previous = redoSide.steps.last?.node
                     guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
-                    rebaseNewestSteps(of: redoSide)
-                    guard history.tree?.table.contains(child) == true else {
-                        restoreRedoChoice(previous, after: child)
-                        continue
+                    if rebases {
+                        rebaseNewestSteps(of: redoSide)
+                        if history.tree?.table.contains(child) == false {
+                            restoreRedoChoice(previous, after: child)
+                            continue
+                        }
                     }
                     return (.redo, false)
                 }
