@@ -77,12 +77,30 @@ extension ActionStack {
         return await performSteps(
             isolation: isolation,
             next: {
-                guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
-                    let way = history.way(from: history.currentNodeNumber, to: target)
-                else { return nil }
-                if way.up > 0 { return (.undo, false) }
-                guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
-                return (.redo, false)
+                // Each step is rebased before it runs: one found dead goes (its node with it), and
+                // the way is planned again, as the synchronous walk does.
+                while true {
+                    guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
+                        let way = history.way(from: history.currentNodeNumber, to: target)
+                    else { return nil }
+                    let rebases = history.remote != nil
+                    if way.up > 0 {
+                        let here = history.currentNodeNumber
+                        if rebases { rebaseNewestSteps(of: undoSide) }
+                        if history.currentNodeNumber != here { continue }
+                        return (.undo, false)
+                    }
+                    let previous = redoSide.steps.last?.node
+                    guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
+                    if rebases {
+                        rebaseNewestSteps(of: redoSide)
+                        if history.tree?.table.contains(child) == false {
+                            restoreRedoChoice(previous, after: child)
+                            continue
+                        }
+                    }
+                    return (.redo, false)
+                }
             },
             reached: { failure in failure.reachedNode = currentNode })
     }

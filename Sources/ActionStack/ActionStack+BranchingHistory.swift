@@ -372,7 +372,8 @@ extension ActionStack {
     /// does not move; at the root nothing moves.
     ///
     /// The move is a ``jump(toNode:)`` (the same notifications and rules). A number that no longer
-    /// exists (pruned, removed) is passed over to the next older node.
+    /// exists (pruned, removed, or a step that remote changes left with nothing to do, found so on
+    /// the way) is passed over to the next older node.
     ///
     /// - Parameter count: How many changes back.
     /// - Returns: The node reached.
@@ -390,7 +391,8 @@ extension ActionStack {
 
     /// Moves forward in time by `count` changes, as vim's `g+` and `:later`: to the state numbered
     /// `current + count` (the newest at most). A count of 0 or less does not move; at the newest
-    /// change nothing moves. A number that no longer exists is passed over to the next newer node.
+    /// change nothing moves. A number that no longer exists (as for ``earlier(_:)``) is passed over
+    /// to the next newer node.
     ///
     /// - Parameter count: How many changes forward.
     /// - Returns: The node reached.

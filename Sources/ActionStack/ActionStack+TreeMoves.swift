@@ -52,14 +52,36 @@ extension ActionStack {
         // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
         // does nothing (as `jump(to:)` to the current position).
         history.endCoalescing()
-        walk(to: target)
+        let start = history.currentNodeNumber
+        var goal = target
+        while true {
+            var foundDead = walk(to: goal)
+            // The node reached, rebased: a step that remote changes left with nothing to do is
+            // found dead here, as on the way (see `walk(to:)`), whether or not anything looked at
+            // it before (a save would have). A jump to a node found dead ends on its parent, whose
+            // state it is; a time move passes over its number, as over any number that no longer
+            // exists, and goes on to the node it resolves to now. (A target that goes otherwise, a
+            // redo that registered nothing, ends the move as before.)
+            if history.remote != nil && history.currentNodeNumber == goal {
+                rebaseNewestSteps(of: undoSide)
+                foundDead = history.tree?.table.contains(goal) == false
+            }
+            guard foundDead, validated == nil, let tree = history.tree else { break }
+            let next = resolve(tree, start)
+            guard next != goal, next != history.currentNodeNumber, tree.table.contains(next) else { break }
+            goal = next
+        }
         return history.currentNodeNumber
     }
 
     /// Undoes and redoes, one step at a time with the usual notifications, until the current node
     /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
-    /// (a freed target); stops where a step performs nothing, or when `target` goes.
-    func walk(to target: NodeNumber) {
+    /// (a freed target, or a step found dead once rebased past remote changes: each step is rebased
+    /// before it runs, so that the walk never undoes or redoes beyond a node that vanished); stops where a
+    /// step performs nothing, or when `target` goes (a target found dead: the walk is then on its
+    /// parent, whose state it is). Returns whether `target` went because it was found dead.
+    @discardableResult
+    func walk(to target: NodeNumber) -> Bool {
         let held = history.holdPruning()
         defer { history.releasePruning(held) }
         plan: while history.currentNodeNumber != target {
@@ -67,23 +89,48 @@ extension ActionStack {
             guard let tree = history.tree, tree.table.contains(target),
                 let way = history.way(from: history.currentNodeNumber, to: target)
             else {
-                return
+                return false
             }
             for _ in 0..<way.up {
-                let expected = tree.table.parent(of: history.currentNodeNumber)
                 history.sweepFreedTargets()
-                guard undoSide.closedCount > 0, undoNewest(checkpoint: true) else { return }
+                if history.remote != nil {
+                    let here = history.currentNodeNumber
+                    rebaseNewestSteps(of: undoSide)
+                    if history.currentNodeNumber != here { continue plan }
+                }
+                let expected = tree.table.parent(of: history.currentNodeNumber)
+                guard undoSide.closedCount > 0, undoNewest(checkpoint: true) else { return false }
                 if history.currentNodeNumber != expected { continue plan }
             }
             for child in way.down {
                 history.sweepFreedTargets()
                 guard tree.table.parent(of: child) == history.currentNodeNumber else { continue plan }
-                guard enterBranch(leadingTo: child) else { return }
+                let previous = redoSide.steps.last?.node
+                guard enterBranch(leadingTo: child) else { return false }
+                if history.remote != nil {
+                    rebaseNewestSteps(of: redoSide)
+                    if !tree.table.contains(child) {
+                        restoreRedoChoice(previous, after: child)
+                        if child == target { return true }
+                        continue plan
+                    }
+                }
                 postCheckpoint()
-                guard redoNewest() else { return }
+                guard redoNewest() else { return false }
                 if history.currentNodeNumber != child { continue plan }
             }
         }
+        return false
+    }
+
+    /// The branch entered on the way down to `child` was found dead and `child` went: redo enters
+    /// the branch it entered before (`previous`, when it still leaves from the current node), as if
+    /// the dead one had never been entered.
+    func restoreRedoChoice(_ previous: NodeNumber?, after child: NodeNumber) {
+        guard let previous, previous != child, let tree = history.tree, tree.table.contains(previous),
+            tree.table.parent(of: previous) == history.currentNodeNumber
+        else { return }
+        _ = enterBranch(leadingTo: previous)
     }
 
     /// A time move: the target is found by `resolve` from the current node, after the open group

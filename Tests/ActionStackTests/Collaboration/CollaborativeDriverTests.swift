@@ -13,9 +13,16 @@ import Foundation
 import Testing
 
 /// A random driver of collaborative undo: this user's edits, a peer's edits, undo and redo,
-/// awaited steps with a peer's edit arriving while they await, saves and restores, removals,
-/// clean marks and observers, interleaved at random, with the stack checked against
-/// ``CollaborativeTextModel`` after every operation.
+/// awaited steps with a peer's edit arriving while they await (and awaited steps that then fail and
+/// roll back), asynchronous groups with a peer's edits arriving while their body awaits (one in four
+/// throws and rolls back), saves and restores, removals, clean marks and observers, interleaved at
+/// random, with the stack checked against ``CollaborativeTextModel`` after every operation. On a
+/// branching history (`CollaborativeBranchingDriverTests.swift`) it also jumps to any node, moves
+/// in time and jumps to the root and back, against ``CollaborativeTreeModel``; with two documents in
+/// an ``ActionStackGroup`` (`CollaborativeStackGroupDriverTests.swift`) each is its own model.
+///
+/// Every operation goes into the run's log; a failing expectation prints the run's seed and its
+/// last operations (`Run/trace`), and the seed replays the run.
 ///
 /// This user types capital letters, the peer small ones. The properties checked:
 /// - the document, ``ActionStack/canUndo``, ``ActionStack/canRedo`` and the name of the next step
@@ -30,21 +37,32 @@ import Testing
     /// One run: a document, its stack, the model, what an observer heard.
     @MainActor final class Run {
         var document: SharedText
-        var model = CollaborativeTextModel()
+        /// The reference model: ``CollaborativeTextModel`` for a linear history,
+        /// ``CollaborativeTreeModel`` for a branching one.
+        var model: any CollaborativeModel
         var random: SeededGenerator
         var heard: ActionStack.State?
         var heardTitles: (undo: String, redo: String)?
         /// Whether a removal left letters of this user's that no step takes back.
         var keptLetters = false
+        /// The undo edits (in the order they run) of the asynchronous group of this user's that is
+        /// open, as they read now; nil when none is open.
+        var openGroup: [CollaborativeTextModel.Edit]?
         var token: ObservationToken?
         var log: [String] = []
         var stepNumber = 0
         var operationCount = 0
         let async: Bool
+        let shape: ActionStack.HistoryShape
+        /// The label a failing run's messages start with (which run of which driver).
+        let label: String
 
-        init(seed: UInt64, async: Bool) {
+        init(seed: UInt64, async: Bool, shape: ActionStack.HistoryShape = .linear, label: String = "") {
             random = SeededGenerator(seed: seed)
             self.async = async
+            self.shape = shape
+            self.label = label.isEmpty ? "seed \(seed)" : label
+            model = shape == .tree ? CollaborativeTreeModel() : CollaborativeTextModel()
             document = SharedText()
             configure(document.stack)
         }
@@ -52,6 +70,8 @@ import Testing
         func configure(_ stack: ActionStack) {
             stack.groupsByEvent = false
             stack.misusePolicy = .report
+            stack.dropsEmptyGroups = true
+            if shape == .tree && stack.historyShape != .tree { stack.historyShape = .tree }
             token?.cancel()
             token = stack.observe { [unowned self, unowned stack] state in
                 // An observer that calls back in: it reads what an Edit menu reads.
@@ -73,8 +93,11 @@ import Testing
         }
 
         /// A random edit of the text as it is: an insertion, a deletion, or a replacement.
-        func randomEdits(upper: Bool) -> [CollaborativeTextModel.Edit] {
-            let count = model.text.count
+        func randomEdits(upper: Bool) -> [CollaborativeTextModel.Edit] { randomEdits(upper: upper, of: model.text) }
+
+        /// A random edit of `text`.
+        func randomEdits(upper: Bool, of text: [Character]) -> [CollaborativeTextModel.Edit] {
+            let count = text.count
             let kind = count == 0 ? 0 : random.int(0...2)
             switch kind {
             case 0:
@@ -82,11 +105,23 @@ import Testing
             case 1:
                 let start = random.int(0...(count - 1))
                 let length = random.int(1...min(3, count - start))
-                return [.delete(start, String(model.text[start..<start + length]))]
+                return [.delete(start, String(text[start..<start + length]))]
             default:
                 let start = random.int(0...(count - 1))
                 let length = random.int(1...min(3, count - start))
-                return [.delete(start, String(model.text[start..<start + length])), .insert(start, letters(upper))]
+                return [.delete(start, String(text[start..<start + length])), .insert(start, letters(upper))]
+            }
+        }
+
+        /// A peer's change arrives: the document and the model receive it (past the group of this
+        /// user's that is open, if one is).
+        func receive(_ edits: [CollaborativeTextModel.Edit]) {
+            document.receive(Self.textEdit(edits, local: false))
+            if var group = openGroup {
+                model.remote(edits, openGroup: &group)
+                openGroup = group
+            } else {
+                model.remote(edits)
             }
         }
 
@@ -120,7 +155,7 @@ import Testing
             let edit = Self.textEdit(edits, local: true)
             if async {
                 try! edit.apply(to: &document.text)
-                stack.registerAsyncUndo(AsyncTextCommand(edit: edit.inverse), on: document, key: SharedText.key)
+                stack.registerAsyncUndo(DriverTextCommand(edit: edit.inverse), on: document, key: SharedText.key)
             } else {
                 document.edit(edit)
             }
@@ -144,8 +179,7 @@ import Testing
                     position += 1
                 }
                 log.append("remote key \(edits)")
-                document.receive(Self.textEdit(edits, local: false))
-                model.remote(edits)
+                receive(edits)
             }
         }
 
@@ -153,8 +187,7 @@ import Testing
             if random.chance(25) { return remoteBurst() }
             let edits = randomEdits(upper: false)
             log.append("remote \(edits)")
-            document.receive(Self.textEdit(edits, local: false))
-            model.remote(edits)
+            receive(edits)
             #expect(!stack.isClean, "a remote change makes the document unsaved")
         }
 
@@ -166,32 +199,34 @@ import Testing
                 do {
                     did = try await (undo ? stack.performUndo() : stack.performRedo())
                 } catch {
-                    Issue.record("the press failed: \(error); \(log.suffix(40))")
+                    Issue.record("the press failed: \(error); \(trace)")
                     did = false
                 }
             } else {
                 did = undo ? stack.canUndo : stack.canRedo
                 if undo { stack.undo() } else { stack.redo() }
             }
-            #expect(did == expected, "the press did what the Edit menu said: \(log.suffix(6))")
+            #expect(did == expected, "the press did what the Edit menu said: \(trace)")
             if undo { model.undo() } else { model.redo() }
         }
 
         /// An awaited undo with a peer's edit arriving while its step awaits the server.
         func undoWithARemoteChangeMeanwhile() async {
-            guard async, model.canUndo else { return await press(undo: true) }
+            // A group's step (named "G…") holds several actions: the gate would hold it half undone,
+            // which the model does not follow; it is pressed plainly.
+            guard async, model.canUndo, !model.undoName.hasPrefix("G") else { return await press(undo: true) }
             let gate = Gate()
-            AsyncTextCommand.gate = gate
-            defer { AsyncTextCommand.gate = nil }
+            DriverTextCommand.gate = gate
+            defer { DriverTextCommand.gate = nil }
             let stack = self.stack
             let task = Task { @MainActor in (try? await stack.performUndo()) ?? false }
             await settle { gate.waitingCount == 1 }
             // The step's action has made its change and awaits: the model undoes, then the peer edits.
             model.undo()
+            guard awaitedStepMatches(String(model.text)) else { return gate.openForGood() }
             let edits = randomEdits(upper: false)
             log.append("undo awaiting; remote \(edits)")
-            document.receive(Self.textEdit(edits, local: false))
-            model.remote(edits)
+            receive(edits)
             gate.openForGood()
             #expect(await task.value)
         }
@@ -201,30 +236,44 @@ import Testing
             guard let saved = try? stack.savedHistory() else { return }
             var registry = CommandRegistry()
             registry.register(TextCommand.self)
-            registry.register(AsyncTextCommand.self)
+            registry.register(DriverTextCommand.self)
             let data = try! HistoryArchive(fingerprint: "text", histories: ["main": saved]).encoded()
             let archive = try! HistoryArchive(decoding: data, registry: registry)
             let fresh = SharedText(String(document.text), stack: ActionStack())
             configure(fresh.stack)
             try! fresh.stack.restoreHistory(archive.histories["main"]!) { _ in fresh }
             document = fresh
+            if var tree = model as? CollaborativeTreeModel {
+                // A restored tree numbers its next change after the nodes it holds (the numbers of
+                // nodes dropped before the save, dead or removed, are given again).
+                tree.nextNumber = tree.nodes.keys.max()! + 1
+                model = tree
+            }
         }
 
+        /// What a failing expectation prints: the run (its seed reproduces it) and its last operations.
+        var trace: String { "\(label), operation \(operationCount): \(log.suffix(12))" }
+
         func check() {
-            #expect(String(document.text) == String(model.text), "the document: \(log.suffix(8))")
-            #expect(stack.canUndo == model.canUndo, "canUndo: \(log.suffix(8))")
-            #expect(stack.canRedo == model.canRedo, "canRedo: \(log.suffix(8))")
-            #expect(stack.undoActionName == (model.undoStack.last?.name ?? ""), "the Undo name: \(log.suffix(8))")
-            #expect(stack.redoActionName == (model.redoStack.last?.name ?? ""), "the Redo name: \(log.suffix(8))")
+            #expect(String(document.text) == String(model.text), "the document: \(trace)")
+            #expect(stack.canUndo == model.canUndo, "canUndo: \(trace)")
+            #expect(stack.canRedo == model.canRedo, "canRedo: \(trace)")
+            #expect(stack.undoActionName == model.undoName, "the Undo name: \(trace)")
+            #expect(stack.redoActionName == model.redoName, "the Redo name: \(trace)")
+            if let tree = model as? CollaborativeTreeModel {
+                #expect(stack.currentNode?.sequence == tree.current, "the current node: \(trace)")
+            }
             operationCount += 1
             // The invariant check walks the whole history: every few operations.
             if operationCount % 16 == 0 { stack._checkInvariants() }
-            if let heard { #expect(heard == stack.state, "the observer heard the state: \(log.suffix(4))") }
+            if let heard { #expect(heard == stack.state, "the observer heard the state: \(trace)") }
             if let heardTitles {
                 let titles = (stack.undoMenuItemTitle, stack.redoMenuItemTitle)
-                #expect(heardTitles == titles, "the observer read the Edit menu's titles: \(log.suffix(4))")
+                #expect(heardTitles == titles, "the observer read the Edit menu's titles: \(trace)")
             }
-            if Self.comparesEveryStep, let saved = try? stack.savedHistory() {
+            if Self.comparesEveryStep, let model = model as? CollaborativeTextModel,
+                let saved = try? stack.savedHistory()
+            {
                 // Every stored step, rebased, is the model's. (Off by default: saving rebases every
                 // step at once, which would hide a fault of the lazy rebasing the run checks.)
                 let undoSteps = saved.steps.filter { $0.node <= saved.current }.sorted { $0.node > $1.node }
@@ -232,7 +281,7 @@ import Testing
                     let modelStep = model.undoStack[model.undoStack.count - 1 - index]
                     let edit =
                         (step.actions.first?.command as? TextCommand)?.edit.description
-                        ?? (step.actions.first?.command as? AsyncTextCommand)?.edit.description ?? "?"
+                        ?? (step.actions.first?.command as? DriverTextCommand)?.edit.description ?? "?"
                     let expected = modelStep.edits.map { edit -> String in
                         switch edit {
                         case .insert(let at, let text): "+\"\(text)\"@\(at)"
@@ -240,14 +289,194 @@ import Testing
                         }
                     }.joined(separator: " ")
                     if edit != expected {
-                        Issue.record("step \(modelStep.name): stack \(edit), model \(expected); \(log.suffix(3))")
+                        Issue.record("step \(modelStep.name): stack \(edit), model \(expected); \(trace)")
                         break
                     }
                 }
             }
         }
 
+        // MARK: Failures and asynchronous groups
+
+        /// An awaited undo whose step hears a peer's edit while it awaits the server, then fails:
+        /// the rollback leaves the document where the step started, with the peer's edit in it, and
+        /// the step, moved past the edit, is still the next undo.
+        func failedUndoWithARemoteChangeMeanwhile() async {
+            // A group's step (named "G…") holds several actions: the gate would hold it half undone,
+            // which the model does not follow; it is pressed plainly.
+            guard async, model.canUndo, !model.undoName.hasPrefix("G") else { return await press(undo: true) }
+            let gate = Gate()
+            DriverTextCommand.gate = gate
+            DriverTextCommand.failures = 1
+            defer {
+                DriverTextCommand.gate = nil
+                DriverTextCommand.failures = 0
+            }
+            let stack = self.stack
+            let task = Task { @MainActor in try await stack.performUndo() }
+            await settle { gate.waitingCount == 1 }
+            // The step's action has made its change: the peer edits the text as it is now.
+            var undone = model
+            undone.undo()
+            guard awaitedStepMatches(String(undone.text)) else { return gate.openForGood() }
+            let edits = randomEdits(upper: false, of: undone.text)
+            log.append("undo awaiting, then failing; remote \(edits)")
+            document.receive(Self.textEdit(edits, local: false))
+            model.failedUndo(withRemote: edits)
+            gate.openForGood()
+            let result = await task.result
+            #expect(throws: ActionStack.OperationError.self, "the undo failed: \(trace)") { try result.get() }
+        }
+
+        /// Whether the document, while an awaited step is held at the gate, is `expected` (the model
+        /// after the step); a mismatch is recorded (a peer's edit made from the model's text would
+        /// not fit the document).
+        func awaitedStepMatches(_ expected: String) -> Bool {
+            let matches = String(document.text) == expected
+            #expect(matches, "the awaited step made the model's change: \(document.text) vs \(expected); \(trace)")
+            return matches
+        }
+
+        /// One part of an open group: this user's edit, recorded in the group.
+        func groupPart() {
+            let edits = randomEdits(upper: true)
+            log.append("  group part \(edits)")
+            let edit = Self.textEdit(edits, local: true)
+            if async {
+                try! edit.apply(to: &document.text)
+                stack.registerAsyncUndo(DriverTextCommand(edit: edit.inverse), on: document, key: SharedText.key)
+            } else {
+                document.edit(edit)
+            }
+            var inverses: [CollaborativeTextModel.Edit] = []
+            for edit in CollaborativeTextModel.normalized(edits) {
+                model.apply(edit)
+                inverses.append(edit.inverse)
+            }
+            openGroup = inverses.reversed() + (openGroup ?? [])
+        }
+
+        /// An asynchronous group of this user's edits whose body awaits a server after its first
+        /// part, while peers' edits arrive (the open group moves past them at once); one group in
+        /// four throws at the end and rolls back, with the peers' edits kept.
+        func asyncGroupWithRemoteChangesMeanwhile() async {
+            stepNumber += 1
+            let name = "G\(stepNumber)"
+            let parts = random.int(1...3)
+            let fails = random.chance(25)
+            log.append("async group \(name), \(parts) parts\(fails ? ", failing" : "")")
+            let gate = Gate()
+            openGroup = []
+            let stack = self.stack
+            let task = Task { @MainActor in
+                try await stack.asyncGroup(named: name) {
+                    for part in 0..<parts {
+                        self.groupPart()
+                        if part == 0 { await gate.pass() }
+                    }
+                    if fails { throw GroupFailure() }
+                }
+            }
+            await settle { gate.waitingCount == 1 }
+            for _ in 0..<random.int(1...2) {
+                let edits = randomEdits(upper: false)
+                log.append("  remote while the group awaits \(edits)")
+                receive(edits)
+            }
+            gate.openForGood()
+            let result = await task.result
+            let group = openGroup ?? []
+            openGroup = nil
+            if fails {
+                #expect(throws: GroupFailure.self, "the group's body threw: \(trace)") { try result.get() }
+                // The rollback runs the group's undo edits, as they read now.
+                for edit in group { model.apply(edit) }
+            } else {
+                #expect(throws: Never.self, "the group closed: \(trace)") { try result.get() }
+                if !group.isEmpty { model.push(undoEdits: group, name: name) }
+            }
+        }
+
+        // MARK: Branching history
+
+        /// Moves the document to node `target` (awaited in a run of awaited steps), and the model.
+        func jump(to target: Int) async {
+            let id = ActionStack.HistoryNode.ID(sequence: target)
+            if async {
+                do {
+                    try await stack.performJump(toNode: id)
+                } catch {
+                    Issue.record("the jump failed: \(error); \(trace)")
+                }
+            } else {
+                do {
+                    try stack.jump(toNode: id)
+                } catch {
+                    Issue.record("the jump failed: \(error); \(trace)")
+                }
+            }
+            var tree = model as! CollaborativeTreeModel
+            tree.jump(to: target)
+            model = tree
+        }
+
+        /// A jump to any node of the tree: along the current path, or into another branch.
+        func jumpToANode() async {
+            guard let tree = model as? CollaborativeTreeModel else { return local() }
+            let nodes = tree.nodes.keys.sorted()
+            let target = nodes[random.int(0...(nodes.count - 1))]
+            log.append("jump to #\(target) from #\(tree.current)")
+            await jump(to: target)
+        }
+
+        /// `earlier(n)` or `later(n)`: a move in time, across branches (in a run of awaited steps,
+        /// the awaited jump to the node the model says it reaches).
+        func moveInTime() async {
+            guard var tree = model as? CollaborativeTreeModel else { return local() }
+            let count = random.int(1...4)
+            let back = random.chance(50)
+            let target = back ? tree.earlier(count) : tree.later(count)
+            log.append("\(back ? "earlier" : "later")(\(count)) from #\(tree.current) to #\(target)")
+            if async { return await jump(to: target) }
+            do {
+                let reached = try back ? stack.earlier(count) : stack.later(count)
+                #expect(reached.sequence == target, "the move in time reached the model's node: \(trace)")
+            } catch {
+                Issue.record("the move in time failed: \(error); \(trace)")
+            }
+            tree.jump(to: target)
+            model = tree
+        }
+
+        /// Jumps to the root and back: at the root none of this user's letters is left (only the
+        /// peer's), and back at the node the document is the model's again.
+        func rootAndBack() async {
+            guard let tree = model as? CollaborativeTreeModel else { return local() }
+            let node = tree.current
+            log.append("jump to the root and back to #\(node)")
+            await jump(to: tree.root)
+            check()
+            if !keptLetters {
+                #expect(
+                    !String(document.text).contains { $0.isUppercase }, "no letter of this user's at the root: \(trace)"
+                )
+            }
+            await jump(to: node)
+        }
+
         func operation() async {
+            switch random.int(0...119) {
+            case 100..<104: await asyncGroupWithRemoteChangesMeanwhile()
+            case 104..<107: await failedUndoWithARemoteChangeMeanwhile()
+            case 107..<113: await jumpToANode()
+            case 113..<117: await moveInTime()
+            case 117..<120: await rootAndBack()
+            default: await classicOperation()
+            }
+            check()
+        }
+
+        func classicOperation() async {
             switch random.int(0...99) {
             case 0..<30: local()
             case 30..<55: remote()
@@ -263,8 +492,7 @@ import Testing
                 // The document's object goes (a peer deleted the whole text, say): its steps go too.
                 log.append("removeAllActions(withTarget:)")
                 stack.removeAllActions(withTarget: document)
-                model.undoStack = []
-                model.redoStack = []
+                model.removeAll()
                 // The letters typed so far stay: no step is left to take them back.
                 keptLetters = true
             default:
@@ -281,12 +509,11 @@ import Testing
                 check()
                 for _ in 0..<pressed where model.canRedo { await press(undo: false) }
             }
-            check()
         }
     }
 
-    static func operations(seed: UInt64, count: Int, async: Bool) async {
-        let run = Run(seed: seed, async: async)
+    static func operations(seed: UInt64, count: Int, async: Bool, shape: ActionStack.HistoryShape = .linear) async {
+        let run = Run(seed: seed, async: async, shape: shape)
         for _ in 0..<count { await run.operation() }
     }
 
@@ -316,7 +543,8 @@ import Testing
         var done = 0
         var seed: UInt64 = 1_000_000
         while done < total {
-            await Self.operations(seed: seed, count: 2_000, async: seed % 4 == 0)
+            await Self.operations(
+                seed: seed, count: 2_000, async: seed % 4 == 0, shape: seed % 2 == 1 ? .tree : .linear)
             done += 2_000
             seed += 1
         }
