@@ -295,7 +295,13 @@ extension ActionStack {
     /// - Complexity: O(s) for the s nodes held when they move back; O(1) otherwise.
     public var historyClock: @Sendable () -> Date {
         get { history.clock ?? { Date() } }
-        set { history.clock = newValue }
+        set {
+            // A call: a clock set behind the dates held moves them, a change that observers and a
+            // recorder hear at its end, not at the end of the next call.
+            enterCall()
+            defer { leaveCall() }
+            history.clock = newValue
+        }
     }
 
     /// Moves the document to the state of node `id`: undoes up to the nearest common ancestor of

@@ -21,15 +21,15 @@ import Testing
 /// the node the model numbers; at the root none of this user's letters is left; back at a node
 /// the document is the model's again.
 extension CollaborativeDriverTests {
-    /// 80,000 operations in 200 runs.
-    @Test(arguments: 0..<Workload.scaled(200))
+    /// 32,000 operations in 80 runs.
+    @Test(arguments: 0..<Workload.scaled(80))
     func aBranchingHistoryIsTheTreeModelAfterEveryOperation(seed: Int) async {
         await Self.operations(seed: UInt64(20_000 + seed), count: 400, async: false, shape: .tree)
         await Workload.yield()
     }
 
-    /// 20,000 operations in 50 runs, with awaited steps and awaited jumps.
-    @Test(arguments: 0..<Workload.scaled(50))
+    /// 8,000 operations in 20 runs, with awaited steps and awaited jumps.
+    @Test(arguments: 0..<Workload.scaled(20))
     func awaitedStepsInABranchingHistoryAreTheTreeModelToo(seed: Int) async {
         await Self.operations(seed: UInt64(30_000 + seed), count: 400, async: true, shape: .tree)
         await Workload.yield()

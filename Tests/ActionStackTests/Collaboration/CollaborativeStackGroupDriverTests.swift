@@ -99,7 +99,7 @@ extension CollaborativeDriverTests {
     }
 
     /// 16,000 operations in 40 runs of two documents.
-    @Test(arguments: 0..<Workload.scaled(40))
+    @Test(arguments: 0..<Workload.scaled(16))
     func twoSharedDocumentsInOneGroupAreEachTheirOwnModel(seed: Int) async {
         let run = GroupRun(seed: UInt64(40_000 + seed))
         for _ in 0..<400 { await run.operation() }
