@@ -191,7 +191,12 @@ extension ActionStack {
     }
 
     private func outermostCallEnded() {
-        if publisher.mayHaveHistoryChangeListeners && endsQuietly { return }
+        if publisher.mayHaveHistoryChangeListeners && endsQuietly {
+            // Nothing else listens: the next calls end as on an unwatched stack, until the change
+            // tracker notes a change (`History.onChangeDue`) or a listener comes.
+            publisher.mayHaveObservers = false
+            return
+        }
         // Ids are held outside the storage while a step is in flight (its states, its marks).
         if history.states.needsRenumbering && activities.isEmpty && steps.isIdle {
             history.renumberStates()
@@ -327,7 +332,11 @@ extension ActionStack {
         leaveCall()
         if onlyWhenHistoryMayHaveChanged {
             let id = publisher.historyChangeListeners.add(body)
-            // The calls' ends are looked at (`leaveCall()`), and end quietly unless due.
+            // The calls' ends are looked at (`leaveCall()`) while the change tracker says a change
+            // is due; a call that ends quietly stops looking until the next change is noted.
+            if history.onChangeDue == nil {
+                history.onChangeDue = { [unowned(unsafe) self] in self.publisher.mayHaveObservers = true }
+            }
             publisher.mayHaveObservers = true
             publisher.mayHaveHistoryChangeListeners = true
             return ObservationToken(list: publisher.historyChangeListeners, id: id)
@@ -361,7 +370,8 @@ extension ActionStack {
             if !publisher.observers.isEmpty {
                 state = snapshot()
             } else if (!publisher.mayHaveCallEndListeners || publisher.callEndListeners.isEmpty)
-                && (!publisher.mayHaveHistoryChangeListeners || publisher.historyChangeListeners.isEmpty)
+                && (!publisher.mayHaveHistoryChangeListeners || publisher.historyChangeListeners.isEmpty
+                    || !historyMayHaveChanged)
             {
                 publisher.mayHaveObservers = false
             }

@@ -62,6 +62,12 @@ final class History {
     /// What changed since a recorder last recorded the history (see ``HistoryChanges``): kept only
     /// while a ``HistoryRecorder`` watches, nil otherwise, so that a history nobody records pays one
     /// `nil` check where it changes.
+    /// Called when the change tracker notes a change after its last drain (the stack sets it
+    /// while a recorder of what changed listens, to look at the end of the call: see
+    /// `ActionStack.addCallEndListener(onlyWhenHistoryMayHaveChanged:_:)`).
+    var onChangeDue: (() -> Void)? {
+        didSet { changes?.onDue = onChangeDue }
+    }
     @exclusivity(unchecked) var changes: HistoryChanges? {
         didSet { tracksChanges = changes != nil }
     }

@@ -145,7 +145,12 @@ final class HistoryChanges {
     /// Whether something changed that only a whole snapshot describes.
     private(set) var needsSnapshot = false
     /// Whether something changed since the last drain (the document's states are compared apart).
-    private(set) var isDue = false
+    private(set) var isDue = false {
+        didSet { if isDue && !oldValue { onDue?() } }
+    }
+    /// Called when something is noted after a drain (``History/onChangeDue``): the stack then
+    /// looks at the end of the call, which it skips while nothing is due.
+    var onDue: (() -> Void)?
     /// The document's current and clean states at the last drain.
     private(set) var seenCurrent: StateID
     private(set) var seenClean: StateID
@@ -346,6 +351,7 @@ extension History {
     func startTrackingChanges() -> HistoryChanges {
         if let changes { return changes }
         let made = HistoryChanges(states: states)
+        made.onDue = onChangeDue
         changes = made
         for side in trackedSides { side.startTracking(made) }
         return made
