@@ -285,11 +285,6 @@ extension ActionStack {
         return told
     }
 
-    /// Whether the history's change tracker (kept while a recorder of what changed watches) says
-    /// the history may have changed since its changes were last gathered, or one of its logs holds
-    /// changes not yet recorded.
-    ///
-    /// - Complexity: O(1).
     /// Whether the outermost call ending now leaves nothing to do: no limit or renumbering
     /// waits, no state observer, call-end listener or idle work, the clean flag as last told, and
     /// the history's change tracker sees no change. Asked only while a history-change listener
@@ -310,6 +305,11 @@ extension ActionStack {
         return true
     }
 
+    /// Whether the history's change tracker (kept while a recorder of what changed watches) says
+    /// the history may have changed since its changes were last gathered, or one of its logs holds
+    /// changes not yet recorded.
+    ///
+    /// - Complexity: O(1).
     private var historyMayHaveChanged: Bool {
         guard let changes = history.changes else { return false }
         return changes.mayBeDue(history.states) || changes.logsWithChanges > 0
@@ -319,7 +319,9 @@ extension ActionStack {
     /// the state changed or not, while the token lives. With `onlyWhenHistoryMayHaveChanged`
     /// (a recorder of what changed, whose history's changes are tracked: ``History/changes``),
     /// only at the end of the calls after which the tracker says the history may have changed, or
-    /// one of its logs holds changes not yet recorded: a query costs a comparison, not a call.
+    /// one of its logs holds changes not yet recorded; the stack looks at a call's end for it only
+    /// after the tracker noted a change (``History/onChangeDue``), so a query costs what it costs
+    /// on an unwatched stack.
     ///
     /// - Complexity: O(1) amortized; each call then costs one call per listener told (and a
     ///   ``state`` snapshot only when an observer listens too).
