@@ -23,11 +23,13 @@ import Foundation
 /// snapshot describes (``ActionStack/removeAllActions()``, a restore, a change of shape), after a
 /// record it could not write or one the journal lost, and when the records since the last snapshot
 /// outweigh it (then it compacts the journal; see <doc:SavingTheHistory> for each case). A call
-/// that changes no history (a query) appends nothing and costs one comparison. A recorder that makes
-/// its own archives (``init(journal:archive:)``, for several stacks) appends a whole
-/// ``HistoryArchive`` at the end of every call on a watched stack, unless it repeats the last one
-/// appended. The recorder runs after the stack's observers (``ActionStack/observe(_:)``), so what an
-/// observer changes in its turn (an autosave's ``ActionStack/markClean()``) is in the same record.
+/// that changes no history (a query) appends nothing, and costs what it costs on a stack nobody
+/// records: the stack tells the recorder of a call's end only after its history noted a change.
+/// A recorder that makes its own archives (``init(journal:archive:)``, for several stacks) appends
+/// a whole ``HistoryArchive`` at the end of every call on a watched stack, unless it repeats the
+/// last one appended. The recorder runs after the stack's observers (``ActionStack/observe(_:)``),
+/// so what an observer changes in its turn (an autosave's ``ActionStack/markClean()``) is in the
+/// same record.
 ///
 /// There is not always a whole history to save. While a group is open, an asynchronous operation
 /// runs or waits in the queue, or a step is broken (``ActionStack/brokenStep``),
