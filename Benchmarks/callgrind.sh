@@ -76,5 +76,6 @@ echo "(a step: each/each-notify = group + register, undo, redo; single = one act
 echo " undo and redo; strong/weak = a closure stack's register, undo, redo; closures = register"
 echo " + undo; remove = the removal pass, per stored action; *-tree = the same with historyShape = .tree;"
 echo " fork = a change that forks + an undo; jump = one jump(toNode:) of 8 steps; command /"
-echo " command-closure = group + register a command / the same closure, no undo or redo; releasing what"
-echo " a step stored is included)"
+echo " command-closure = group + register a command / the same closure, no undo or redo; remote /"
+echo " remote-disabled = a peer's one-letter edit reported / made with registration disabled; remote-undo"
+echo " = an edit, 10 remote changes and the undo; releasing what a step stored is included)"

@@ -111,9 +111,11 @@ extension ActionStack {
         } else {
             // The open groups of the undo stack are rewritten now, and the change, as it reads
             // below them, is handed to every step that applies at the current node.
-            var changes: [any Sendable] = [change]
-            if !undoSide.frames.isEmpty { changes = history.rebaseOpenRegion(of: undoSide, over: changes) }
-            history.deliverToStepsAtCurrentNode(changes)
+            if undoSide.frames.isEmpty {
+                history.deliverChangeToStepsAtCurrentNode(change)
+            } else {
+                history.deliverToStepsAtCurrentNode(history.rebaseOpenRegion(of: undoSide, over: [change]))
+            }
         }
         return true
     }

@@ -236,6 +236,14 @@ extension ActionStack {
     /// The blocks queued on run loops for the automatic close so far.
     package var _runLoopClosesQueued: Int { eventClose.runLoopClosesQueued }
 
+    /// The remote changes the newest step of the undo stack (or the redo stack) holds, not yet
+    /// rebased over, as the stack keeps them (merged where they merge); empty when there is none.
+    package func _unseenRemoteChanges(ofNewestStepOnUndoStack undo: Bool = true) -> [any Sendable] {
+        let side = undo ? undoSide : redoSide
+        guard !side.steps.isEmpty else { return [] }
+        return side.steps[side.steps.count - 1].metadata?.unseenChanges ?? []
+    }
+
     /// How many times the state ids were renumbered.
     package var _stateRenumberings: Int { history.states.renumberings }
 

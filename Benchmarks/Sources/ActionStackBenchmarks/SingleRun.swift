@@ -31,6 +31,9 @@ let singleRunScenarios: [(name: String, step: String)] = [
     ("remove-setup", "scenario 4's set-up alone (callgrind.sh subtracts it from remove)"),
     ("recorded", "2,000 move commands on a stack of COUNT steps held, watched by a HistoryRecorder"),
     ("queried", "100,000 queries (canUndo + undoMenuItemTitle) on a stack of COUNT steps, watched by a recorder"),
+    ("remote", "COUNT remote changes reported to a text stack of 1,000 steps"),
+    ("remote-disabled", "the same COUNT changes made with registration disabled (the remote table's baseline)"),
+    ("remote-undo", "COUNT undos, each of a step made before 10 remote changes"),
 ]
 
 /// Runs `scenario` for `count` steps, releasing what it stored; false if the name is unknown.
@@ -83,6 +86,12 @@ func singleRun(_ scenario: String, _ count: Int) -> Bool {
         _ = timeRecordedChanges(held: count, changes: 2_000, recorded: true)
     case "queried":
         _ = timeQueries(held: count, watched: true)
+    case "remote":
+        _ = reportRemoteChanges(steps: 1_000, changes: count)
+    case "remote-disabled":
+        _ = applyWithRegistrationDisabled(steps: 1_000, changes: count)
+    case "remote-undo":
+        _ = undoAfterRemoteChanges(10, undos: count)
     default:
         return false
     }

@@ -157,6 +157,8 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// - Returns: The rebased edit, or `nil` when nothing is left of it.
     /// - Complexity: O(p · q) for p and q pieces, plus the elements they move.
     @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     public func rebased(over other: SequenceEdit) -> SequenceEdit? {
         let rebased = SequenceEdit(Self.transform(ours: pieces[...], theirs: other.pieces[...]).ours)
         return rebased.isEmpty ? nil : rebased
@@ -168,6 +170,8 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// - Returns: The rewritten edit, or `nil` when nothing is left of it.
     /// - Complexity: O(p · q) for p and q pieces, plus the elements they move.
     @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     public func transform(_ other: SequenceEdit) -> SequenceEdit? {
         let transformed = SequenceEdit(Self.transform(ours: pieces[...], theirs: other.pieces[...]).theirs)
         return transformed.isEmpty ? nil : transformed
@@ -177,7 +181,9 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
 
     /// Two lists of pieces that apply to one sequence: `ours` after `theirs`, and `theirs` after
     /// `ours`. Pieces compose in order, so a list is transformed one piece at a time.
-    @usableFromInline
+    @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     static func transform(ours: ArraySlice<Piece>, theirs: ArraySlice<Piece>) -> (ours: [Piece], theirs: [Piece]) {
         guard let first = ours.first else { return ([], Array(theirs)) }
         guard let theirFirst = theirs.first else { return (Array(ours), []) }
@@ -195,7 +201,9 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     }
 
     /// One piece of ours and one of theirs, applying to the same sequence.
-    @usableFromInline
+    @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     static func transform(_ ours: Piece, _ theirs: Piece) -> (ours: [Piece], theirs: [Piece]) {
         switch (ours, theirs) {
         case (.insert(let mine, let p), .insert(let other, let q)):
@@ -232,7 +240,9 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
     /// A deletion of `elements` at `start` once `count` elements were inserted at `offset`: moved
     /// past them, or split around them when they are inside its range (an insertion at either end
     /// is outside).
-    @usableFromInline
+    @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     static func deletion(_ elements: [Element], at start: Int, past offset: Int, _ count: Int) -> [Piece] {
         if offset <= start { return [.delete(elements, at: start + count)] }
         if offset >= start + elements.count { return [.delete(elements, at: start)] }
@@ -245,7 +255,9 @@ public struct SequenceEdit<Element: Equatable & Sendable>: Equatable, Sendable {
 
     /// What is left of a deletion of `elements` at `start` once `others` at `otherStart` were
     /// deleted: the elements both delete are gone, and the rest moves back past what went before it.
-    @usableFromInline
+    @inlinable
+    @_specialize(where Element == Unicode.Scalar)
+    @_specialize(where Element == Character)
     static func remainder(
         _ elements: [Element], at start: Int, after others: [Element], at otherStart: Int
     ) -> [Piece] {

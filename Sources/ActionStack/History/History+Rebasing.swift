@@ -34,17 +34,36 @@ extension History {
     ///
     /// - Complexity: O(1 + b) for the b branches that leave from the current node.
     func deliverToStepsAtCurrentNode(_ changes: [any Sendable]) {
-        guard !changes.isEmpty else { return }
-        deliver(changes, toNewestStepOf: undoSide)
-        deliver(changes, toNewestStepOf: redoSide)
+        guard !changes.isEmpty, let log = remote?.log else { return }
+        deliver(changes, toNewestStepOf: undoSide, log)
+        deliver(changes, toNewestStepOf: redoSide, log)
         if let tree {
-            for branch in tree.branches(at: currentNodeNumber) { deliver(changes, toNewestStepOf: branch.side) }
+            for branch in tree.branches(at: currentNodeNumber) { deliver(changes, toNewestStepOf: branch.side, log) }
         }
     }
 
-    private func deliver(_ changes: [any Sendable], toNewestStepOf side: Side) {
+    /// Hands one change, which reads at the current node, to the steps that apply there (as
+    /// ``deliverToStepsAtCurrentNode(_:)``, without an array for one change: the
+    /// path of a change reported with nothing open and nothing in flight).
+    ///
+    /// - Complexity: O(1 + b) for the b branches that leave from the current node.
+    func deliverChangeToStepsAtCurrentNode(_ change: any Sendable) {
+        guard let log = remote?.log else { return }
+        deliver(change, toNewestStepOf: undoSide, log)
+        deliver(change, toNewestStepOf: redoSide, log)
+        if let tree {
+            for branch in tree.branches(at: currentNodeNumber) { deliver(change, toNewestStepOf: branch.side, log) }
+        }
+    }
+
+    private func deliver(_ change: any Sendable, toNewestStepOf side: Side, _ log: RemoteChangeLog) {
         guard !side.steps.isEmpty else { return }
-        side.deliverUnseenChanges(changes, toStepAt: side.steps.count - 1)
+        side.deliverUnseenChange(change, toStepAt: side.steps.count - 1, log: log)
+    }
+
+    private func deliver(_ changes: [any Sendable], toNewestStepOf side: Side, _ log: RemoteChangeLog) {
+        guard !side.steps.isEmpty else { return }
+        side.deliverUnseenChanges(changes, toStepAt: side.steps.count - 1, log: log)
     }
 
     /// Hands `changes`, which read at the far node of the step at `position` of `side` (the node
@@ -52,8 +71,8 @@ extension History {
     /// applies there: the next older step of the side, and the newest step of each branch that
     /// leaves from that node.
     func deliver(_ changes: [any Sendable], pastStepAt position: Int, of side: Side) {
-        guard !changes.isEmpty else { return }
-        if position > 0 { side.deliverUnseenChanges(changes, toStepAt: position - 1) }
+        guard !changes.isEmpty, let log = remote?.log else { return }
+        if position > 0 { side.deliverUnseenChanges(changes, toStepAt: position - 1, log: log) }
         let farNode = side === undoSide ? nil : side.steps[position].node
         deliverToBranches(changes, at: farNode, below: position, of: side)
     }
@@ -63,18 +82,18 @@ extension History {
     /// unchanged. `below` is the position of the kept step below it plus one (0 when there is none);
     /// `step` is the step that went.
     func passUnseenChanges(of step: Step, droppedFrom side: Side, below: Int) {
-        guard let changes = step.metadata?.unseenChanges, !changes.isEmpty else { return }
-        if below > 0 { side.deliverUnseenChanges(changes, toStepAt: below - 1) }
+        guard let changes = step.metadata?.unseenChanges, !changes.isEmpty, let log = remote?.log else { return }
+        if below > 0 { side.deliverUnseenChanges(changes, toStepAt: below - 1, log: log) }
         deliverToBranches(changes, at: side === undoSide ? nil : step.node, below: below, of: side)
     }
 
     /// The newest step of each branch that leaves from the far node (`node`, or for the undo side
     /// the node of the step below `below`, or the root) hears of `changes`.
     private func deliverToBranches(_ changes: [any Sendable], at node: NodeNumber?, below: Int, of side: Side) {
-        guard let tree else { return }
+        guard let tree, let log = remote?.log else { return }
         let farNode = node ?? (below > 0 ? side.steps[below - 1].node : tree.root)
         for branch in tree.branches(at: farNode) where branch.side !== side {
-            deliver(changes, toNewestStepOf: branch.side)
+            deliver(changes, toNewestStepOf: branch.side, log)
         }
     }
 

@@ -415,11 +415,23 @@ final class Side {
     /// it (``MergeableChange``) is.
     ///
     /// - Complexity: O(c) for the c changes, plus a copy of the metadata when it is shared.
-    func deliverUnseenChanges(_ changes: [any Sendable], toStepAt position: Int) {
+    func deliverUnseenChanges(_ changes: [any Sendable], toStepAt position: Int, log: RemoteChangeLog) {
         guard !changes.isEmpty else { return }
         Self.update(&steps[position].metadata) { metadata in
-            for change in changes { RemoteChangeLog.append(change, to: &metadata.unseenChanges) }
+            for change in changes { log.append(change, to: &metadata.unseenChanges) }
         }
+    }
+
+    /// Adds one remote change to what the step at `position` has not been rebased over (as
+    /// ``deliverUnseenChanges(_:toStepAt:log:)``, without an array for one change).
+    ///
+    /// - Complexity: O(1) amortized, plus a copy of the metadata when it is shared.
+    func deliverUnseenChange(_ change: any Sendable, toStepAt position: Int, log: RemoteChangeLog) {
+        // As `update`, without its closure and its emptiness check: the metadata holds a change now.
+        if !isKnownUniquelyReferenced(&steps[position].metadata) {
+            steps[position].metadata = steps[position].metadata?.copy() ?? StepMetadata()
+        }
+        if let metadata = steps[position].metadata { log.append(change, to: &metadata.unseenChanges) }
     }
 
     /// Takes the remote changes the step at `position` has not been rebased over.

@@ -163,6 +163,41 @@ import Testing
         #expect(TextEdit.insert("a", at: 3).merged(with: .delete("x", at: 3)) == nil)
     }
 
+    /// The promise of ``MergeableChange``: a peer's run of keys waits as one change in the step it
+    /// reaches, so that the step pays for one when it is rebased; changes that do not continue the
+    /// run, or are of another type (the stack learns once per type whether it merges), stay apart,
+    /// and a type that merges merges again after another type came between.
+    @Test func aPeersRunOfKeysWaitsAsOneChangeAndOtherChangesStayApart() throws {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        let doc = SharedText("Hello", stack: stack)
+        stack.beginUndoGrouping()
+        doc.type(" world", at: 5)
+        stack.endUndoGrouping()
+        for (index, key) in "Oh, ".enumerated() { doc.receive(.insert(String(key), at: index)) }
+        var unseen = stack._unseenRemoteChanges()
+        #expect(unseen.count == 1)
+        #expect(unseen.first as? TextEdit == .insert("Oh, ", at: 0))
+        // A deletion does not continue an insertion; a change of another type is kept as it is.
+        doc.receive(.delete("O", at: 0))
+        stack.applyRemoteChange(Marker(id: 1)) {}
+        stack.applyRemoteChange(Marker(id: 2)) {}
+        doc.receive(.delete("h", at: 0))
+        doc.receive(.delete(",", at: 0))
+        unseen = stack._unseenRemoteChanges()
+        #expect(unseen.count == 5)
+        #expect(unseen.last as? TextEdit == .delete("h,", at: 0))
+        #expect((unseen[2] as? Marker)?.id == 1 && (unseen[3] as? Marker)?.id == 2)
+        // The step lands as over the keys one by one.
+        #expect(doc.text == " Hello world")
+        stack.undo()
+        #expect(doc.text == " Hello")
+        #expect(stack._unseenRemoteChanges().isEmpty)
+    }
+
+    /// A change that is not a ``MergeableChange`` (and not rebased over by any command).
+    private struct Marker: Sendable { var id: Int }
+
     @Test func aStepRebasedOverAMergedRunLandsAsOverTheKeysOneByOne() {
         let stack = ActionStack()
         stack.groupsByEvent = false
