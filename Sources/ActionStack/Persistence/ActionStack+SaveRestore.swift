@@ -315,9 +315,12 @@ extension ActionStack {
         let rootDate = history.tree?.table.record(NodeNumber(root)).map {
             Date(timeIntervalSinceReferenceDate: $0.date)
         }
-        return SavedHistory(
+        var history = SavedHistory(
             shape: historyShape, root: root, current: layout.current, clean: cleanNode, steps: saved,
             rootDate: rootDate, omissions: omissions, remoteVersion: history.remote?.version)
+        // The number the next change gets: above every node made, saved or not.
+        if let tree = self.history.tree { history.nextNode = Int(tree.nextNumber) }
+        return history
     }
 
     /// Puts a saved history back into this stack, which must be empty, and reports what came back.
@@ -1065,7 +1068,9 @@ extension ActionStack {
                 store.table.append(NodeNumber(number), parent: parent, date: when)
                 store.lastDate = Swift.max(store.lastDate, when)
             }
-            store.nextNumber = NodeNumber((all.max() ?? plan.newRoot) + 1)
+            // Numbers go on from the saved stack's next number: a number given to a change that
+            // is gone (left out of the save, freed, pruned) is not given again.
+            store.nextNumber = NodeNumber(Swift.max((all.max() ?? plan.newRoot) + 1, saved.nextNode ?? 0))
             history.installTree(store)
             // Each child not placed yet starts a branch that follows the redo choices.
             var placed = Set(path).union(chain)

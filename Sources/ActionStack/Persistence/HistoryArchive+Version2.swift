@@ -204,6 +204,10 @@ struct ArchiveWriter {
             head.raw(#","remoteVersion":"#)
             head.string(remoteVersion)
         }
+        if let nextNode = history.nextNode {
+            head.raw(#","nextNode":"#)
+            head.int(nextNode)
+        }
         if !entries.isEmpty {
             depth = Swift.max(depth, 5)
             head.raw(#","commands":["#)
@@ -507,6 +511,7 @@ private struct HistoryReader {
     var rootDate: Double?
     var omissions: [SavedHistory.Omission] = []
     var remoteVersion: String?
+    var nextNode: Int?
     var commands: [(type: String, version: Int, key: String)] = []
     var names: [String] = []
     var steps: [StepHeader]?
@@ -608,10 +613,12 @@ private struct HistoryReader {
         } catch {
             throw corrupt("payloads: \(CommandRegistry.reason(for: error))")
         }
-        return SavedHistory(
+        var history = SavedHistory(
             shape: shape, root: root, current: current, clean: clean, steps: saved,
             rootDate: rootDate.map(Date.init(timeIntervalSinceReferenceDate:)), omissions: omissions,
             remoteVersion: remoteVersion)
+        history.nextNode = nextNode
+        return history
     }
 
     private mutating func readFields(_ cursor: inout JSONCursor) throws {
@@ -646,6 +653,7 @@ private struct HistoryReader {
             let version = try cursor.readString()
             try check(version)
             remoteVersion = version
+        case "nextNode": nextNode = try cursor.readInt()
         case "commands": try readCommands(&cursor)
         case "names":
             try cursor.beginArray()

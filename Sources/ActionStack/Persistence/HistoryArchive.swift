@@ -71,7 +71,10 @@ public import Foundation
 ///   of the stack's history, `omitted` (``SavedHistory/omissions``): `[reason, steps]` entries,
 ///   with the name of the step that holds a closure as a third value for the reason `"closure"`
 ///   (absent when the save left nothing out; a reason this library does not know is read as it
-///   is). Its steps, parents before
+///   is), the app's `remoteVersion` (``SavedHistory/remoteVersion``; absent: none), and `nextNode`,
+///   the number a branching history's next change gets (``SavedHistory/nextNode``; absent in a
+///   linear history and in archives written before it was saved: the next change is then numbered
+///   after the highest node). Its steps, parents before
 ///   children, are three arrays that go together: `steps` says how many actions each step holds,
 ///   `actions` names the command table entry of each action, and `payloads` holds each action's
 ///   command as its `encode(to:)` wrote it (JSON, not a string), in the same order.

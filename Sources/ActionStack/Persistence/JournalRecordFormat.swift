@@ -43,6 +43,9 @@ import Foundation
 //   recovery finds the clean node and the current node by them, as a save does).
 // - "remote": the app's version of the document, or null.
 // - "root", "rootDate": a branching history's root node and its date (seconds since 2001).
+// - "next": a branching history's next node number (`SavedHistory.nextNode`), in a snapshot and in
+//   a record after which it changed; absent in journals written before it was recorded (a replay
+//   then numbers on from the highest node held).
 // - "ops", applied in order:
 //   - ["u", drop, keep, grow, push], ["r", …], ["b", id, drop, keep, grow, push]: the undo
 //     stack, the redo stack or branch `id`: `drop` steps leave its bottom, then it keeps its first
@@ -113,6 +116,8 @@ struct JournalHistoryRecord: Sendable {
     var remoteVersion: String?
     var root: NodeNumber?
     var rootDate: Double?
+    /// The number the next change gets (a branching history's), when it changed.
+    var nextNode: NodeNumber?
     var operations: [JournalOperation] = []
     /// The steps the operations take, in order.
     var steps: [JournalStep] = []
@@ -120,7 +125,7 @@ struct JournalHistoryRecord: Sendable {
     /// Whether it changes nothing.
     var isEmpty: Bool {
         shape == nil && current == nil && clean == nil && !setsRemoteVersion && root == nil && rootDate == nil
-            && operations.isEmpty
+            && nextNode == nil && operations.isEmpty
     }
 }
 
@@ -226,6 +231,10 @@ enum JournalRecordWriter {
             guard rootDate.isFinite else { throw notFinite(rootDate, "the root's date") }
             field(#""rootDate":"#)
             head.double(rootDate)
+        }
+        if let nextNode = history.nextNode {
+            field(#""next":"#)
+            head.int(Int(nextNode))
         }
         if !history.operations.isEmpty {
             field(#""ops":["#)
@@ -726,6 +735,13 @@ private struct JournalHistoryReader {
                 record.remoteVersion = version
             }
         case "root": record.root = try node(&cursor)
+        case "next":
+            // One above the largest node number, at most.
+            let value = try cursor.readInt()
+            guard value >= 1, value <= SavedHistory.maximumNode + 1, let next = NodeNumber(exactly: value) else {
+                throw cursor.invalid("a next node number out of range")
+            }
+            record.nextNode = next
         case "rootDate":
             let date = try cursor.readDouble()
             guard date.isFinite else { throw cursor.invalid("a date that is not finite") }

@@ -32,6 +32,8 @@ final class JournalRecordMaker {
     private var lastClean: StateID?
     private var lastRemote: String??
     private var lastRoot: NodeNumber?
+    /// The next node number the last record left the journal with.
+    private var lastNextNode: NodeNumber?
 
     init(stack: ActionStack, maximumSteps: Int) {
         self.stack = stack
@@ -100,6 +102,7 @@ final class JournalRecordMaker {
         if let tree = history.tree {
             record.root = tree.root
             record.rootDate = tree.table.record(tree.root)?.date
+            record.nextNode = tree.nextNumber
         }
         record.operations.append(
             .chain(.undo, drop: 0, keep: 0, grow: false, push: history.undoSide.steps.count))
@@ -133,7 +136,11 @@ final class JournalRecordMaker {
             record.setsRemoteVersion = true
             record.remoteVersion = remote
         }
-        if let tree = history.tree, tree.root != lastRoot { return nil }
+        if let tree = history.tree {
+            if tree.root != lastRoot { return nil }
+            // A number given to a node that is gone already is not given again after a recovery.
+            if tree.nextNumber != lastNextNode { record.nextNode = tree.nextNumber }
+        }
         for change in log.branchChanges {
             switch change {
             case .redoBecameBranch(let branch, let anchor):
@@ -172,6 +179,7 @@ final class JournalRecordMaker {
         lastClean = history.states.clean
         lastRemote = .some(history.remote?.version)
         lastRoot = history.tree?.root
+        lastNextNode = history.tree?.nextNumber
         log.reset()
     }
 

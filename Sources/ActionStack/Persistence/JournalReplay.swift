@@ -60,6 +60,9 @@ struct JournalHistoryModel {
     var remoteVersion: String?
     var root: NodeNumber
     var rootDate: Double?
+    /// The number the next change gets, as the last record that gave it said (nil: one above the
+    /// largest node held, as in a journal written before records said it).
+    var nextNode: NodeNumber?
     var undo = JournalChain()
     var redo = JournalChain()
     /// The branches, by the recorder's number, with the node each leaves from.
@@ -77,6 +80,7 @@ struct JournalHistoryModel {
         remoteVersion = record.remoteVersion
         root = record.root ?? 0
         rootDate = record.rootDate
+        nextNode = record.nextNode
         try apply(record, limits: limits)
     }
 
@@ -93,6 +97,7 @@ struct JournalHistoryModel {
         if record.setsRemoteVersion { remoteVersion = record.remoteVersion }
         if let root = record.root { self.root = root }
         if let rootDate = record.rootDate { self.rootDate = rootDate }
+        if let nextNode = record.nextNode { self.nextNode = nextNode }
         var next = 0
         func problem(_ what: String) -> JournalRecordProblem { JournalRecordProblem(what) }
         for operation in record.operations {
@@ -319,6 +324,13 @@ struct JournalHistoryModel {
             }
         }
         store.nextNumber = (nodes.max() ?? root) &+ 1
+        if let nextNode {
+            // A record's next number below a node held is damage, not a choice.
+            guard nextNode >= store.nextNumber else {
+                throw JournalRecordProblem("the next node number \(nextNode) is not above every node held")
+            }
+            store.nextNumber = nextNode
+        }
         store.lastDate = date.values.max() ?? (rootDate ?? 0)
         return store
     }

@@ -43,6 +43,7 @@ extension SavedHistory {
             case negativeCost(node: Int, cost: Int)
             case invalidCommandVersion(type: String, version: Int)
             case actionWithoutCommand(node: Int)
+            case nextNodeNotAbove(next: Int, node: Int)
         }
 
         private let code: Code
@@ -154,6 +155,17 @@ extension SavedHistory {
             StructuralProblem(.actionWithoutCommand(node: node))
         }
 
+        /// ``SavedHistory/nextNode`` is not above every node the history holds: a change made
+        /// after the restore would be given the number of a node held.
+        ///
+        /// - Parameters:
+        ///   - next: The next node number.
+        ///   - node: The highest node the history holds.
+        /// - Returns: The problem.
+        public static func nextNodeNotAbove(next: Int, node: Int) -> StructuralProblem {
+            StructuralProblem(.nextNodeNotAbove(next: next, node: node))
+        }
+
         /// The node the problem is about (for ``branchInLinearHistory(parent:)`` and
         /// ``twoRedoChoices(parent:)``, the node the steps leave from); nil for
         /// ``invalidCommandVersion(type:version:)``.
@@ -163,7 +175,7 @@ extension SavedHistory {
                 .missingParent(let node, _), .cycle(let node),
                 .parentAfterChild(let node, _), .branchInLinearHistory(let node), .twoRedoChoices(let node),
                 .currentNotInHistory(let node), .cleanNotInHistory(let node), .negativeCost(let node, _),
-                .actionWithoutCommand(let node):
+                .actionWithoutCommand(let node), .nextNodeNotAbove(_, let node):
                 node
             case .invalidCommandVersion: nil
             }
@@ -210,6 +222,7 @@ extension SavedHistory {
             case .negativeCost: .negativeCost
             case .invalidCommandVersion: .invalidCommandVersion
             case .actionWithoutCommand: .actionWithoutCommand
+            case .nextNodeNotAbove: .nextNodeNotAbove
             }
         }
 
@@ -224,7 +237,7 @@ extension SavedHistory {
                 case negativeNode, nodeOutOfRange, duplicateNode, missingParent, cycle, parentAfterChild
                 case branchInLinearHistory
                 case twoRedoChoices, currentNotInHistory, cleanNotInHistory, negativeCost, invalidCommandVersion
-                case actionWithoutCommand
+                case actionWithoutCommand, nextNodeNotAbove
             }
 
             private let name: Name
@@ -260,6 +273,8 @@ extension SavedHistory {
             public static var invalidCommandVersion: Kind { Kind(.invalidCommandVersion) }
             /// ``StructuralProblem/actionWithoutCommand(node:)``.
             public static var actionWithoutCommand: Kind { Kind(.actionWithoutCommand) }
+            /// ``StructuralProblem/nextNodeNotAbove(next:node:)``.
+            public static var nextNodeNotAbove: Kind { Kind(.nextNodeNotAbove) }
         }
 
         /// What is wrong, as a sentence fragment.
@@ -280,6 +295,8 @@ extension SavedHistory {
             case .invalidCommandVersion(let type, let version):
                 "command \"\(HistoryArchiveError.shortened(type))\" has version \(version), below 1"
             case .actionWithoutCommand(let node): "an action of node \(node) has no command and no problem"
+            case .nextNodeNotAbove(let next, let node):
+                "the next node number \(next) is not above node \(node), which the history holds"
             }
         }
     }
@@ -287,7 +304,8 @@ extension SavedHistory {
     /// Checks that a stack could take this history: a tree rooted at ``root`` whose steps come
     /// parents first, each node once, every node reachable from the root, ``current`` and
     /// ``clean`` in it, node numbers from 0 to ``maximumNode``, no branch in a linear history, at
-    /// most one redo choice per node, and no negative cost or command version below 1.
+    /// most one redo choice per node, no negative cost or command version below 1, and a
+    /// ``nextNode``, when there is one, above every node held and at most ``maximumNode`` + 1.
     ///
     /// ``HistoryArchive/init(decoding:registry:limits:)`` runs it on every history it reads, and
     /// ``HistoryArchive/encoded(limits:)`` on every history it writes.
@@ -303,6 +321,7 @@ extension SavedHistory {
     func validate(checkingActions: Bool) throws(StructuralProblem) {
         if root < 0 { throw .negativeNode(root) }
         if root > Self.maximumNode { throw .nodeOutOfRange(root) }
+        try validateNextNode()
         if try validateAsChain(checkingActions: checkingActions) { return }
         // Each node's position among the steps (the root at -1), filled as the steps come.
         var position: [Int: Int] = [root: -1]
@@ -329,6 +348,19 @@ extension SavedHistory {
         }
         if position[current] == nil { throw .currentNotInHistory(current) }
         if let clean, position[clean] == nil { throw .cleanNotInHistory(clean) }
+    }
+
+    /// Checks ``nextNode``: above every node held, and at most one above ``maximumNode`` (a
+    /// stack numbers its nodes with 32-bit numbers).
+    ///
+    /// - Complexity: O(s) for s steps; O(1) without a next node.
+    private func validateNextNode() throws(StructuralProblem) {
+        guard let nextNode else { return }
+        if nextNode < 0 { throw .negativeNode(nextNode) }
+        if nextNode > Self.maximumNode + 1 { throw .nodeOutOfRange(nextNode) }
+        var highest = root
+        for index in steps.indices where steps[index].node > highest { highest = steps[index].node }
+        if nextNode <= highest { throw .nextNodeNotAbove(next: nextNode, node: highest) }
     }
 
     /// Checks one action of the step leading to `node`.

@@ -55,6 +55,18 @@ public struct SavedHistory: Sendable {
     /// remote changes made since this version, and the restored steps move past them (see
     /// <doc:UndoInASharedDocument>). Nil when none was given.
     public var remoteVersion: String?
+    /// The number a branching stack gives the next change after a restore: one above every node
+    /// the saved stack ever made, as vim keeps the number of its last change (`seq_last`) in its
+    /// undo file, so that a number is never given to two changes, not even across a relaunch.
+    ///
+    /// It can be above the highest node saved: a step whose number was given is gone from the
+    /// history (its target freed, removed by target, pruned, or left out of the save because it
+    /// holds a closure or lies beyond `maximumSteps`). A branching stack saves it; a linear stack,
+    /// which saves its steps numbered from its root in order, saves none. Nil: the next change is
+    /// numbered one above the highest node held (a history saved before this property existed, or
+    /// made by hand). ``validate()`` refuses a value that is not above every node held
+    /// (``StructuralProblem/nextNodeNotAbove(next:node:)``) or above ``maximumNode`` + 1.
+    public var nextNode: Int? { didSet { isKnownValid = false } }
 
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
@@ -84,6 +96,7 @@ public struct SavedHistory: Sendable {
         self.rootDate = rootDate
         self.omissions = omissions
         self.remoteVersion = remoteVersion
+        self.nextNode = nil
     }
 
     /// The number of steps the save left out, for every reason (the sum of ``omissions``).

@@ -243,12 +243,8 @@ import Testing
             configure(fresh.stack)
             try! fresh.stack.restoreHistory(archive.histories["main"]!) { _ in fresh }
             document = fresh
-            if var tree = model as? CollaborativeTreeModel {
-                // A restored tree numbers its next change after the nodes it holds (the numbers of
-                // nodes dropped before the save, dead or removed, are given again).
-                tree.nextNumber = tree.nodes.keys.max()! + 1
-                model = tree
-            }
+            // A restored tree numbers its next change as the saved one would have (the saved
+            // history keeps its next number): the model's numbering goes on unchanged.
         }
 
         /// What a failing expectation prints: the run (its seed reproduces it) and its last operations.

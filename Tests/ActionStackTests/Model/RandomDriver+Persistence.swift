@@ -91,7 +91,7 @@ extension SavedHistoryText {
             tree: saved.shape == .tree, root: saved.root, current: saved.current,
             clean: saved.clean.map { Self.sameState(as: $0, in: steps) } ?? [], steps: steps,
             rootDate: saved.rootDate.map { Int($0.timeIntervalSinceReferenceDate) },
-            omitted: Self.text(saved.omissions))
+            omitted: Self.text(saved.omissions), nextNode: saved.nextNode)
     }
 
     /// What a save left out, as the model describes it.

@@ -111,9 +111,13 @@ struct SavedHistoryText: Hashable, Sendable, CustomStringConvertible {
     var rootDate: Int? = nil
     /// What the save left out: "reason steps name" (the name "-" when there is none).
     var omitted: [String] = []
+    /// The number the next change gets (a branching history: one above every node it ever made,
+    /// saved or not; nil for a linear history).
+    var nextNode: Int? = nil
 
     var description: String {
-        (tree ? "tree" : "linear") + " root #\(root)" + (rootDate.map { " dated \($0)" } ?? "") + " current #\(current)"
+        (tree ? "tree" : "linear") + " root #\(root)" + (rootDate.map { " dated \($0)" } ?? "")
+            + (nextNode.map { " next #\($0)" } ?? "") + " current #\(current)"
             + (clean.isEmpty ? "" : " clean " + clean.map { "#\($0)" }.joined(separator: ",")) + ": "
             + steps.map(\.description).joined(separator: " | ")
             + (omitted.isEmpty ? "" : " (left out: " + omitted.joined(separator: ", ") + ")")
@@ -457,7 +461,7 @@ extension ReferenceModel {
         let text = SavedHistoryText(
             tree: tree != nil, root: root, current: layout.current,
             clean: clean.first.map { SavedHistoryText.sameState(as: $0, in: steps) } ?? [], steps: steps,
-            rootDate: rootDate, omitted: omissions(layout, saving: Set(order.map(\.index))))
+            rootDate: rootDate, omitted: omissions(layout, saving: Set(order.map(\.index))), nextNode: tree?.nextNumber)
         return ModelSave(
             tree: tree != nil, root: root, current: layout.current, clean: clean, steps: saved, text: text,
             rootDate: rootDate)
@@ -695,7 +699,9 @@ extension ReferenceModel {
                 rebuilt.dates[node] = date
                 rebuilt.lastDate = max(rebuilt.lastDate, date)
             }
-            rebuilt.nextNumber = kept.union([newRoot]).max()! + 1
+            // Numbers go on from the saved next number: a number given to a change that is gone
+            // is not given again (a history saved without one goes on after its highest node).
+            rebuilt.nextNumber = max(kept.union([newRoot]).max()! + 1, saved.text.nextNode ?? 0)
             tree = rebuilt
             for (anchor, members) in restoredBranchOrder(
                 root: newRoot, undoPath: Array(undoPath), redoChain: redoChain, children: children,
