@@ -36,8 +36,15 @@ extension ActionStack {
         try await submit(.jumpToNode(id), .jumpToNode, isolation: isolation).get()
     }
 
+    /// Where a move in the tree goes: a node, or a move in time from where the document is when the
+    /// move starts.
+    enum TreeMoveGoal {
+        case node(HistoryNode.ID)
+        case timeMove(TimeMove)
+    }
+
     /// A move in the tree as one request: each step an operation of its own.
-    func performTreeJumpSteps(to id: HistoryNode.ID, isolation: isolated (any Actor)?) async -> Result<
+    func performTreeJumpSteps(to goal: TreeMoveGoal, isolation: isolated (any Actor)?) async -> Result<
         Bool, OperationError
     > {
         enterCall()
@@ -46,9 +53,19 @@ extension ActionStack {
             leaveCall()
             return .failure(.historyTree(.linearHistory))
         }
-        guard let target = NodeNumber(exactly: id.sequence), history.tree?.table.contains(target) == true else {
-            leaveCall()
-            return .failure(.historyTree(.noSuchNode(id)))
+        var timeMove: TimeMove?
+        var target: NodeNumber
+        switch goal {
+        case .node(let id):
+            guard let number = NodeNumber(exactly: id.sequence), history.tree?.table.contains(number) == true else {
+                leaveCall()
+                return .failure(.historyTree(.noSuchNode(id)))
+            }
+            target = number
+        case .timeMove(let move):
+            // Resolved below, once the open group is closed (it is the newest change).
+            timeMove = move
+            target = history.currentNodeNumber
         }
         let level = undoSide.frames.count
         if level > 1 {
@@ -62,6 +79,15 @@ extension ActionStack {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
             activities.pop()
+        }
+        let start = history.currentNodeNumber
+        if let timeMove, let tree = history.tree {
+            target = timeMove.target(in: tree, from: start)
+            if target == start {
+                // A time move that cannot move does nothing, as the synchronous one.
+                leaveCall()
+                return .success(false)
+            }
         }
         history.endCoalescing()
         // Pruning waits until the move ends, so that it never takes a branch on the way.
@@ -80,6 +106,14 @@ extension ActionStack {
                 // Each step is rebased before it runs: one found dead goes (its node with it), and
                 // the way is planned again, as the synchronous walk does.
                 while true {
+                    // A time move passes over a number that no longer exists (its step found dead
+                    // or freed on the way), as the synchronous move does: it goes on to the node
+                    // it resolves to now from where it started.
+                    if let timeMove, let tree = history.tree, !tree.table.contains(target) {
+                        let next = timeMove.target(in: tree, from: start)
+                        guard next != target, tree.table.contains(next) else { return nil }
+                        target = next
+                    }
                     guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
                         let way = history.way(from: history.currentNodeNumber, to: target)
                     else { return nil }

@@ -454,6 +454,11 @@ extension ActionStack {
             if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
             guard let target = NodeNumber(exactly: id.sequence) else { return false }
             return history.stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
+        case .timeMove(let move):
+            if undoSide.frameMetadata?.holdsAsyncActions == true { return true }
+            guard let tree = history.tree else { return false }
+            let target = move.target(in: tree, from: history.currentNodeNumber)
+            return history.stepsOnTheWay(to: target)?.contains { $0.metadata?.holdsAsyncActions == true } == true
         }
     }
 
@@ -570,7 +575,8 @@ extension ActionStack {
             case .undo: result = await performStep(.undo, closingOpenGroup: true, isolation: isolation)
             case .redo: result = await performStep(.redo, closingOpenGroup: true, isolation: isolation)
             case .jump(let position): result = await performJumpSteps(to: position, isolation: isolation)
-            case .jumpToNode(let node): result = await performTreeJumpSteps(to: node, isolation: isolation)
+            case .jumpToNode(let node): result = await performTreeJumpSteps(to: .node(node), isolation: isolation)
+            case .timeMove(let move): result = await performTreeJumpSteps(to: .timeMove(move), isolation: isolation)
             case .group: result = .success(false)
             }
         }

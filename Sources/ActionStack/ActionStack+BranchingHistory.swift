@@ -381,18 +381,19 @@ extension ActionStack {
     /// exists (pruned, removed, or a step that remote changes left with nothing to do, found so on
     /// the way) is passed over to the next older node.
     ///
+    /// With asynchronous steps on the way, or an operation in progress, the move is started as a
+    /// request (``OperationRequest/Kind/earlier(_:)``; see ``startedRequest``), and the request
+    /// finds its target when it starts, from where the document is then: pressed twice before the
+    /// first has run, it goes back two changes, as two presses of Undo undo two steps. The node
+    /// returned is then the one the move would reach from where the document is now.
+    ///
     /// - Parameter count: How many changes back.
     /// - Returns: The node reached.
     /// - Throws: ``HistoryTreeError/linearHistory`` in a linear history.
     /// - Complexity: that of ``jump(toNode:)``, plus O(log s).
     @discardableResult
     public func earlier(_ count: Int = 1) throws(HistoryTreeError) -> HistoryNode.ID {
-        try moveInTime(.earlier) { tree, current in
-            guard count > 0 else { return current }
-            let target = Int(current) - count
-            guard target > Int(tree.root) else { return tree.root }
-            return tree.table.greatest(atMost: NodeNumber(target)) ?? tree.root
-        }
+        try moveInTime(TimeMove(forward: false, distance: .changes(count)))
     }
 
     /// Moves forward in time by `count` changes, as vim's `g+` and `:later`: to the state numbered
@@ -406,14 +407,7 @@ extension ActionStack {
     /// - Complexity: that of ``jump(toNode:)``, plus O(log s).
     @discardableResult
     public func later(_ count: Int = 1) throws(HistoryTreeError) -> HistoryNode.ID {
-        try moveInTime(.later) { tree, current in
-            guard count > 0 else { return current }
-            let newest = tree.table.greatest(atMost: tree.nextNumber &- 1) ?? current
-            // A count past the newest node (Int.max included) goes to the newest: no overflow.
-            guard count < Int(newest) - Int(current) else { return newest }
-            let target = Int(current) + count
-            return tree.table.smallest(atLeast: NodeNumber(target)) ?? newest
-        }
+        try moveInTime(TimeMove(forward: true, distance: .changes(count)))
     }
 
     /// Moves back in time by `duration`, as vim's `:earlier 10m`: to the newest node made at or
@@ -426,12 +420,7 @@ extension ActionStack {
     /// - Complexity: that of ``jump(toNode:)``, plus O(log s).
     @discardableResult
     public func earlier(by duration: Duration) throws(HistoryTreeError) -> HistoryNode.ID {
-        try moveInTime(.earlier) { tree, current in
-            let seconds = Self.seconds(duration)
-            guard seconds > 0, let date = tree.table.record(current)?.date else { return current }
-            let found = tree.table.newest(madeAtOrBefore: date - seconds) ?? tree.root
-            return found > current ? current : found
-        }
+        try moveInTime(TimeMove(forward: false, distance: .duration(duration)))
     }
 
     /// Moves forward in time by `duration`, as vim's `:later 10m`: to the oldest node made at or
@@ -444,17 +433,6 @@ extension ActionStack {
     /// - Complexity: that of ``jump(toNode:)``, plus O(log s).
     @discardableResult
     public func later(by duration: Duration) throws(HistoryTreeError) -> HistoryNode.ID {
-        try moveInTime(.later) { tree, current in
-            let seconds = Self.seconds(duration)
-            guard seconds > 0, let date = tree.table.record(current)?.date else { return current }
-            let newest = tree.table.greatest(atMost: tree.nextNumber &- 1) ?? current
-            let found = tree.table.oldest(madeAtOrAfter: date + seconds) ?? newest
-            return found < current ? current : found
-        }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        try moveInTime(TimeMove(forward: true, distance: .duration(duration)))
     }
 }

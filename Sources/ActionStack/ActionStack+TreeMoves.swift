@@ -13,20 +13,30 @@ import Foundation
 // the tree as a history panel shows it. The tree's upkeep is the history's (History+Tree.swift).
 
 extension ActionStack {
+    /// A jump to a node (`validate` gives it) or a time move (`timeMove`, resolved from the
+    /// current node), one undo or redo at a time.
     @discardableResult
     func moveInTree(
         _ operation: OperationKey,
         validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
-        resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current }
+        timeMove: TimeMove? = nil
     ) throws(HistoryTreeError) -> NodeNumber? {
         if refusesReentrantCall(operation) { return nil }
         guard history.tree != nil else { throw .linearHistory }
         let validated = try validate()
+        func resolve(_ tree: TreeStore, _ current: NodeNumber) -> NodeNumber {
+            timeMove?.target(in: tree, from: current) ?? current
+        }
         if steps.usesAwaitedSteps, let tree = history.tree {
             // With asynchronous steps on the way, or an operation in progress, the move is one
-            // queued request (started on the main actor, as an Edit menu's undo() is).
+            // queued request (started on the main actor, as an Edit menu's undo() is). A time move
+            // is requested as a move, not as its target: it starts from where the document is when
+            // the request starts (behind another, where that one left it).
             let target = validated ?? resolve(tree, history.currentNodeNumber)
-            if routesToAsyncOperation(.jumpToNode(HistoryNode.ID(sequence: Int(target))), operation) { return target }
+            let kind: OperationRequest.Kind =
+                timeMove.map(OperationRequest.Kind.init(timeMove:))
+                ?? .jumpToNode(HistoryNode.ID(sequence: Int(target)))
+            if routesToAsyncOperation(kind, operation) { return target }
         }
         // A move that would not move does nothing, open group or not (as jump(to:) to the current
         // position): a jump to the current node, a time move by 0 or past an end.
@@ -133,14 +143,11 @@ extension ActionStack {
         _ = enterBranch(leadingTo: previous)
     }
 
-    /// A time move: the target is found by `resolve` from the current node, after the open group
-    /// closed.
-    func moveInTime(_ operation: OperationKey, _ resolve: (TreeStore, NodeNumber) -> NodeNumber)
-        throws(HistoryTreeError) -> HistoryNode.ID
-    {
+    /// A time move: the target is found from the current node, after the open group closed.
+    func moveInTime(_ move: TimeMove) throws(HistoryTreeError) -> HistoryNode.ID {
         enterCall()
         defer { leaveCall() }
-        let reached = try moveInTree(operation, resolve: resolve) ?? history.currentNodeNumber
+        let reached = try moveInTree(move.forward ? .later : .earlier, timeMove: move) ?? history.currentNodeNumber
         return HistoryNode.ID(sequence: Int(reached))
     }
 

@@ -32,12 +32,15 @@ extension ActionStack {
                 case redo
                 case jump(to: Int)
                 case jumpToNode(HistoryNode.ID)
+                case timeMove(TimeMove)
                 case group
             }
 
             let code: Code
 
             private init(_ code: Code) { self.code = code }
+
+            init(timeMove: TimeMove) { self.init(.timeMove(timeMove)) }
 
             /// An undo of the newest undo step when the request starts.
             public static var undo: Kind { Kind(.undo) }
@@ -53,6 +56,38 @@ extension ActionStack {
             /// - Parameter node: The node.
             /// - Returns: The kind of request.
             public static func jumpToNode(_ node: HistoryNode.ID) -> Kind { Kind(.jumpToNode(node)) }
+            /// A move back in time by `count` changes (``ActionStack/earlier(_:)``), from where the
+            /// document is when the request starts.
+            ///
+            /// - Parameter count: How many changes back.
+            /// - Returns: The kind of request.
+            public static func earlier(_ count: Int) -> Kind {
+                Kind(.timeMove(TimeMove(forward: false, distance: .changes(count))))
+            }
+            /// A move forward in time by `count` changes (``ActionStack/later(_:)``), from where the
+            /// document is when the request starts.
+            ///
+            /// - Parameter count: How many changes forward.
+            /// - Returns: The kind of request.
+            public static func later(_ count: Int) -> Kind {
+                Kind(.timeMove(TimeMove(forward: true, distance: .changes(count))))
+            }
+            /// A move back in time by `duration` (``ActionStack/earlier(by:)``), from where the
+            /// document is when the request starts.
+            ///
+            /// - Parameter duration: How far back.
+            /// - Returns: The kind of request.
+            public static func earlier(by duration: Duration) -> Kind {
+                Kind(.timeMove(TimeMove(forward: false, distance: .duration(duration))))
+            }
+            /// A move forward in time by `duration` (``ActionStack/later(by:)``), from where the
+            /// document is when the request starts.
+            ///
+            /// - Parameter duration: How far forward.
+            /// - Returns: The kind of request.
+            public static func later(by duration: Duration) -> Kind {
+                Kind(.timeMove(TimeMove(forward: true, distance: .duration(duration))))
+            }
             /// An asynchronous group (``ActionStack/asyncGroup(named:isolation:_:)``) recording its step.
             public static var group: Kind { Kind(.group) }
 
