@@ -34,6 +34,9 @@ let singleRunScenarios: [(name: String, step: String)] = [
     ("remote", "COUNT remote changes reported to a text stack of 1,000 steps"),
     ("remote-disabled", "the same COUNT changes made with registration disabled (the remote table's baseline)"),
     ("remote-undo", "COUNT undos, each of a step made before 10 remote changes"),
+    ("load", "COUNT loads of an archive of 1,000 move steps: HistoryArchive(decoding:) + restoreHistory"),
+    ("decode", "COUNT reads of the same archive: HistoryArchive(decoding:) alone"),
+    ("decode-floor", "COUNT reads of the same 1,000 commands as a plain array with JSONDecoder (the baseline)"),
 ]
 
 /// Runs `scenario` for `count` steps, releasing what it stored; false if the name is unknown.
@@ -92,6 +95,17 @@ func singleRun(_ scenario: String, _ count: Int) -> Bool {
         _ = applyWithRegistrationDisabled(steps: 1_000, changes: count)
     case "remote-undo":
         _ = undoAfterRemoteChanges(10, undos: count)
+    case "load", "decode", "decode-floor":
+        let bench = PersistenceBench<MoveShape>(steps: 1_000)
+        // The archive and the plain array, made once (the same set-up in the three scenarios).
+        _ = (bench.encode(), bench.encodeFloor())
+        for _ in 0..<count {
+            switch scenario {
+            case "load": _ = bench.decode()
+            case "decode": _ = bench.decodeArchive()
+            default: _ = bench.decodeFloor()
+            }
+        }
     default:
         return false
     }
