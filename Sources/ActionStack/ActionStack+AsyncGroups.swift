@@ -134,17 +134,12 @@ extension ActionStack {
         var discardable = false
         if !run.removedAll && (count > 0 || !dropsEmptyGroups) {
             clearRedoSide()
-            // The body's registrations changed the document state as they came. Undoing the step
-            // leads back to where the group began, unless other tasks' changes came in between:
-            // that state (their changes without the group's) never existed.
-            let high = history.states.current
-            let low = count == 0 ? high : run.sawNewChange ? history.states.fresh() : run.stateBefore
+            // The body's registrations changed the document state as they came: the history places
+            // the step (see `History.finishRecorded`).
             discardable = metadata?.isDiscardable ?? false
-            let node = history.makeChangeNode()
-            history.placeStep(
-                history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node), movedFrom: built,
-                onto: undoSide, at: (undoSide.steps.count, undoSide.openStart))
-            if !undoSide.frames.isEmpty { undoSide.relinkOutermostFrame(low: high) }
+            history.finishRecorded(
+                count: count, metadata: metadata, built: built, stateBefore: run.stateBefore,
+                sawNewChange: run.sawNewChange)
             trimOrDefer()
         }
         history.emptySide(built)

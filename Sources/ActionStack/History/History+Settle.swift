@@ -9,8 +9,9 @@
 
 // How a performed step settles in the history (issue 31): the one place that says where the
 // document arrives and what takes the step's place, for a synchronous undo or redo
-// (`finishPerformed`, run to the end without awaiting) and for an awaited one (`finishAwaited`,
-// which other tasks' changes may have overtaken while it awaited). The step machine
+// (`finishPerformed`, run to the end without awaiting), for an awaited one (`finishAwaited`,
+// which other tasks' changes may have overtaken while it awaited), and for the step an
+// asynchronous group recorded (`finishRecorded`). The step machine
 // (`StepMachine`) decides what is told and who runs next; the history decides what the history
 // becomes.
 
@@ -124,6 +125,26 @@ extension History {
         // were made on the node the document was at then, and now follow where it arrived: the
         // node table follows the chains again.
         if tree != nil && (builtCount == 0 || run.sawNewChange) { resyncTree() }
+    }
+
+    /// An asynchronous group recorded its step (`count` actions, with `metadata`, built on
+    /// `built`): the step goes on top of the undo stack, below the groups open there, leading
+    /// from where the group began (`stateBefore`) to the document's state now, with a node of its
+    /// own. When other tasks' changes came in while the body ran (`sawNewChange`), the state the
+    /// step leads back to (their changes without the group's) never existed: a fresh one. A step
+    /// of no action leads from the state now to itself. The caller emptied the redo side.
+    ///
+    /// - Complexity: O(a) for the a actions built (moved), plus O(1) for the open groups.
+    func finishRecorded(
+        count: Int, metadata: consuming StepMetadata?, built: Side, stateBefore: StateID, sawNewChange: Bool
+    ) {
+        let high = states.current
+        let low = count == 0 ? high : sawNewChange ? states.fresh() : stateBefore
+        let node = makeChangeNode()
+        placeStep(
+            makeStep(count: count, metadata: metadata, low: low, high: high, node: node), movedFrom: built,
+            onto: undoSide, at: (undoSide.steps.count, undoSide.openStart))
+        if !undoSide.frames.isEmpty { undoSide.relinkOutermostFrame(low: high) }
     }
 
     /// A new change from another task came in while `run` was in flight: the redo stack is emptied
