@@ -20,16 +20,7 @@ import Testing
 // its turns.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncBranchingTests {
     /// 0 -> 1 -> 2, and 1 -> 3: the async tree these tests walk.
-    func makeTree() async throws -> (ActionStack, RemoteValue) {
-        let stack = makeAsyncStack()
-        stack.historyShape = .tree
-        let remote = RemoteValue()
-        try await remote.change(to: 1, on: stack, named: "One")
-        try await remote.change(to: 2, on: stack, named: "Two")
-        try await stack.performUndo()
-        try await remote.change(to: 3, on: stack, named: "Three")
-        return (stack, remote)
-    }
+    func makeTree() async throws -> (ActionStack, RemoteValue) { try await makeAsyncTree() }
 
     @Test func aChangeAfterAnAsyncUndoKeepsTheUndoneStepAsABranch() async throws {
         let (stack, remote) = try await makeTree()
@@ -189,13 +180,7 @@ import Testing
     }
 
     @MainActor @Test func syncJumpOnMainActorStartsARequest() async throws {
-        let stack = makeAsyncStack()
-        stack.historyShape = .tree
-        let remote = RemoteValue()
-        try await remote.change(to: 1, on: stack, named: "One")
-        try await remote.change(to: 2, on: stack, named: "Two")
-        try await stack.performUndo()
-        try await remote.change(to: 3, on: stack, named: "Three")
+        let (stack, remote) = try await makeAsyncTree()
         try stack.jump(toNode: node(2))
         #expect(stack.startedRequest != nil)
         #expect(stack.lastMisuse == nil)

@@ -501,3 +501,17 @@ final class ProbeReceived2: @unchecked Sendable {  // guarded by `lock`
 final class ProbeRetry2 {
     var task: Task<String, Never>?
 }
+
+/// A branching history of steps that await a server: 0 -> 1 -> 2, and 1 -> 3, the document at 3
+/// (the remote value is the steps' target: keep it).
+@MainActor
+func makeAsyncTree() async throws -> (ActionStack, RemoteValue) {
+    let stack = makeAsyncStack()
+    stack.historyShape = .tree
+    let remote = RemoteValue()
+    try await remote.change(to: 1, on: stack, named: "One")
+    try await remote.change(to: 2, on: stack, named: "Two")
+    try await stack.performUndo()
+    try await remote.change(to: 3, on: stack, named: "Three")
+    return (stack, remote)
+}

@@ -20,13 +20,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedTimeMovesTests {
     /// 0 -> 1 -> 2, and 1 -> 3 (the document at 3): each step awaits a server.
     func makeTree() async throws -> (ActionStack, RemoteValue) {
-        let stack = makeAsyncStack()
-        stack.historyShape = .tree
-        let remote = RemoteValue()
-        try await remote.change(to: 1, on: stack, named: "One")
-        try await remote.change(to: 2, on: stack, named: "Two")
-        try await stack.performUndo()
-        try await remote.change(to: 3, on: stack, named: "Three")
+        let (stack, remote) = try await makeAsyncTree()
         #expect(stack.currentNode == node(3))
         return (stack, remote)
     }

@@ -168,13 +168,7 @@ import Testing
     /// run, or are of another type (the stack learns once per type whether it merges), stay apart,
     /// and a type that merges merges again after another type came between.
     @Test func aPeersRunOfKeysWaitsAsOneChangeAndOtherChangesStayApart() throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        let doc = SharedText("Hello", stack: stack)
-        stack.beginUndoGrouping()
-        doc.type(" world", at: 5)
-        stack.endUndoGrouping()
-        for (index, key) in "Oh, ".enumerated() { doc.receive(.insert(String(key), at: index)) }
+        let (stack, doc) = helloWorldAfterAPeerTypedOh()
         var unseen = stack._unseenRemoteChanges()
         #expect(unseen.count == 1)
         #expect(unseen.first as? TextEdit == .insert("Oh, ", at: 0))
@@ -195,10 +189,9 @@ import Testing
         #expect(stack._unseenRemoteChanges().isEmpty)
     }
 
-    /// A change that is not a ``MergeableChange`` (and not rebased over by any command).
-    private struct Marker: Sendable { var id: Int }
-
-    @Test func aStepRebasedOverAMergedRunLandsAsOverTheKeysOneByOne() {
+    /// "Hello" and this user's step that typed " world", then a peer's "Oh, " typed a key at a time
+    /// before it.
+    private func helloWorldAfterAPeerTypedOh() -> (ActionStack, SharedText) {
         let stack = ActionStack()
         stack.groupsByEvent = false
         let doc = SharedText("Hello", stack: stack)
@@ -206,6 +199,14 @@ import Testing
         doc.type(" world", at: 5)
         stack.endUndoGrouping()
         for (index, key) in "Oh, ".enumerated() { doc.receive(.insert(String(key), at: index)) }
+        return (stack, doc)
+    }
+
+    /// A change that is not a ``MergeableChange`` (and not rebased over by any command).
+    private struct Marker: Sendable { var id: Int }
+
+    @Test func aStepRebasedOverAMergedRunLandsAsOverTheKeysOneByOne() {
+        let (stack, doc) = helloWorldAfterAPeerTypedOh()
         #expect(doc.text == "Oh, Hello world")
         stack.undo()
         #expect(doc.text == "Oh, Hello")
