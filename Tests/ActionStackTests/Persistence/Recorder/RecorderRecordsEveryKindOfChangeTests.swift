@@ -11,7 +11,7 @@ import ActionStack
 import Foundation
 import Testing
 
-// Probes of the recorder told only when the history's change tracker says the history may have
+// The recorder, told only when the history's change tracker says the history may have
 // changed (`ActionStack+Observation.swift`: `endsQuietly`, `notifyCallEndListeners`): after each
 // call, once the stack is idle, the journal replayed equals a full save, a query appends nothing,
 // and the stack's other listeners still hear it. Also the awaited settle in a tree
@@ -82,7 +82,7 @@ private final class GatedProbe {
 }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(3))) struct RecorderGatingProbeTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RecorderRecordsEveryKindOfChangeTests {
     // MARK: Changes alone
 
     @Test(arguments: [ActionStack.HistoryShape.linear, .tree])
