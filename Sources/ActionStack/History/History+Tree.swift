@@ -246,7 +246,7 @@ extension History {
             }
             return current
         }
-        for anchor in Array(tree.branches.keys) where !present.contains(anchor) {
+        for anchor in tree.branches.keys.sorted() where !present.contains(anchor) {
             let moved = tree.branches.removeValue(forKey: anchor) ?? []
             let newAnchor = survivor(of: anchor)
             for branch in moved {

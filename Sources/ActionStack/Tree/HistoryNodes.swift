@@ -363,7 +363,14 @@ final class TreeStore {
     }
 
     /// Every branch held.
-    var allBranches: [Branch] { branches.values.flatMap { $0 } }
+    ///
+    /// In the order of their anchors, then as they were left: a dictionary's order changes from
+    /// process to process, and the passes that go through every branch (a save's rebase, the node
+    /// table's resync) must do the same thing in every run (a collaborative soak found a run that
+    /// failed in some orders).
+    ///
+    /// - Complexity: O(b log b) for the b anchors.
+    var allBranches: [Branch] { branches.keys.sorted().flatMap { branches[$0]! } }
 
     /// Drops every record of ``detachOrder`` and recounts what branches hold (after a pass that
     /// changed them in place).

@@ -531,23 +531,37 @@ import Testing
         await Workload.yield()
     }
 
+    /// A run the soak found failing in about four runs of ten: the stack went through the branches
+    /// of its tree in the order of a dictionary's keys, which changes from process to process, and
+    /// some orders put a letter elsewhere than the model after a jump. The branches are now gone
+    /// through in the order of their anchors (`TreeStore.allBranches`).
+    @Test func aSoakRunThatDependedOnTheOrderOfTheBranchesIsTheModel() async {
+        await Self.operations(seed: 1_000_439, count: 2_000, async: false, shape: .tree)
+    }
+
     nonisolated static let soakOperations = ProcessInfo.processInfo.environment[
         "ACTIONSTACK_COLLABORATIVE_SOAK_OPERATIONS"
     ]
     .flatMap { Int($0) }
 
-    /// `ACTIONSTACK_COLLABORATIVE_SOAK_OPERATIONS=10000000 swift test --filter CollaborativeDriverTests/soak`
+    nonisolated static let soakSeed = ProcessInfo.processInfo.environment["ACTIONSTACK_COLLABORATIVE_SOAK_SEED"]
+        .flatMap { UInt64($0) }
+
+    /// `ACTIONSTACK_COLLABORATIVE_SOAK_OPERATIONS=10000000 swift test --filter CollaborativeDriverTests/soak`;
+    /// `ACTIONSTACK_COLLABORATIVE_SOAK_SEED=N` starts at seed N (a failure names its seed: each seed
+    /// is a run of 2,000 operations, so `OPERATIONS=2000` with the seed replays one run).
     @Test(.enabled(if: soakOperations != nil, "set ACTIONSTACK_COLLABORATIVE_SOAK_OPERATIONS to soak"))
     func soak() async {
         let total = Self.soakOperations ?? 0
         var done = 0
-        var seed: UInt64 = 1_000_000
+        let first = Self.soakSeed ?? 1_000_000
+        var seed = first
         while done < total {
             await Self.operations(
                 seed: seed, count: 2_000, async: seed % 4 == 0, shape: seed % 2 == 1 ? .tree : .linear)
             done += 2_000
             seed += 1
         }
-        print("collaborative soak: \(done) operations from seed 1000000")
+        print("collaborative soak: \(done) operations from seed \(first)")
     }
 }
