@@ -1069,8 +1069,11 @@ extension ActionStack {
                 store.lastDate = Swift.max(store.lastDate, when)
             }
             // Numbers go on from the saved stack's next number: a number given to a change that
-            // is gone (left out of the save, freed, pruned) is not given again.
-            store.nextNumber = NodeNumber(Swift.max((all.max() ?? plan.newRoot) + 1, saved.nextNode ?? 0))
+            // is gone (left out of the save, freed, pruned) is not given again. Without one, from
+            // the highest node the saved history holds, not the highest restored: a step the
+            // restore cut was a change, and keeps its number too.
+            let highestSaved = saved.steps.reduce(saved.root) { Swift.max($0, $1.node) }
+            store.nextNumber = NodeNumber(Swift.max(highestSaved + 1, saved.nextNode ?? 0))
             history.installTree(store)
             // Each child not placed yet starts a branch that follows the redo choices.
             var placed = Set(path).union(chain)

@@ -1,0 +1,214 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStack
+import ActionStackTestSupport
+import Foundation
+import Testing
+
+// The next node number of a branching history (`SavedHistory.nextNode`) at the edges: after every
+// way a change can leave the history (left out of a save by a closure or `maximumSteps`, freed,
+// removed by target, pruned, trimmed, the whole history removed), a recorder's journal read back
+// gives the history a full save gives at the same point, byte for byte, and the change made after
+// restoring either is numbered after every change made before. Then a restore that cuts, histories
+// made by hand with odd numbers, and damaged archives.
+
+@MainActor
+@Suite struct NextNodeEdgeTests {
+    /// The documents a script changes, kept alive by the script unless it lets one go.
+    final class Documents {
+        var docs: [String: HRDoc] = ["doc": HRDoc("doc")]
+        subscript(_ id: String) -> HRDoc {
+            if let doc = docs[id] { return doc }
+            let doc = HRDoc(id)
+            docs[id] = doc
+            return doc
+        }
+    }
+
+    /// Runs `script` on a branching stack that a recorder watches; after each of its steps, the
+    /// journal's last record read back is the archive a full save makes then (same bytes), and a
+    /// change made after restoring it is numbered `nextNode`.
+    private func expectRecorderAgreesWithASave(
+        maximumSteps: Int = .max, setUp: (ActionStack) -> Void = { _ in },
+        _ script: [(ActionStack, Documents) -> Void], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let stack = hrStack(.tree)
+        setUp(stack)
+        let documents = Documents()
+        let recorder = HistoryRecorder(journal: files.journal, stack: stack, maximumSteps: maximumSteps) { "v" }
+        for (index, move) in script.enumerated() {
+            move(stack, documents)
+            stack.endEvent()
+            let full = try stack.savedHistory(maximumSteps: maximumSteps)
+            let expected = try HistoryArchive(fingerprint: "v", histories: [HistoryRecorder.defaultHistoryName: full])
+                .encoded()
+            let archives = try HistoryRecorder.recordedArchives(in: files.journal, registry: testRegistry())
+            guard let last = archives.last else {
+                Issue.record("step \(index): no record", sourceLocation: sourceLocation)
+                continue
+            }
+            let recovered = try #require(last.histories[HistoryRecorder.defaultHistoryName])
+            #expect(
+                recovered.nextNode == full.nextNode, "step \(index): the recorded next node",
+                sourceLocation: sourceLocation)
+            #expect(
+                String(decoding: try last.encoded(), as: UTF8.self) == String(decoding: expected, as: UTF8.self),
+                "step \(index): the recorded history", sourceLocation: sourceLocation)
+            // A change after restoring the recovered history is numbered after every change made.
+            let next = try #require(full.nextNode)
+            let restored = hrStack(.tree)
+            let copies = Documents()
+            try restored.restoreHistory(recovered) { key in copies[key] }
+            hrChange(copies["doc"], to: 1_000, on: restored)
+            #expect(restored.currentNode?.sequence == next, "step \(index)", sourceLocation: sourceLocation)
+        }
+        withExtendedLifetime(recorder) {}
+    }
+
+    @Test func stepsLeftOutByClosuresAndTheLimitKeepTheirNumbers() throws {
+        try expectRecorderAgreesWithASave(
+            maximumSteps: 2,
+            [
+                { stack, d in hrChange(d["doc"], to: 1, on: stack) },
+                { stack, d in hrChange(d["doc"], to: 2, on: stack) },
+                { stack, d in hrChange(d["doc"], to: 3, on: stack) },  // node 1 beyond the limit
+                { stack, d in hrClosureChange(d["doc"], to: 4, on: stack) },  // node 4: nothing saved beyond it
+                { stack, _ in stack.undo() },
+                { stack, d in hrChange(d["doc"], to: 5, on: stack) },  // node 5, node 4 a branch
+                { stack, _ in _ = try? stack.earlier(3) },
+                { stack, d in hrChange(d["doc"], to: 6, on: stack) },
+            ])
+    }
+
+    @Test func freedAndRemovedTargetsKeepTheirNumbers() throws {
+        try expectRecorderAgreesWithASave([
+            { stack, d in hrChange(d["doc"], to: 1, on: stack) },
+            { stack, d in hrChange(d["other"], to: 1, on: stack) },  // node 2
+            { stack, d in hrChange(d["third"], to: 1, on: stack) },  // node 3
+            { stack, _ in stack.undo() },
+            { _, d in d.docs["third"] = nil },  // node 3 freed: swept
+            { stack, d in stack.removeAllActions(withTarget: d["other"]) },  // node 2 removed
+            { stack, d in hrChange(d["doc"], to: 2, on: stack) },  // node 4
+            { stack, d in hrChange(d["fourth"], to: 1, on: stack) },  // node 5
+            { _, d in d.docs["fourth"] = nil },  // the newest node freed while current
+        ])
+    }
+
+    @Test func prunedAndTrimmedStepsKeepTheirNumbers() throws {
+        try expectRecorderAgreesWithASave(
+            setUp: {
+                $0.maximumBranchSteps = 1
+                $0.levelsOfUndo = 3
+            },
+            [
+                { stack, d in hrChange(d["doc"], to: 1, on: stack) },
+                { stack, d in hrChange(d["doc"], to: 2, on: stack) },
+                { stack, d in hrChange(d["doc"], to: 3, on: stack) },
+                { stack, _ in stack.undo() },
+                { stack, _ in stack.undo() },
+                { stack, d in hrChange(d["doc"], to: 4, on: stack) },  // [2, 3] a branch: 3 pruned
+                { stack, d in hrChange(d["doc"], to: 5, on: stack) },
+                { stack, d in hrChange(d["doc"], to: 6, on: stack) },  // node 1 trimmed: a new root
+                { stack, d in hrChange(d["doc"], to: 7, on: stack) },
+            ])
+    }
+
+    @Test func aRemovedHistoryKeepsItsNumbers() throws {
+        try expectRecorderAgreesWithASave([
+            { stack, d in hrChange(d["doc"], to: 1, on: stack) },
+            { stack, d in hrChange(d["doc"], to: 2, on: stack) },
+            { stack, _ in stack.undo() },
+            { stack, _ in stack.removeAllActions() },  // a new root, numbered after every node
+            { stack, d in hrChange(d["doc"], to: 3, on: stack) },
+            { stack, _ in stack.removeAllActions() },
+        ])
+    }
+
+    /// A restore that cuts the history (a step whose key does not resolve) still numbers the next
+    /// change after every node of the saved history.
+    @Test func aRestoreThatCutsNumbersAfterTheNodesItCut() throws {
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        let gone = HRDoc("gone")
+        hrChange(doc, to: 1, on: stack)
+        hrChange(doc, to: 2, on: stack)
+        hrChange(gone, to: 1, on: stack)  // node 3, on a key that will not resolve
+        stack.undo()
+        let saved = try stack.savedHistory()
+        #expect(saved.nextNode == 4)
+        for next in [saved.nextNode, nil] {
+            var history = saved
+            history.nextNode = next
+            let restored = hrStack(.tree)
+            let copy = HRDoc()
+            copy.value = 2
+            let report = try restored.restoreHistory(history) { $0 == "doc" ? copy : nil }
+            #expect(report.cuts.count == 1)
+            #expect(restored.redoCount == 0)
+            hrChange(copy, to: 9, on: restored)
+            // Nil numbers on from the highest node the saved history holds: node 3 was a change.
+            #expect(restored.currentNode?.sequence == 4, "next node \(String(describing: next))")
+        }
+        withExtendedLifetime(gone) {}
+    }
+
+    /// A history made by hand: a next number far above its nodes is taken as given; the largest
+    /// one accepted numbers the next change with it.
+    @Test func aHandMadeNextNumberIsTakenAsGiven() throws {
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        hrChange(doc, to: 1, on: stack)
+        var saved = try stack.savedHistory()
+        for (next, expected) in [(2, 2), (50, 50), (SavedHistory.maximumNode, SavedHistory.maximumNode)] {
+            saved.nextNode = next
+            let restored = hrStack(.tree)
+            let copy = HRDoc()
+            copy.value = 1
+            try restored.restoreHistory(saved) { _ in copy }
+            hrChange(copy, to: 2, on: restored)
+            #expect(restored.currentNode?.sequence == expected)
+            let again = try restored.savedHistory()
+            #expect(again.nextNode == expected + 1)
+            #expect(try hrRoundTrip(again).nextNode == expected + 1)
+        }
+        // A linear stack takes a history with a next number and numbers nothing.
+        saved.nextNode = 50
+        let linear = hrStack(.linear)
+        let copy = HRDoc()
+        copy.value = 1
+        try linear.restoreHistory(saved) { _ in copy }
+        #expect(linear.undoCount == 1)
+        #expect(try linear.savedHistory().nextNode == nil)
+    }
+
+    /// Damaged "nextNode" fields in an archive: refused whole with a `HistoryArchiveError`, never
+    /// read one way or the other.
+    @Test func damagedNextNodeFieldsAreRefused() throws {
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        hrChange(doc, to: 1, on: stack)
+        hrChange(doc, to: 2, on: stack)
+        let saved = try stack.savedHistory()
+        let good = String(
+            decoding: try HistoryArchive(fingerprint: "f", histories: ["h": saved]).encoded(), as: UTF8.self)
+        #expect(good.contains(#""nextNode":3"#))
+        for bad in [
+            #""nextNode":null"#, #""nextNode":"3""#, #""nextNode":3.5"#, #""nextNode":true"#,
+            #""nextNode":3,"nextNode":3"#, #""nextNode":99999999999999999999999"#, #""nextNode":[3]"#,
+        ] {
+            let data = Data(good.replacingOccurrences(of: #""nextNode":3"#, with: bad).utf8)
+            #expect(throws: HistoryArchiveError.self, "\(bad)") {
+                try HistoryArchive(decoding: data, registry: testRegistry())
+            }
+        }
+    }
+}
