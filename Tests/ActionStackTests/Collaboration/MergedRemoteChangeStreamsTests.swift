@@ -238,7 +238,7 @@ private struct Seeded: RandomNumberGenerator {
 
     /// Seeded runs: a few user steps, some undone, peers' runs between them; then every undo and
     /// every redo. The text after each must be the same with the changes merged and kept apart.
-    @Test(arguments: 0..<40) func mergedTextEditsLandAsOneByOne(seed: Int) {
+    @Test(arguments: 0..<200) func mergedTextEditsLandAsOneByOne(seed: Int) {
         var random = Seeded(state: UInt64(seed) &* 7919 &+ 1)
         let merged = ActionStack()
         let apart = ActionStack()
@@ -250,8 +250,8 @@ private struct Seeded: RandomNumberGenerator {
         let a = MergedStreamText("hello world", stack: merged)
         let b = MergedStreamText("hello world", stack: apart)
         var log: [String] = []
-        for _ in 0..<Int.random(in: 3...6, using: &random) {
-            switch Int.random(in: 0..<4, using: &random) {
+        for _ in 0..<Int.random(in: 3...12, using: &random) {
+            switch Int.random(in: 0..<6, using: &random) {
             case 0, 1:
                 let edit = Self.userEdit(of: a.text, using: &random)
                 log.append("user \(edit)")
@@ -261,6 +261,10 @@ private struct Seeded: RandomNumberGenerator {
                 log.append("undo")
                 merged.undo()
                 apart.undo()
+            case 3:
+                log.append("redo")
+                merged.redo()
+                apart.redo()
             default:
                 for edit in Self.run(in: a.text, using: &random) {
                     log.append("peer \(edit)")

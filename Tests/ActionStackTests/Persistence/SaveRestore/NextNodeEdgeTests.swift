@@ -133,6 +133,79 @@ import Testing
         ])
     }
 
+    /// Two command steps on "doc" and one on "gone", the last undone: a history whose redo step a
+    /// restore cuts when "gone" does not resolve.
+    private func historyWithAStepOnAKeyThatWillNotResolve() throws -> SavedHistory {
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        let gone = HRDoc("gone")
+        hrChange(doc, to: 1, on: stack)
+        hrChange(doc, to: 2, on: stack)
+        hrChange(gone, to: 1, on: stack)
+        stack.undo()
+        return try withExtendedLifetime(gone) { try stack.savedHistory() }
+    }
+
+    /// A restore recorded by a recorder (the restore is its first record): the journal keeps the
+    /// number the restore went on from, a given one or, without one, the one after every node saved
+    /// (a step the restore cut included).
+    @Test func aRecordedRestoreKeepsTheNumberItWentOnFrom() throws {
+        var cut = try historyWithAStepOnAKeyThatWillNotResolve()
+        for next in [nil, 50] {
+            cut.nextNode = next
+            let saved = cut
+            try expectRecorderAgreesWithASave([
+                { stack, d in
+                    d["doc"].value = 2
+                    _ = try? stack.restoreHistory(saved) { $0 == "doc" ? d["doc"] : nil }
+                    #expect(stack.undoCount == 2 && stack.redoCount == 0)
+                },
+                { stack, d in hrChange(d["doc"], to: 3, on: stack) },
+                { stack, _ in stack.undo() },
+                { stack, _ in stack.removeAllActions() },
+                { stack, d in hrChange(d["doc"], to: 4, on: stack) },
+            ])
+        }
+    }
+
+    /// After a restore, `removeAllActions()` numbers the new root after every node so far, those
+    /// only the saved next number remembers included.
+    @Test func aNewRootAfterARestoreIsNumberedAfterTheSavedNextNumber() throws {
+        var saved = try historyWithAStepOnAKeyThatWillNotResolve()
+        saved.nextNode = 50
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        doc.value = 2
+        try stack.restoreHistory(saved) { $0 == "doc" ? doc : nil }
+        stack.removeAllActions()
+        #expect(stack.historyTree?.root.sequence == 50)
+        hrChange(doc, to: 3, on: stack)
+        #expect(stack.currentNode?.sequence == 51)
+        #expect(try stack.savedHistory().nextNode == 52)
+    }
+
+    /// The largest next number accepted: the change after it is numbered above
+    /// `SavedHistory.maximumNode`, which a save holds but an archive refuses to write, as it
+    /// refuses any node above it; the stack keeps working.
+    @Test func theLargestNextNumberLeavesAStackWhoseNextChangeCannotBeWritten() throws {
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        hrChange(doc, to: 1, on: stack)
+        var saved = try stack.savedHistory()
+        saved.nextNode = SavedHistory.maximumNode + 1
+        let restored = hrStack(.tree)
+        try restored.restoreHistory(saved) { _ in doc }
+        hrChange(doc, to: 2, on: restored)
+        #expect(restored.currentNode?.sequence == SavedHistory.maximumNode + 1)
+        let again = try restored.savedHistory()
+        #expect(throws: HistoryArchiveError.self) {
+            try HistoryArchive(fingerprint: "f", histories: ["h": again]).encoded()
+        }
+        restored.undo()
+        #expect(doc.value == 1)
+        #expect(restored.currentNode?.sequence == 1)
+    }
+
     /// A restore that cuts the history (a step whose key does not resolve) still numbers the next
     /// change after every node of the saved history.
     @Test func aRestoreThatCutsNumbersAfterTheNodesItCut() throws {
