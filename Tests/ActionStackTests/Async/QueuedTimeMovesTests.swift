@@ -255,6 +255,53 @@ import Testing
         stack._checkInvariants()
     }
 
+    /// An awaited jump queued between two presses, its task cancelled while it waits: it leaves
+    /// the queue, and the press behind it goes on from where the press before it ended.
+    @Test func aCancelledAwaitedJumpBetweenPressesIsSkipped() async throws {
+        let (stack, remote) = try await asynchronousTree()
+        let gate = Gate()
+        remote.gate = gate
+        try stack.earlier(2)  // 6 -> 4
+        let first = try #require(stack.startedRequest)
+        let jump = Task { @MainActor in try await stack.performJump(toNode: node(2)) }
+        await settle { stack.pendingRequestCount == 1 }
+        try stack.later(1)  // from 4: to 5
+        let last = try #require(stack.startedRequest)
+        #expect(stack.pendingRequestCount == 2)
+        jump.cancel()
+        await #expect(throws: ActionStack.OperationError.self) { try await jump.value }
+        gate.openForGood()
+        _ = try await first.value()
+        _ = try await last.value()
+        #expect(stack.currentNode == node(5))
+        #expect(remote.value == 5)
+        stack._checkInvariants()
+    }
+
+    /// A press that, once its turn comes, has nowhere to go (later at the newest change) changes
+    /// nothing and says so, as the synchronous press.
+    @Test func aPressWithNowhereToGoWhenItsTurnComesDoesNothing() async throws {
+        let (stack, remote) = try await asynchronousTree()
+        let gate = Gate()
+        remote.gate = gate
+        stack.undo()  // 6 -> 4
+        let undo = try #require(stack.startedRequest)
+        try stack.later(by: .seconds(1))  // from 4: to 5, the oldest node after 4's date + 1 s
+        let move = try #require(stack.startedRequest)
+        try stack.later(Int.max)  // from 5: to 6, the newest
+        let last = try #require(stack.startedRequest)
+        try stack.later(1)  // from 6: nowhere
+        let nowhere = try #require(stack.startedRequest)
+        gate.openForGood()
+        #expect(try await undo.value())
+        #expect(try await move.value())
+        #expect(try await last.value())
+        #expect(try await nowhere.value() == false)
+        #expect(stack.currentNode == node(6))
+        #expect(remote.value == 6)
+        #expect(stack.pendingRequestCount == 0 && !stack.isBusy)
+    }
+
     /// The kinds of requests: equal for the same move, different for another.
     @Test func timeMoveKindsCompareByTheirMove() {
         typealias Kind = ActionStack.OperationRequest.Kind
