@@ -293,6 +293,46 @@ private struct Seeded: RandomNumberGenerator {
         #expect(a.problems == b.problems)
     }
 
+    /// Peers' runs that arrive while the user's group is open (between two of its edits), in
+    /// a linear and a branching history: the group lands as over the changes one by one.
+    @Test(arguments: [false, true]) func runsDuringAnOpenGroupLandAsOneByOne(tree: Bool) {
+        func build(apart: Bool) -> (ActionStack, MergedStreamText) {
+            let stack = ActionStack()
+            stack.groupsByEvent = false
+            if tree { stack.historyShape = .tree }
+            let text = MergedStreamText("hello world", stack: stack)
+            text.edit(.insert("1", at: 5))
+            stack.undo()
+            func receive(_ edits: [TextEdit]) {
+                for edit in edits {
+                    if apart { stack.applyRemoteChange(Separator()) {} }
+                    stack.applyRemoteChange(edit) { text.apply(edit) }
+                }
+            }
+            stack.beginUndoGrouping()
+            text.apply(.insert("A", at: 0))
+            stack.registerUndo(MergedStreamTextCommand(edit: .delete("A", at: 0)), on: text, key: "text")
+            receive([.insert("x", at: 3), .insert("y", at: 4), .insert("z", at: 5)])
+            text.apply(.delete("w", at: 10))
+            stack.registerUndo(MergedStreamTextCommand(edit: .insert("w", at: 10)), on: text, key: "text")
+            receive([.delete("r", at: 11), .delete("o", at: 10)])
+            stack.endUndoGrouping()
+            receive([.insert("!", at: 12), .insert("?", at: 13)])
+            return (stack, text)
+        }
+        let (merged, mergedText) = build(apart: false)
+        let (apart, apartText) = build(apart: true)
+        #expect(mergedText.text == "Ahexyzllo ld!?")
+        merged.undo()
+        apart.undo()
+        #expect(mergedText.text == apartText.text)
+        #expect(mergedText.text == "hexyzllo wld!?")
+        merged.redo()
+        apart.redo()
+        #expect(mergedText.text == apartText.text)
+        #expect(mergedText.problems.isEmpty && apartText.problems.isEmpty)
+    }
+
     /// Text and list changes alternating, both mergeable, with a change no command reads between
     /// some: each type's run merges across the other type's changes as far as the log allows, and
     /// every undo and redo lands as with the changes one by one.
