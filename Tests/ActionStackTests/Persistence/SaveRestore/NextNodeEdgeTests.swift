@@ -64,7 +64,10 @@ import Testing
                 String(decoding: try last.encoded(), as: UTF8.self) == String(decoding: expected, as: UTF8.self),
                 "step \(index): the recorded history", sourceLocation: sourceLocation)
             // A change after restoring the recovered history is numbered after every change made.
-            let next = try #require(full.nextNode)
+            guard let next = full.nextNode else {
+                #expect(stack.historyShape == .linear, "step \(index)", sourceLocation: sourceLocation)
+                continue
+            }
             let restored = hrStack(.tree)
             let copies = Documents()
             try restored.restoreHistory(recovered) { key in copies[key] }
@@ -131,6 +134,26 @@ import Testing
             { stack, d in hrChange(d["doc"], to: 3, on: stack) },
             { stack, _ in stack.removeAllActions() },
         ])
+    }
+
+    /// Switching shape: a linear history saves no number; switching to a tree numbers the steps
+    /// held from 0 (see "Switching shape" in the article), and the journal follows.
+    @Test func switchingShapeUnderARecorder() throws {
+        try expectRecorderAgreesWithASave(
+            setUp: { $0.historyShape = .linear },
+            [
+                { stack, d in hrChange(d["doc"], to: 1, on: stack) },
+                { stack, d in hrChange(d["doc"], to: 2, on: stack) },
+                { stack, _ in stack.historyShape = .tree },
+                { stack, _ in stack.undo() },
+                { stack, d in hrChange(d["doc"], to: 3, on: stack) },  // node 3, node 2 a branch
+                { stack, d in hrChange(d["other"], to: 1, on: stack) },
+                { stack, d in stack.removeAllActions(withTarget: d["other"]) },
+                { stack, _ in stack.historyShape = .linear },
+                { stack, d in hrChange(d["doc"], to: 4, on: stack) },
+                { stack, _ in stack.historyShape = .tree },
+                { stack, d in hrChange(d["doc"], to: 5, on: stack) },
+            ])
     }
 
     /// Two command steps on "doc" and one on "gone", the last undone: a history whose redo step a
@@ -261,6 +284,27 @@ import Testing
         try linear.restoreHistory(saved) { _ in copy }
         #expect(linear.undoCount == 1)
         #expect(try linear.savedHistory().nextNode == nil)
+    }
+
+    /// A linear stack's save (no number), given a number by hand and restored into a branching
+    /// stack: the number is what the branching stack goes on from.
+    @Test func aLinearSaveGivenANumberNumbersABranchingRestore() throws {
+        let stack = hrStack(.linear)
+        let doc = HRDoc()
+        hrChange(doc, to: 1, on: stack)
+        hrChange(doc, to: 2, on: stack)
+        var saved = try stack.savedHistory()
+        #expect(saved.nextNode == nil)
+        let plain = hrStack(.tree)
+        try plain.restoreHistory(saved) { _ in doc }
+        hrChange(doc, to: 3, on: plain)
+        #expect(plain.currentNode?.sequence == 3)
+        saved.nextNode = 7
+        let numbered = hrStack(.tree)
+        doc.value = 2
+        try numbered.restoreHistory(saved) { _ in doc }
+        hrChange(doc, to: 3, on: numbered)
+        #expect(numbered.currentNode?.sequence == 7)
     }
 
     /// Damaged "nextNode" fields in an archive: refused whole with a `HistoryArchiveError`, never
