@@ -156,6 +156,35 @@ import Testing
             ])
     }
 
+    /// Steps that come to nothing (an empty group dropped, a group whose only target is freed
+    /// before it closes, a group registered with registration disabled): whatever numbers they
+    /// take, the journal agrees with a full save after each.
+    @Test func stepsThatComeToNothingUnderARecorder() throws {
+        try expectRecorderAgreesWithASave(
+            setUp: { $0.dropsEmptyGroups = true },
+            [
+                { stack, d in hrChange(d["doc"], to: 1, on: stack) },
+                { stack, _ in
+                    stack.beginUndoGrouping()
+                    stack.endUndoGrouping()
+                },
+                { stack, d in hrChange(d["doc"], to: 2, on: stack) },
+                { stack, d in
+                    stack.beginUndoGrouping()
+                    HRSet(value: 1).perform(on: d["brief"], in: stack)
+                    d.docs["brief"] = nil
+                    stack.endUndoGrouping()
+                },
+                { stack, d in
+                    stack.disableUndoRegistration()
+                    hrChange(d["doc"], to: 3, on: stack)
+                    stack.enableUndoRegistration()
+                },
+                { stack, _ in stack.undo() },
+                { stack, d in hrChange(d["doc"], to: 4, on: stack) },
+            ])
+    }
+
     /// Two command steps on "doc" and one on "gone", the last undone: a history whose redo step a
     /// restore cuts when "gone" does not resolve.
     private func historyWithAStepOnAKeyThatWillNotResolve() throws -> SavedHistory {
