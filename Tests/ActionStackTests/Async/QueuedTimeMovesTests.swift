@@ -111,9 +111,11 @@ import Testing
     /// Presses `presses` on an asynchronous tree before the first has run, lets them all run, and
     /// compares where the document ends with the synchronous tree after the same presses.
     private func expectQueuedPressesEndAsSynchronousOnes(
-        _ presses: [Press], sourceLocation: SourceLocation = #_sourceLocation
+        _ presses: [Press], configure: (ActionStack) -> Void = { _ in },
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let (local, value) = synchronousTree()
+        configure(local)
         var synchronousPath: [Int] = []
         for press in presses {
             press.press(on: local)
@@ -122,6 +124,7 @@ import Testing
         #expect(value.value == local.currentNode?.sequence, sourceLocation: sourceLocation)
 
         let (stack, remote) = try await asynchronousTree()
+        configure(stack)
         let gate = Gate()
         remote.gate = gate
         var requests: [ActionStack.OperationRequest] = []
@@ -131,6 +134,9 @@ import Testing
                 requests.append(request)
             }
         }
+        // Every press waited: the first holds the turn at the gate, the others queue behind it.
+        #expect(requests.count == presses.count, "\(presses)", sourceLocation: sourceLocation)
+        #expect(stack.pendingRequestCount == presses.count - 1, sourceLocation: sourceLocation)
         gate.openForGood()
         for request in requests { _ = try? await request.value() }
         #expect(
@@ -169,7 +175,16 @@ import Testing
 
     @Test func movesPastTheEndsStopThereAndTheNextGoesOnFromThere() async throws {
         try await expectQueuedPressesEndAsSynchronousOnes([.earlier(100), .later(2), .later(Int.max), .earlier(1)])
-        try await expectQueuedPressesEndAsSynchronousOnes([.earlier(0), .later(-3), .earlier(1)])
+        try await expectQueuedPressesEndAsSynchronousOnes([.earlier(1), .earlier(0), .later(-3), .earlier(1)])
+    }
+
+    /// Pruning (`maximumBranchSteps`) that each move's end sets off happens before the next press
+    /// resolves, as between two synchronous presses.
+    @Test func pruningBetweenPressesIsAsBetweenSynchronousOnes() async throws {
+        try await expectQueuedPressesEndAsSynchronousOnes(
+            [.earlier(1), .earlier(1), .earlier(1), .later(2), .earlier(3)], configure: { $0.maximumBranchSteps = 1 })
+        try await expectQueuedPressesEndAsSynchronousOnes(
+            [.jump(3), .earlier(1), .later(3)], configure: { $0.maximumBranchSteps = 0 })
     }
 
     /// A step that fails stops its move where it got to; the press behind it goes on from there.
