@@ -336,6 +336,32 @@ import Testing
         #expect(numbered.currentNode?.sequence == 7)
     }
 
+    /// Damaged "next" fields in a journal's snapshot: the recovery refuses the record with an
+    /// error, never reads it one way or the other, and never crashes.
+    @Test func damagedNextFieldsInAJournalAreRefused() throws {
+        let files = try RecorderFiles()
+        defer { files.cleanUp() }
+        let stack = hrStack(.tree)
+        let doc = HRDoc()
+        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v" }
+        hrChange(doc, to: 1, on: stack)
+        hrChange(doc, to: 2, on: stack)
+        withExtendedLifetime(recorder) {}
+        let snapshot = try #require(try files.journal.records().first)
+        let text = String(decoding: snapshot.payload, as: UTF8.self)
+        let written = try #require(text.firstRange(of: #/"next":\d+/#))
+        for (index, bad) in [
+            #""next":null"#, #""next":"3""#, #""next":3.5"#, #""next":true"#, #""next":3,"next":3"#,
+            #""next":-3"#, #""next":99999999999999999999999"#, #""next":[3]"#, #""next":{}"#,
+        ].enumerated() {
+            let damaged = HistoryJournal(url: files.directory.appendingPathComponent("damaged-\(index).journal"))
+            try damaged.append(Data(text.replacingCharacters(in: written, with: bad).utf8), fingerprint: "v")
+            #expect(throws: (any Error).self, "\(bad)") {
+                _ = try HistoryRecorder.recover(from: damaged, fingerprint: "v", registry: testRegistry())
+            }
+        }
+    }
+
     /// Damaged "nextNode" fields in an archive: refused whole with a `HistoryArchiveError`, never
     /// read one way or the other.
     @Test func damagedNextNodeFieldsAreRefused() throws {
