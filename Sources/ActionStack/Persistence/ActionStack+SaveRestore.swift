@@ -248,7 +248,8 @@ extension ActionStack {
     /// commands, from the current state outward, each walk stopping at the first step that cannot
     /// be saved (see ``savableDepth``). At most `maximumSteps` steps are saved: the nearest to the
     /// current state first (by the number of steps between), the undo side before the redo side
-    /// and the branches at the same distance.
+    /// and the branches at the same distance, then the lowest node (so that a
+    /// ``HistoryRecorder``'s recovery keeps the steps a save keeps).
     ///
     /// Actions whose targets were freed are not saved, and a step left with none is not saved at all.
     /// The clean state is saved when it is a node of the saved part. From a handler or an observer
@@ -464,7 +465,12 @@ extension ActionStack {
                 var next: [Int] = []
                 var candidates: [Int] = []
                 for node in frontier { candidates += neighbours[node] ?? [] }
-                candidates.sort { order(steps[$0].place) < order(steps[$1].place) }
+                // At one distance: the undo side, the redo side, the branches, then the lowest node,
+                // which a history read back from a journal knows as the live stack does (the order
+                // of its branches, by when they were last visited, it does not).
+                candidates.sort {
+                    (order(steps[$0].place), steps[$0].node) < (order(steps[$1].place), steps[$1].node)
+                }
                 for index in candidates where result.count < limit {
                     let step = steps[index]
                     let far = reached.contains(step.node) ? step.parent : step.node
