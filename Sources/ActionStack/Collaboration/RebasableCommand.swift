@@ -104,6 +104,10 @@ extension RebasableCommand {
 ///
 /// ``SequenceEdit`` and ``TextEdit`` adopt it: an insertion right after (or right at) the one before
 /// it, and a deletion right at or right before the one before it, merge into one piece.
+///
+/// Adopt it with a value type. A stack never merges changes of a class type, which it may conform
+/// to as well: a class's change is held by reference, by the steps on each side of the current
+/// node at once and perhaps by the app, so merging one would change it under all of them.
 public protocol MergeableChange: Sendable {
     /// Merges `next` (which reads in the document this change leaves) into this change, when the
     /// two are better held as one; returns false, and changes nothing, when they are kept apart.

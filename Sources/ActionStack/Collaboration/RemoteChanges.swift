@@ -129,7 +129,8 @@ struct CommandRebase {
 
 /// The remote changes a step has not seen, kept short: a change that can be merged with the one
 /// before it (``MergeableChange``, of the same type) is merged into it, so that a peer's burst of
-/// typing waits as one change, and a step rebased later pays for one.
+/// typing waits as one change, and a step rebased later pays for one. Changes of a class type never
+/// merge: they are held by reference, and a merge would change an object others hold.
 ///
 /// Whether a type merges is learned once per type and kept (the last type seen), so that a
 /// change of the same type as the one before it costs two casts to its own type, not a search for a
@@ -150,7 +151,11 @@ final class RemoteChangeLog {
         guard ObjectIdentifier(Swift.type(of: log[log.count - 1])) == type else { return log.append(change) }
         if lastType != type {
             lastType = type
-            lastMerge = (change as? any MergeableChange).map { Self.merging($0) }
+            // A change of a class type is shared (the steps on each side of the current node
+            // hold the same object, and so may the app): merging would change it under them, so
+            // only value types merge.
+            lastMerge =
+                Swift.type(of: change) is AnyClass ? nil : (change as? any MergeableChange).map { Self.merging($0) }
         }
         guard let merge = lastMerge, merge(&log, change) else { return log.append(change) }
     }

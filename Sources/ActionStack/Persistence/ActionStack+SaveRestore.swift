@@ -248,7 +248,8 @@ extension ActionStack {
     /// commands, from the current state outward, each walk stopping at the first step that cannot
     /// be saved (see ``savableDepth``). At most `maximumSteps` steps are saved: the nearest to the
     /// current state first (by the number of steps between), the undo side before the redo side
-    /// and the branches at the same distance.
+    /// and the branches at the same distance, then the lowest node (so that a
+    /// ``HistoryRecorder``'s recovery keeps the steps a save keeps).
     ///
     /// Actions whose targets were freed are not saved, and a step left with none is not saved at all.
     /// The clean state is saved when it is a node of the saved part. From a handler or an observer
@@ -464,7 +465,12 @@ extension ActionStack {
                 var next: [Int] = []
                 var candidates: [Int] = []
                 for node in frontier { candidates += neighbours[node] ?? [] }
-                candidates.sort { order(steps[$0].place) < order(steps[$1].place) }
+                // At one distance: the undo side, the redo side, the branches, then the lowest node,
+                // which a history read back from a journal knows as the live stack does (the order
+                // of its branches, by when they were last visited, it does not).
+                candidates.sort {
+                    (order(steps[$0].place), steps[$0].node) < (order(steps[$1].place), steps[$1].node)
+                }
                 for index in candidates where result.count < limit {
                     let step = steps[index]
                     let far = reached.contains(step.node) ? step.parent : step.node
@@ -1069,8 +1075,11 @@ extension ActionStack {
                 store.lastDate = Swift.max(store.lastDate, when)
             }
             // Numbers go on from the saved stack's next number: a number given to a change that
-            // is gone (left out of the save, freed, pruned) is not given again.
-            store.nextNumber = NodeNumber(Swift.max((all.max() ?? plan.newRoot) + 1, saved.nextNode ?? 0))
+            // is gone (left out of the save, freed, pruned) is not given again. Without one, from
+            // the highest node the saved history holds, not the highest restored: a step the
+            // restore cut was a change, and keeps its number too.
+            let highestSaved = saved.steps.reduce(saved.root) { Swift.max($0, $1.node) }
+            store.nextNumber = NodeNumber(Swift.max(highestSaved + 1, saved.nextNode ?? 0))
             history.installTree(store)
             // Each child not placed yet starts a branch that follows the redo choices.
             var placed = Set(path).union(chain)

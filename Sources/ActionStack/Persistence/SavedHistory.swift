@@ -63,8 +63,9 @@ public struct SavedHistory: Sendable {
     /// history (its target freed, removed by target, pruned, or left out of the save because it
     /// holds a closure or lies beyond `maximumSteps`). A branching stack saves it; a linear stack,
     /// which saves its steps numbered from its root in order, saves none. Nil: the next change is
-    /// numbered one above the highest node held (a history saved before this property existed, or
-    /// made by hand). ``validate()`` refuses a value that is not above every node held
+    /// numbered one above the highest node this history holds, restored or not (a step a restore
+    /// cuts was a change too, and keeps its number; a history saved before this property existed,
+    /// or made by hand). ``validate()`` refuses a value that is not above every node held
     /// (``StructuralProblem/nextNodeNotAbove(next:node:)``) or above ``maximumNode`` + 1.
     public var nextNode: Int? { didSet { isKnownValid = false } }
 
