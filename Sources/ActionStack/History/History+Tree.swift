@@ -232,8 +232,10 @@ extension History {
     /// - Complexity: O(s log s) for the s steps held.
     func resyncTree() {
         guard let tree else { return }
+        // The branches, once (in anchor order): re-anchoring below moves them, it adds or takes none.
+        let branches = tree.allBranches
         var present: Set<NodeNumber> = [tree.root]
-        for side in [undoSide, redoSide] + tree.allBranches.map(\.side) {
+        for side in [undoSide, redoSide] + branches.map(\.side) {
             for position in 0..<side.steps.count { present.insert(side.steps[position].node) }
         }
         func survivor(of node: NodeNumber) -> NodeNumber {
@@ -255,7 +257,7 @@ extension History {
             }
             tree.branches[newAnchor, default: []].append(contentsOf: moved)
         }
-        for branch in tree.allBranches where branch.side.steps.count == 0 {
+        for branch in branches where branch.side.steps.count == 0 {
             tree.remove(branch)
             if tracksChanges { noteBranchChange(.removed(branch)) }
             emptySide(branch.side)
@@ -274,7 +276,8 @@ extension History {
         }
         let current = chain(undoSide, from: tree.root, undo: true)
         _ = chain(redoSide, from: current, undo: false)
-        for branch in tree.allBranches { _ = chain(branch.side, from: branch.anchor, undo: false) }
+        // A branch taken out above is empty: its chain sets nothing.
+        for branch in branches { _ = chain(branch.side, from: branch.anchor, undo: false) }
         tree.recount()
     }
 

@@ -370,7 +370,7 @@ final class TreeStore {
     /// failed in some orders).
     ///
     /// - Complexity: O(b log b) for the b anchors.
-    var allBranches: [Branch] { branches.keys.sorted().flatMap { branches[$0]! } }
+    var allBranches: [Branch] { branches.sorted { $0.key < $1.key }.flatMap(\.value) }
 
     /// Drops every record of ``detachOrder`` and recounts what branches hold (after a pass that
     /// changed them in place).
