@@ -15,7 +15,9 @@ import Testing
 /// A random driver of collaborative undo: this user's edits, a peer's edits, undo and redo,
 /// awaited steps with a peer's edit arriving while they await (and awaited steps that then fail and
 /// roll back), asynchronous groups with a peer's edits arriving while their body awaits (one in four
-/// throws and rolls back), saves and restores, removals, clean marks and observers, interleaved at
+/// throws and rolls back), saves and restores, removals, clean marks, limits set and changed
+/// (``ActionStack/levelsOfUndo``, ``ActionStack/maximumCost``, and in a branching history
+/// ``ActionStack/maximumBranchSteps``) and observers that call back into the stack, interleaved at
 /// random, with the stack checked against ``CollaborativeTextModel`` after every operation. On a
 /// branching history (`CollaborativeBranchingDriverTests.swift`) it also jumps to any node, moves
 /// in time and jumps to the root and back, against ``CollaborativeTreeModel``; with two documents in
@@ -32,6 +34,14 @@ import Testing
 ///   this user's letters), and redoing everything brings it back;
 /// - a remote change makes the document unsaved;
 /// - an observer always heard the state the stack is in;
+/// - in a linear history the counts and the history entries are the model's, dead steps not yet
+///   found included, and the limits trim what the model trims; in a branching one the model follows
+///   what the stack trimmed and pruned and checks that the limits allowed it
+///   (``CollaborativeTreeModel/follow(_:)``);
+/// - an observer of the did-undo and did-redo notifications reads the Edit menu, the counts and the
+///   entries the model has after the press; a `markClean()` it makes holds, and a call the stack
+///   must refuse there (an undo, a remote change, emptying the history) is a misuse that changes
+///   nothing;
 /// - the stack's invariants hold.
 @Suite(.serialized) @MainActor struct CollaborativeDriverTests {
     /// One run: a document, its stack, the model, what an observer heard.
