@@ -121,6 +121,9 @@ import Testing
             /// Reads, then makes a call the stack refuses while it notifies (an undo, a remote
             /// change, emptying the history): a misuse that changes nothing.
             case misuse
+            /// Reads, then sets ``ActionStack/levelsOfUndo`` (allowed: the stack trims at the end of
+            /// the call, or of the awaited request).
+            case changeLimit
         }
 
         /// The observer of the did-undo and did-redo notifications: it calls back into the stack, as
@@ -153,6 +156,11 @@ import Testing
                 stack.markClean()
                 #expect(stack.isClean, "the observer marked the document saved: \(trace)")
                 observerMarkedClean = true
+            case .changeLimit:
+                levelsOfUndo = random.chance(30) ? 0 : random.int(1...8)
+                log.append("  observer of did\(undo ? "Undo" : "Redo") sets levelsOfUndo = \(levelsOfUndo)")
+                stack.levelsOfUndo = levelsOfUndo
+                #expect(stack.levelsOfUndo == levelsOfUndo, "the observer set the limit: \(trace)")
             case .misuse:
                 let before = (
                     stack.state, String(document.text), undoEntries.map(\.actionName), redoEntries.map(\.actionName)
@@ -704,10 +712,10 @@ import Testing
             check()
         }
 
-        /// A press of Undo or Redo heard by the notification observer, which marks the document saved
-        /// or makes a call the stack must refuse.
+        /// A press of Undo or Redo heard by the notification observer, which marks the document
+        /// saved, makes a call the stack must refuse, or sets a limit.
         func pressWithAnObserverThatCallsBack() async {
-            callBackMode = random.chance(50) ? .markClean : .misuse
+            callBackMode = [.markClean, .misuse, .changeLimit][random.int(0...2)]
             observerMarkedClean = false
             defer { callBackMode = .read }
             let undo = random.chance(60)
@@ -715,6 +723,11 @@ import Testing
             await press(undo: undo)
             if observerMarkedClean {
                 #expect(stack.isClean, "the observer's markClean() held: \(trace)")
+            }
+            if callBackMode == .changeLimit {
+                // The limit the observer set trimmed once the call had ended.
+                modelLimits()
+                if hasLimits { keptLetters = true }
             }
         }
 
