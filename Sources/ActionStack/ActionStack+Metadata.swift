@@ -107,7 +107,9 @@ extension ActionStack {
     /// only when it holds a live action, since it would be dropped otherwise); then the newest
     /// closed step that still has a live action (or is a do-nothing step).
     ///
-    /// - Complexity: O(1) amortized.
+    /// - Complexity: O(1) amortized; when the stack may not drop steps now (`noticing` false, or a
+    ///   group open) and remote changes wait, O(a · r) for the a actions of the steps read and the r
+    ///   changes they have not seen.
     func nextStep(of side: Side, noticing: Bool) -> NextStep? {
         if side === undoSide && !side.frames.isEmpty {
             if !dropsEmptyGroups || side.hasLiveAction(from: side.openStart, to: side.end) {
@@ -122,9 +124,16 @@ extension ActionStack {
         return newestLiveStep(of: side)
     }
 
-    /// The newest closed step of `side` that has a live action or holds none, without dropping
-    /// anything.
+    /// The newest closed step of `side` that the next press would perform, without dropping
+    /// anything: one that has a live action or holds none and, when remote changes have been
+    /// reported, that still has something to do once rebased past the changes it has not seen
+    /// (read on copies: see ``History/newestStepPastUnseenChanges(of:)``). An asynchronous step
+    /// whose actions are running keeps what it has not seen for a rollback: until it settles (its
+    /// did-notification sees it settled), its side is read as held.
     private func newestLiveStep(of side: Side) -> NextStep? {
+        if history.remote != nil && side.inFlight == 0 && steps.inFlight?.isMidway != true {
+            return history.newestStepPastUnseenChanges(of: side).map { NextStep(metadata: side.steps[$0].metadata) }
+        }
         var end = side.openStart
         var position = side.steps.count - 1
         while position >= 0 {

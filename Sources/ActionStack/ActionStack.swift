@@ -448,7 +448,13 @@ open class ActionStack {
     ///   with ``dropsEmptyGroups`` on, an open group whose newest actions have freed targets (O(k)
     ///   for those k actions, until the group closes); and from a handler or an observer of an
     ///   operation in progress, freed steps on top of the stack (O(d) for d such actions). The
-    ///   names, titles, ``canRedo`` and ``state`` are the same.
+    ///   names, titles, ``canRedo`` and ``state`` are the same. After a remote change
+    ///   (``applyRemoteChange(_:version:_:)``) a step left with nothing to do does not count: the
+    ///   next steps are rebased past the changes they have not seen when read (O(a · r) for their a
+    ///   actions and r changes, once); read from a handler or an observer of an operation in
+    ///   progress, where nothing may be rebased or dropped, they are read past them on copies, on
+    ///   every read (the counts keep such a step until the call has ended; see
+    ///   <doc:UndoInASharedDocument>).
     open var canUndo: Bool { _canUndo }
 
     /// Whether ``redo()`` has something to redo. Reading it posts ``checkpointNotification``, as

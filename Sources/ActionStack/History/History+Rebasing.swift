@@ -122,6 +122,57 @@ extension History {
         }
     }
 
+    /// The position of the newest closed step of `side` that the next press would perform, found
+    /// without changing anything, for a query made when the stack may not drop steps (a handler or
+    /// an observer of an operation in progress, an open group): each step, from the newest, is
+    /// rebased on copies of its commands over the changes it has not seen and those carried past
+    /// the steps above it, as ``rebaseNewestSteps(of:)`` will rebase it; a step whose every action
+    /// has nothing left to do or a freed target is passed over (the stack drops it once it may),
+    /// and the changes as they read past it go on to the next. A step that holds no action counts
+    /// (a do-nothing step). Nil when no step is left.
+    ///
+    /// - Complexity: O(a · r) for the a actions of the steps read and the r changes they had not
+    ///   seen, plus O(a) for the actions of the steps passed over.
+    func newestStepPastUnseenChanges(of side: Side) -> Int? {
+        var carried: [any Sendable] = []
+        var end = side.openStart
+        var position = side.steps.count - 1
+        while position >= 0 {
+            let step = side.steps[position]
+            let start = end - step.actionCount
+            if step.count == 0 { return position }
+            // Past the changes it has not seen, then those carried past the steps above (handed
+            // to it after them, as `deliver(_:pastStepAt:of:)` hands them).
+            var changes = step.metadata?.unseenChanges ?? []
+            changes.append(contentsOf: carried)
+            var index = end - 1
+            while index >= start {
+                let action = side.action(at: index)
+                var isDead = false
+                if !changes.isEmpty, let rebase = Self.rebase(action, over: changes) {
+                    changes = rebase.carried
+                    isDead = rebase.command == nil
+                }
+                if !isDead && action.isTargetAlive { return position }
+                index -= 1
+            }
+            carried = changes
+            end = start
+            position -= 1
+        }
+        return nil
+    }
+
+    /// The command of `action` rebased, on a copy, over `changes`; nil when the action is not a
+    /// rebasable command (the changes pass it unchanged).
+    private static func rebase(_ action: Action, over changes: [any Sendable]) -> CommandRebase? {
+        guard action.box.commandKey != nil else { return nil }
+        let capture = CommandCapture()
+        action.handler(capture)
+        guard let command = capture.command as? any RebasableCommand else { return nil }
+        return CommandRebase(command, over: changes)
+    }
+
     /// Rebases the step at `position` of `side` (its actions start at `start`) over the changes it
     /// has not seen, hands the changes, as they read past it, to the steps beyond it, and returns the
     /// absolute indices of its actions that have nothing left to do.

@@ -15,7 +15,9 @@ import Testing
 /// A random driver of collaborative undo: this user's edits, a peer's edits, undo and redo,
 /// awaited steps with a peer's edit arriving while they await (and awaited steps that then fail and
 /// roll back), asynchronous groups with a peer's edits arriving while their body awaits (one in four
-/// throws and rolls back), saves and restores, removals, clean marks and observers, interleaved at
+/// throws and rolls back), saves and restores, removals, clean marks, limits set and changed
+/// (``ActionStack/levelsOfUndo``, ``ActionStack/maximumCost``, and in a branching history
+/// ``ActionStack/maximumBranchSteps``) and observers that call back into the stack, interleaved at
 /// random, with the stack checked against ``CollaborativeTextModel`` after every operation. On a
 /// branching history (`CollaborativeBranchingDriverTests.swift`) it also jumps to any node, moves
 /// in time and jumps to the root and back, against ``CollaborativeTreeModel``; with two documents in
@@ -32,6 +34,14 @@ import Testing
 ///   this user's letters), and redoing everything brings it back;
 /// - a remote change makes the document unsaved;
 /// - an observer always heard the state the stack is in;
+/// - in a linear history the counts and the history entries are the model's, dead steps not yet
+///   found included, and the limits trim what the model trims; in a branching one the model follows
+///   what the stack trimmed and pruned and checks that the limits allowed it
+///   (``CollaborativeTreeModel/follow(_:)``);
+/// - an observer of the did-undo and did-redo notifications reads the Edit menu, the counts and the
+///   entries the model has after the press; a `markClean()` it makes holds, and a call the stack
+///   must refuse there (an undo, a remote change, emptying the history) is a misuse that changes
+///   nothing;
 /// - the stack's invariants hold.
 @Suite(.serialized) @MainActor struct CollaborativeDriverTests {
     /// One run: a document, its stack, the model, what an observer heard.
@@ -49,6 +59,24 @@ import Testing
         /// open, as they read now; nil when none is open.
         var openGroup: [CollaborativeTextModel.Edit]?
         var token: ObservationToken?
+        /// The observers of the stack's did-undo and did-redo notifications (``callBack(_:)``).
+        var notificationObservers: [any NSObjectProtocol] = []
+        /// What the notification observer does when it hears the next step undone or redone.
+        var callBackMode = CallBack.read
+        /// Whether the notification observer marked the document saved during the last press.
+        var observerMarkedClean = false
+        /// The model after the press in progress (``press(undo:)``): what the notification observer
+        /// must read.
+        var expectedAfterPress: (any CollaborativeModel)?
+        /// ``ActionStack/levelsOfUndo``, ``ActionStack/maximumCost`` and
+        /// ``ActionStack/maximumBranchSteps`` as the run last set them (``changeLimits()``).
+        var levelsOfUndo = 0
+        var maximumCost = 0
+        var maximumBranchSteps = 0
+        /// Whether the notification observer changed a limit during the last press (a trim made
+        /// earlier in the call followed the old one).
+        var limitChangedInCall = false
+        var hasLimits: Bool { levelsOfUndo > 0 || maximumCost > 0 || maximumBranchSteps > 0 }
         var log: [String] = []
         var stepNumber = 0
         var operationCount = 0
@@ -78,6 +106,135 @@ import Testing
                 self.heard = state
                 self.heardTitles = (stack.undoMenuItemTitle, stack.redoMenuItemTitle)
             }
+            for observer in notificationObservers { NotificationCenter.default.removeObserver(observer) }
+            notificationObservers = [ActionStack.didUndoChangeNotification, ActionStack.didRedoChangeNotification].map {
+                name in
+                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) { [weak self] _ in
+                    MainActor.assumeIsolated { self?.callBack(undo: name == ActionStack.didUndoChangeNotification) }
+                }
+            }
+        }
+
+        /// What the observer of the did-undo and did-redo notifications does.
+        enum CallBack {
+            /// Reads the counts, the titles and the history entries.
+            case read
+            /// Reads, then marks the document saved (allowed while the stack notifies).
+            case markClean
+            /// Reads, then makes a call the stack refuses while it notifies (an undo, a remote
+            /// change, emptying the history): a misuse that changes nothing.
+            case misuse
+            /// Reads, then sets ``ActionStack/levelsOfUndo`` (allowed: the stack trims at the end of
+            /// the call, or of the awaited request).
+            case changeLimit
+        }
+
+        /// The observer of the did-undo and did-redo notifications: it calls back into the stack, as
+        /// an app's history view does, and sometimes makes a call (``callBackMode``).
+        func callBack(undo: Bool) {
+            if let after = expectedAfterPress {
+                // The step is done: the Edit menu, the counts and the entries are the model's after it.
+                #expect(stack.canUndo == after.canUndo, "the observer read canUndo: \(trace)")
+                #expect(stack.canRedo == after.canRedo, "the observer read canRedo: \(trace)")
+                #expect(stack.undoActionName == after.undoName, "the observer read the Undo name: \(trace)")
+                #expect(stack.redoActionName == after.redoName, "the observer read the Redo name: \(trace)")
+                if let linear = after as? CollaborativeTextModel {
+                    #expect(stack.undoCount == linear.undoStack.count, "the observer read undoCount: \(trace)")
+                    #expect(stack.redoCount == linear.redoStack.count, "the observer read redoCount: \(trace)")
+                    let names = stack.undoEntries.map(\.actionName)
+                    #expect(names == linear.undoStack.reversed().map(\.name), "the observer read the entries: \(trace)")
+                }
+            }
+            let undoEntries = stack.undoEntries
+            let redoEntries = stack.redoEntries
+            #expect(undoEntries.count == stack.undoCount, "the observer read the undo entries: \(trace)")
+            #expect(redoEntries.count == stack.redoCount, "the observer read the redo entries: \(trace)")
+            // The next steps are the ones the Edit menu offers, named.
+            #expect(stack.canUndo == !stack.undoActionName.isEmpty, "the observer read the Undo name: \(trace)")
+            #expect(stack.canRedo == !stack.redoActionName.isEmpty, "the observer read the Redo name: \(trace)")
+            switch callBackMode {
+            case .read:
+                break
+            case .markClean:
+                stack.markClean()
+                #expect(stack.isClean, "the observer marked the document saved: \(trace)")
+                observerMarkedClean = true
+            case .changeLimit:
+                limitChangedInCall = true
+                levelsOfUndo = random.chance(30) ? 0 : random.int(1...8)
+                log.append("  observer of did\(undo ? "Undo" : "Redo") sets levelsOfUndo = \(levelsOfUndo)")
+                stack.levelsOfUndo = levelsOfUndo
+                #expect(stack.levelsOfUndo == levelsOfUndo, "the observer set the limit: \(trace)")
+            case .misuse:
+                let before = (
+                    stack.state, String(document.text), undoEntries.map(\.actionName), redoEntries.map(\.actionName)
+                )
+                stack.lastMisuse = nil
+                let call = random.int(0...2)
+                let operation: ActionStack.Misuse.Operation
+                switch call {
+                case 0:
+                    operation = .undo
+                    stack.undo()
+                case 1:
+                    operation = .applyRemoteChange
+                    let applied = stack.applyRemoteChange(Self.textEdit([.insert(0, "z")], local: false)) {
+                        Issue.record("a remote change reported from an observer was applied: \(trace)")
+                    }
+                    #expect(!applied, "the remote change was refused: \(trace)")
+                default:
+                    operation = .removeAllActions
+                    stack.removeAllActions()
+                }
+                log.append("  observer of did\(undo ? "Undo" : "Redo") calls \(operation) (refused)")
+                #expect(stack.lastMisuse?.operation == operation, "the call was refused: \(trace)")
+                #expect(stack.lastMisuse?.activity != nil, "as a reentrant call: \(trace)")
+                let after = (
+                    stack.state, String(document.text), stack.undoEntries.map(\.actionName),
+                    stack.redoEntries.map(\.actionName)
+                )
+                #expect(before == after, "the refused call changed nothing: \(trace)")
+            }
+        }
+
+        /// Sets ``ActionStack/levelsOfUndo``, ``ActionStack/maximumCost`` or (in a branching
+        /// history) ``ActionStack/maximumBranchSteps`` to a small limit or to none: the stack trims at
+        /// once, and at every step after, as the model does.
+        func changeLimits() {
+            switch random.int(0...2) {
+            case 0:
+                levelsOfUndo = random.chance(30) ? 0 : random.int(1...8)
+                log.append("levelsOfUndo = \(levelsOfUndo)")
+                stack.levelsOfUndo = levelsOfUndo
+            case 1:
+                maximumCost = random.chance(30) ? 0 : random.int(1...16)
+                log.append("maximumCost = \(maximumCost)")
+                stack.maximumCost = maximumCost
+            default:
+                guard shape == .tree else { return changeLimits() }
+                maximumBranchSteps = random.chance(30) ? 0 : random.int(1...6)
+                log.append("maximumBranchSteps = \(maximumBranchSteps)")
+                stack.maximumBranchSteps = maximumBranchSteps
+            }
+            modelLimits()
+            // Steps trimmed away leave this user's letters that no step takes back.
+            if hasLimits { keptLetters = true }
+        }
+
+        /// The model learns the limits, and trims as the stack did when they were set.
+        func modelLimits() {
+            guard var linear = model as? CollaborativeTextModel else { return }
+            linear.levelsOfUndo = levelsOfUndo
+            linear.maximumCost = maximumCost
+            linear.trim()
+            model = linear
+        }
+
+        /// Sets the run's limits on a fresh stack.
+        func applyLimits(to stack: ActionStack) {
+            stack.levelsOfUndo = levelsOfUndo
+            stack.maximumCost = maximumCost
+            if shape == .tree { stack.maximumBranchSteps = maximumBranchSteps }
         }
 
         var stack: ActionStack { document.stack }
@@ -153,15 +310,20 @@ import Testing
             log.append("local \(edits) \(name)")
             stack.beginUndoGrouping()
             let edit = Self.textEdit(edits, local: true)
+            // Awaited steps state no cost (an asynchronous registration has none).
+            let cost = async ? 0 : random.int(1...3)
             if async {
                 try! edit.apply(to: &document.text)
                 stack.registerAsyncUndo(DriverTextCommand(edit: edit.inverse), on: document, key: SharedText.key)
             } else {
-                document.edit(edit)
+                try! edit.apply(to: &document.text)
+                stack.registerUndo(
+                    DriverCostedTextCommand(edit: edit.inverse, cost: cost), on: document, key: SharedText.key,
+                    options: .cost(cost))
             }
             stack.setActionName(name)
             stack.endUndoGrouping()
-            model.local(edits, name: name)
+            model.local(edits, name: name, cost: cost)
         }
 
         /// The peer types (or deletes) a few characters a key at a time: changes that wait merged.
@@ -194,6 +356,18 @@ import Testing
         func press(undo: Bool) async {
             log.append(undo ? "undo" : "redo")
             let expected = undo ? model.canUndo : model.canRedo
+            // What the notification observer must hear once the step is done: the model after the
+            // press, whose dead steps the stack finds only once the call has ended (they count).
+            // An awaited redo trims to the limits once the whole request has ended, after its
+            // did-notification.
+            var after = model
+            if async, var linear = after as? CollaborativeTextModel {
+                (linear.levelsOfUndo, linear.maximumCost) = (0, 0)
+                after = linear
+            }
+            if undo { after.undo() } else { after.redo() }
+            expectedAfterPress = expected ? after : nil
+            defer { expectedAfterPress = nil }
             let did: Bool
             if async {
                 do {
@@ -207,7 +381,18 @@ import Testing
                 if undo { stack.undo() } else { stack.redo() }
             }
             #expect(did == expected, "the press did what the Edit menu said: \(trace)")
-            if undo { model.undo() } else { model.redo() }
+            if async && !undo, var linear = model as? CollaborativeTextModel {
+                // An awaited redo trims once the whole request has ended, to the limits as they are
+                // then (an observer may have changed them meanwhile).
+                (linear.levelsOfUndo, linear.maximumCost) = (0, 0)
+                linear.redo()
+                model = linear
+                modelLimits()
+            } else if undo {
+                model.undo()
+            } else {
+                model.redo()
+            }
         }
 
         /// An awaited undo with a peer's edit arriving while its step awaits the server.
@@ -237,12 +422,16 @@ import Testing
             var registry = CommandRegistry()
             registry.register(TextCommand.self)
             registry.register(DriverTextCommand.self)
+            registry.register(DriverCostedTextCommand.self)
             let data = try! HistoryArchive(fingerprint: "text", histories: ["main": saved]).encoded()
             let archive = try! HistoryArchive(decoding: data, registry: registry)
             let fresh = SharedText(String(document.text), stack: ActionStack())
             configure(fresh.stack)
             try! fresh.stack.restoreHistory(archive.histories["main"]!) { _ in fresh }
+            applyLimits(to: fresh.stack)
             document = fresh
+            // The save rebased every step: the dead ones were found, and the restore holds none.
+            model.dropDeadSteps()
             // A restored tree numbers its next change as the saved one would have (the saved
             // history keeps its next number): the model's numbering goes on unchanged.
         }
@@ -259,6 +448,7 @@ import Testing
             if let tree = model as? CollaborativeTreeModel {
                 #expect(stack.currentNode?.sequence == tree.current, "the current node: \(trace)")
             }
+            checkCounts()
             operationCount += 1
             // The invariant check walks the whole history: every few operations.
             if operationCount % 16 == 0 { stack._checkInvariants() }
@@ -277,7 +467,8 @@ import Testing
                     let modelStep = model.undoStack[model.undoStack.count - 1 - index]
                     let edit =
                         (step.actions.first?.command as? TextCommand)?.edit.description
-                        ?? (step.actions.first?.command as? DriverTextCommand)?.edit.description ?? "?"
+                        ?? (step.actions.first?.command as? DriverTextCommand)?.edit.description
+                        ?? (step.actions.first?.command as? DriverCostedTextCommand)?.edit.description ?? "?"
                     let expected = modelStep.edits.map { edit -> String in
                         switch edit {
                         case .insert(let at, let text): "+\"\(text)\"@\(at)"
@@ -290,6 +481,64 @@ import Testing
                     }
                 }
             }
+        }
+
+        /// The counts, the history entries and what the limits left. The Edit menu has looked (the
+        /// dead steps at the tops are found); in a linear history the counts and the entries are
+        /// the model's, dead steps not yet found included; in a branching one the model follows what
+        /// the stack trimmed and pruned (``CollaborativeTreeModel/follow(_:)``) and checks it.
+        func checkCounts() {
+            model.findDeadSteps()
+            if let linear = model as? CollaborativeTextModel {
+                #expect(stack.undoCount == linear.undoStack.count, "undoCount: \(trace)")
+                #expect(stack.redoCount == linear.redoStack.count, "redoCount: \(trace)")
+                guard hasLimits || operationCount % 8 == 0 else { return }
+                let names = stack.undoEntries.map(\.actionName)
+                #expect(names == linear.undoStack.reversed().map(\.name), "the undo entries: \(trace)")
+                let redoNames = stack.redoEntries.map(\.actionName)
+                #expect(redoNames == linear.redoStack.reversed().map(\.name), "the redo entries: \(trace)")
+                return
+            }
+            guard var tree = model as? CollaborativeTreeModel else { return }
+            if hasLimits {
+                let held = stack.historyTree!
+                let (problems, rerooted, pruned) = tree.follow(held)
+                for problem in problems { Issue.record("\(problem): \(trace)") }
+                model = tree
+                // The steps held off the current path and the redo path: the branches.
+                let byNumber = Dictionary(uniqueKeysWithValues: held.nodes.map { ($0.sequence, $0) })
+                var onPaths: Set<Int> = []
+                var node: ActionStack.HistoryNode.ID? = held.current
+                while let id = node {
+                    onPaths.insert(id.sequence)
+                    node = byNumber[id.sequence]?.parent
+                }
+                node = byNumber[held.current.sequence]?.redoChild
+                while let id = node {
+                    onPaths.insert(id.sequence)
+                    node = byNumber[id.sequence]?.redoChild
+                }
+                let branchSteps = held.nodes.count - onPaths.count
+                if maximumBranchSteps > 0 {
+                    #expect(branchSteps <= maximumBranchSteps, "maximumBranchSteps holds: \(trace)")
+                }
+                // A limit drops no more than it must (the cost limit aside, which counts both).
+                if maximumCost == 0 && rerooted && !limitChangedInCall {
+                    #expect(stack.undoCount == levelsOfUndo, "the trim kept levelsOfUndo steps: \(trace)")
+                }
+                if maximumCost == 0 && pruned && !limitChangedInCall {
+                    #expect(branchSteps == maximumBranchSteps, "the prune kept maximumBranchSteps: \(trace)")
+                }
+            }
+            let pathLength = tree.path(to: tree.current).count - 1
+            #expect(stack.undoCount >= pathLength, "undoCount counts the current path's steps: \(trace)")
+            guard hasLimits else { return }
+            if levelsOfUndo > 0 {
+                #expect(stack.undoCount <= levelsOfUndo, "levelsOfUndo holds: \(trace)")
+            }
+            #expect(String(document.text) == String(model.text), "a trim left the document: \(trace)")
+            #expect(stack.undoActionName == model.undoName, "a trim left the Undo name: \(trace)")
+            #expect(stack.redoActionName == model.redoName, "a trim left the Redo name: \(trace)")
         }
 
         // MARK: Failures and asynchronous groups
@@ -461,7 +710,10 @@ import Testing
         }
 
         func operation() async {
-            switch random.int(0...119) {
+            limitChangedInCall = false
+            switch random.int(0...127) {
+            case 120..<124: changeLimits()
+            case 124..<128: await pressWithAnObserverThatCallsBack()
             case 100..<104: await asyncGroupWithRemoteChangesMeanwhile()
             case 104..<107: await failedUndoWithARemoteChangeMeanwhile()
             case 107..<113: await jumpToANode()
@@ -470,6 +722,25 @@ import Testing
             default: await classicOperation()
             }
             check()
+        }
+
+        /// A press of Undo or Redo heard by the notification observer, which marks the document
+        /// saved, makes a call the stack must refuse, or sets a limit.
+        func pressWithAnObserverThatCallsBack() async {
+            callBackMode = [.markClean, .misuse, .changeLimit][random.int(0...2)]
+            observerMarkedClean = false
+            defer { callBackMode = .read }
+            let undo = random.chance(60)
+            log.append("observer \(callBackMode) on the next \(undo ? "undo" : "redo")")
+            await press(undo: undo)
+            if observerMarkedClean {
+                #expect(stack.isClean, "the observer's markClean() held: \(trace)")
+            }
+            if callBackMode == .changeLimit {
+                // The limit the observer set trimmed once the call had ended.
+                modelLimits()
+                if hasLimits { keptLetters = true }
+            }
         }
 
         func classicOperation() async {

@@ -13,8 +13,15 @@
 ///
 /// This user's steps are lists of primitive edits (the inverses of a change, applied in order);
 /// every remote change rebases every step of both stacks at once, from the top down, carrying the
-/// change past each step; a step left with nothing is dropped at once. An undo applies the top
-/// step and pushes what it actually did, inverted, on the other stack.
+/// change past each step. A step left with nothing is dead: it is skipped by Undo and Redo and by
+/// the Edit menu at once, but, as the stack holds it, it keeps its place (in the counts and the
+/// limits) until it is found: when it is the top of its stack and something looks
+/// (``findDeadSteps()``), or when a save rebases everything (``dropDeadSteps()``). An undo
+/// applies the top live step and pushes what it actually did, inverted, on the other stack.
+///
+/// Limits: ``levelsOfUndo`` and ``maximumCost`` trim the oldest steps of the undo stack (dead
+/// ones counted) each time it grows and when they are set (``trim()``); a step's cost is the
+/// cost its registration stated, kept through undo and redo.
 struct CollaborativeTextModel {
     /// A primitive edit: insert `text` at `offset`, or delete `text` (which is there) at `offset`.
     enum Edit: Equatable, CustomStringConvertible {
@@ -51,29 +58,63 @@ struct CollaborativeTextModel {
     struct Step {
         var edits: [Edit]
         var name: String
+        /// What the step's registration costs (``ActionStack/maximumCost``).
+        var cost = 0
+        /// Whether a peer's changes left the step with nothing to do.
+        var isDead: Bool { edits.isEmpty }
     }
 
     var text: [Character] = []
     var undoStack: [Step] = []
     var redoStack: [Step] = []
+    /// ``ActionStack/levelsOfUndo`` (0: no limit).
+    var levelsOfUndo = 0
+    /// ``ActionStack/maximumCost`` (0: no limit).
+    var maximumCost = 0
 
-    var canUndo: Bool { !undoStack.isEmpty }
-    var canRedo: Bool { !redoStack.isEmpty }
+    var canUndo: Bool { undoStack.contains { !$0.isDead } }
+    var canRedo: Bool { redoStack.contains { !$0.isDead } }
+
+    /// Something looked at the next steps (the Edit menu, an observer): the dead steps at the top of
+    /// each stack are found and go.
+    mutating func findDeadSteps() {
+        while undoStack.last?.isDead == true { undoStack.removeLast() }
+        while redoStack.last?.isDead == true { redoStack.removeLast() }
+    }
+
+    /// A save rebased every step: every dead step is found.
+    mutating func dropDeadSteps() {
+        undoStack.removeAll { $0.isDead }
+        redoStack.removeAll { $0.isDead }
+    }
+
+    /// Drops the oldest undo steps beyond ``levelsOfUndo``, then while the undo stack costs more
+    /// than ``maximumCost`` (keeping the newest step), counting dead steps not yet found.
+    mutating func trim() {
+        if levelsOfUndo > 0 && undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+        guard maximumCost > 0 else { return }
+        var total = undoStack.reduce(0) { $0 + $1.cost }
+        while total > maximumCost && undoStack.count > 1 { total -= undoStack.removeFirst().cost }
+    }
 
     // MARK: Events
 
     /// This user's change: `edits` applied in order, one step named `name`. A replacement (a
     /// deletion, then an insertion at the same place) is stored as the library's `replace` stores
     /// it: the new text inserted after the old, then the old deleted.
-    mutating func local(_ edits: [Edit], name: String) {
+    mutating func local(_ edits: [Edit], name: String) { local(edits, name: name, cost: 0) }
+
+    /// This user's change, registered with `cost`.
+    mutating func local(_ edits: [Edit], name: String, cost: Int) {
         let normalized = Self.normalized(edits)
         var inverses: [Edit] = []
         for edit in normalized {
             apply(edit)
             inverses.append(edit.inverse)
         }
-        undoStack.append(Step(edits: inverses.reversed(), name: name))
+        undoStack.append(Step(edits: inverses.reversed(), name: name, cost: cost))
         redoStack = []
+        trim()
     }
 
     /// A peer's change: every step moves past it, then it applies.
@@ -83,19 +124,22 @@ struct CollaborativeTextModel {
         for edit in edits { apply(edit) }
     }
 
-    /// Undoes the newest step; false when there is none.
+    /// Undoes the newest live step; false when there is none.
     @discardableResult
     mutating func undo() -> Bool {
+        findDeadSteps()
         guard let step = undoStack.popLast() else { return false }
         redoStack.append(perform(step))
         return true
     }
 
-    /// Redoes the newest redo step; false when there is none.
+    /// Redoes the newest live redo step; false when there is none.
     @discardableResult
     mutating func redo() -> Bool {
+        findDeadSteps()
         guard let step = redoStack.popLast() else { return false }
         undoStack.append(perform(step))
+        trim()
         return true
     }
 
@@ -106,7 +150,7 @@ struct CollaborativeTextModel {
             apply(edit)
             inverses.append(edit.inverse)
         }
-        return Step(edits: inverses.reversed(), name: step.name)
+        return Step(edits: inverses.reversed(), name: step.name, cost: step.cost)
     }
 
     mutating func apply(_ edit: Edit) {
@@ -140,16 +184,16 @@ struct CollaborativeTextModel {
 
     /// Rebases every step of `stack` over `remote`, from the newest step down: each step is
     /// rewritten past the changes, and the changes are carried past it to the next. Steps left
-    /// with nothing are dropped.
+    /// with nothing stay, dead, until they are found.
     static func rebase(_ stack: [Step], over remote: [Edit]) -> [Step] {
         var carried = remote
-        var result: [Step] = []
-        for step in stack.reversed() {
-            let (rebased, past) = transform(step.edits, carried)
+        var result = stack
+        for index in result.indices.reversed() {
+            let (rebased, past) = transform(result[index].edits, carried)
             carried = past
-            if !rebased.isEmpty { result.append(Step(edits: rebased, name: step.name)) }
+            result[index].edits = rebased
         }
-        return result.reversed()
+        return result
     }
 
     /// `ours` and `theirs`, both applying to one text: ours after theirs, theirs after ours.

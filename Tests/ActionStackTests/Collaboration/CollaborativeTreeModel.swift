@@ -7,6 +7,8 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
+import ActionStack
+
 /// What the collaborative driver asks of a reference model, whatever the history's shape.
 protocol CollaborativeModel {
     var text: [Character] { get set }
@@ -19,6 +21,9 @@ protocol CollaborativeModel {
     /// The edits the next Undo applies, in order (nil when none).
     var undoEdits: [CollaborativeTextModel.Edit]? { get }
     mutating func local(_ edits: [CollaborativeTextModel.Edit], name: String)
+    /// This user's change, registered with `cost` (a model that follows the stack's trims keeps no
+    /// costs).
+    mutating func local(_ edits: [CollaborativeTextModel.Edit], name: String, cost: Int)
     /// Rewrites every stored step past `edits`, which read at the current state; the text is left
     /// as it is.
     mutating func rebaseHistory(over edits: [CollaborativeTextModel.Edit])
@@ -29,6 +34,11 @@ protocol CollaborativeModel {
     /// This user's change as one step whose undo edits, already rebased, are `undoEdits` (an
     /// asynchronous group that closed): the text already holds the change.
     mutating func push(undoEdits: [CollaborativeTextModel.Edit], name: String)
+    /// Something looked at the next steps: the dead steps at the tops are found (a model that drops
+    /// dead steps at once does nothing).
+    mutating func findDeadSteps()
+    /// A save rebased every step: every dead step is found.
+    mutating func dropDeadSteps()
 }
 
 extension CollaborativeModel {
@@ -74,9 +84,9 @@ extension CollaborativeModel {
 }
 
 extension CollaborativeTextModel: CollaborativeModel {
-    var undoName: String { undoStack.last?.name ?? "" }
-    var redoName: String { redoStack.last?.name ?? "" }
-    var undoEdits: [Edit]? { undoStack.last?.edits }
+    var undoName: String { undoStack.last { !$0.isDead }?.name ?? "" }
+    var redoName: String { redoStack.last { !$0.isDead }?.name ?? "" }
+    var undoEdits: [Edit]? { undoStack.last { !$0.isDead }?.edits }
 
     mutating func rebaseHistory(over edits: [Edit]) {
         undoStack = Self.rebase(undoStack, over: edits)
@@ -91,6 +101,7 @@ extension CollaborativeTextModel: CollaborativeModel {
     mutating func push(undoEdits: [Edit], name: String) {
         undoStack.append(Step(edits: undoEdits, name: name))
         redoStack = []
+        trim()
     }
 }
 
@@ -120,7 +131,8 @@ struct CollaborativeTreeModel: CollaborativeModel {
 
     var text: [Character] = []
     var nodes: [Int: Node]
-    let root: Int
+    /// The root: node 0, or the node a trimmed step led to.
+    private(set) var root: Int
     private(set) var current: Int
     /// The number the next node gets (the stack numbers nodes in the order they are made).
     var nextNumber: Int
@@ -144,6 +156,8 @@ struct CollaborativeTreeModel: CollaborativeModel {
         while let parent = nodes[result.last!]!.parent { result.append(parent) }
         return result.reversed()
     }
+
+    mutating func local(_ edits: [Edit], name: String, cost: Int) { local(edits, name: name) }
 
     mutating func local(_ edits: [Edit], name: String) {
         var inverses: [Edit] = []
@@ -258,5 +272,83 @@ struct CollaborativeTreeModel: CollaborativeModel {
     mutating func removeAll() {
         nodes = [root: Node(parent: nil)]
         current = root
+    }
+
+    func findDeadSteps() {}
+    func dropDeadSteps() {}
+
+    // MARK: Limits
+
+    /// The stack trimmed or pruned nodes for a limit (``ActionStack/levelsOfUndo``,
+    /// ``ActionStack/maximumCost``, ``ActionStack/maximumBranchSteps``): the model drops the nodes
+    /// `held` no longer holds, and returns what broke the rules of trimming, whether the root moved and whether branch nodes went. The stack holds dead
+    /// steps until it finds them, which the model drops at once, so it follows the stack's choice
+    /// of which nodes go rather than predicting it, and checks that the choice is one the rules
+    /// allow: a trim cuts the current path from the root down (the node the last trimmed step led
+    /// to is the root, and every branch that left above it goes); a prune takes branch leaves,
+    /// never a node of the current path; the current node, and so the document, stay.
+    mutating func follow(_ held: ActionStack.HistoryTree) -> (problems: [String], rerooted: Bool, pruned: Bool) {
+        var problems: [String] = []
+        let rerooted = held.root.sequence != root
+        let heldNumbers = Set(held.nodes.map(\.sequence))
+        let newRoot = held.root.sequence
+        let way = path(to: current)
+        if newRoot != root {
+            // The node of the current path that stands for the new root: the newest one numbered at
+            // most the root's number (the nodes between are dead steps the stack still held).
+            guard let standIn = way.last(where: { $0 <= newRoot }) else {
+                return (["the new root #\(newRoot) is not on the current path \(way)"], true, false)
+            }
+            reroot(at: standIn, as: newRoot)
+        }
+        let onWay = Set(path(to: current))
+        let gone = nodes.keys.filter { !heldNumbers.contains($0) && $0 != root }
+        let goneSet = Set(gone)
+        for node in gone.sorted(by: >) {
+            if onWay.contains(node) { problems.append("node #\(node) of the current path was pruned") }
+            if let kept = nodes[node]!.children.first(where: { !goneSet.contains($0) }) {
+                problems.append("node #\(node) was pruned and its child #\(kept) kept (not a leaf)")
+            }
+        }
+        for node in gone.sorted(by: >) where nodes[node] != nil { prune(node) }
+        // Nodes gone with the root's branches are not pruned: when the new root is a dead node the
+        // model had dropped, its stand-in's branches include those that left from the old root.
+        let pruned = !gone.isEmpty && !rerooted
+        // Where a pruned node was the way a redo went, the stack chose another way (or none).
+        let heldRedo = Dictionary(uniqueKeysWithValues: held.nodes.map { ($0.sequence, $0.redoChild?.sequence) })
+        for (number, node) in nodes {
+            if let child = node.redoChild, nodes[child] != nil { continue }
+            let redo = heldRedo[number] ?? nil
+            nodes[number]!.redoChild = redo.flatMap { nodes[$0] != nil ? $0 : nil }
+        }
+        return (problems, rerooted, pruned)
+    }
+
+    /// Drops everything outside the subtree of `standIn`, which becomes the root numbered `newRoot`.
+    private mutating func reroot(at standIn: Int, as newRoot: Int) {
+        var keep: Set<Int> = []
+        var pending = [standIn]
+        while let node = pending.popLast() {
+            keep.insert(node)
+            pending += nodes[node]!.children
+        }
+        nodes = nodes.filter { keep.contains($0.key) }
+        var node = nodes.removeValue(forKey: standIn)!
+        node.parent = nil
+        node.edits = []
+        node.name = ""
+        for child in node.children { nodes[child]!.parent = newRoot }
+        nodes[newRoot] = node
+        if current == standIn { current = newRoot }
+        root = newRoot
+    }
+
+    /// Drops `node` and the nodes below it.
+    private mutating func prune(_ node: Int) {
+        for child in nodes[node]!.children where nodes[child] != nil { prune(child) }
+        let gone = nodes.removeValue(forKey: node)!
+        guard let parent = gone.parent, nodes[parent] != nil else { return }
+        nodes[parent]!.children.removeAll { $0 == node }
+        if nodes[parent]!.redoChild == node { nodes[parent]!.redoChild = nil }
     }
 }

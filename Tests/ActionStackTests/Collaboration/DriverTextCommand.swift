@@ -36,3 +36,26 @@ struct DriverTextCommand: AsyncUndoCommand, RebasableCommand {
 
 /// What an asynchronous group's body throws to be rolled back.
 struct GroupFailure: Error {}
+
+/// The inverse of an edit of a ``SharedText`` that the collaborative driver records with a cost
+/// (``ActionStack/RegistrationOptions/cost``): performing it applies the edit and registers its
+/// own inverse with the same cost, so that a step costs the same through undo, redo, rebasing and
+/// a save and restore, as the driver's model counts it against ``ActionStack/maximumCost``.
+struct DriverCostedTextCommand: UndoCommand, RebasableCommand {
+    static let commandType = "test.text.driver.costed"
+    var edit: TextEdit
+    var cost: Int
+
+    func perform(on document: SharedText, in stack: ActionStack) {
+        try! edit.apply(to: &document.text)
+        stack.registerUndo(
+            DriverCostedTextCommand(edit: edit.inverse, cost: cost), on: document, key: SharedText.key,
+            options: .cost(cost))
+    }
+
+    func rebased(over change: TextEdit) -> DriverCostedTextCommand? {
+        edit.rebased(over: change).map { DriverCostedTextCommand(edit: $0, cost: cost) }
+    }
+
+    func transform(_ change: TextEdit) -> TextEdit? { edit.transform(change) }
+}
