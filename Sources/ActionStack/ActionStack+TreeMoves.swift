@@ -13,20 +13,18 @@ import Foundation
 // the tree as a history panel shows it. The tree's upkeep is the history's (History+Tree.swift).
 
 extension ActionStack {
-    /// A jump to a node (`validate` gives it) or a time move (`timeMove`, resolved from the
-    /// current node), one undo or redo at a time.
+    /// A jump to a node (`validate` gives it) or a time move (`resolve` finds its target from the
+    /// current node; `timeMove` is the move, for a request), one undo or redo at a time.
     @discardableResult
     func moveInTree(
         _ operation: OperationKey,
         validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
+        resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current },
         timeMove: TimeMove? = nil
     ) throws(HistoryTreeError) -> NodeNumber? {
         if refusesReentrantCall(operation) { return nil }
         guard history.tree != nil else { throw .linearHistory }
         let validated = try validate()
-        func resolve(_ tree: TreeStore, _ current: NodeNumber) -> NodeNumber {
-            timeMove?.target(in: tree, from: current) ?? current
-        }
         if steps.usesAwaitedSteps, let tree = history.tree {
             // With asynchronous steps on the way, or an operation in progress, the move is one
             // queued request (started on the main actor, as an Edit menu's undo() is). A time move
@@ -147,7 +145,10 @@ extension ActionStack {
     func moveInTime(_ move: TimeMove) throws(HistoryTreeError) -> HistoryNode.ID {
         enterCall()
         defer { leaveCall() }
-        let reached = try moveInTree(move.forward ? .later : .earlier, timeMove: move) ?? history.currentNodeNumber
+        let reached =
+            try moveInTree(
+                move.forward ? .later : .earlier, resolve: { tree, current in move.target(in: tree, from: current) },
+                timeMove: move) ?? history.currentNodeNumber
         return HistoryNode.ID(sequence: Int(reached))
     }
 

@@ -109,8 +109,16 @@ import Testing
             for observer in notificationObservers { NotificationCenter.default.removeObserver(observer) }
             notificationObservers = [ActionStack.didUndoChangeNotification, ActionStack.didRedoChangeNotification].map {
                 name in
-                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) { [weak self] _ in
-                    MainActor.assumeIsolated { self?.callBack(undo: name == ActionStack.didUndoChangeNotification) }
+                NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) { [weak self] note in
+                    // The observer outlives the run (the center keeps it), and another suite's stack,
+                    // notifying off the main actor, may take this stack's address once it is gone:
+                    // only this run's stack's notifications, on the main thread, are heard.
+                    guard Thread.isMainThread else { return }
+                    let object = note.object.map { ObjectIdentifier($0 as AnyObject) }
+                    MainActor.assumeIsolated {
+                        guard let self, object == ObjectIdentifier(self.document.stack) else { return }
+                        self.callBack(undo: name == ActionStack.didUndoChangeNotification)
+                    }
                 }
             }
         }
