@@ -77,5 +77,6 @@ echo " undo and redo; strong/weak = a closure stack's register, undo, redo; clos
 echo " + undo; remove = the removal pass, per stored action; *-tree = the same with historyShape = .tree;"
 echo " fork = a change that forks + an undo; jump = one jump(toNode:) of 8 steps; command /"
 echo " command-closure = group + register a command / the same closure, no undo or redo; remote /"
-echo " remote-disabled = a peer's one-letter edit reported / made with registration disabled; remote-undo"
+echo " remote-disabled = a peer's one-letter edit reported / made with registration disabled (1,000 steps;"
+echo " -16k: 16,000 steps, for the flat cost of a report); remote-undo"
 echo " = an edit, 10 remote changes and the undo; releasing what a step stored is included)"

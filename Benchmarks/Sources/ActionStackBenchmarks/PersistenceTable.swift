@@ -428,6 +428,20 @@ func timeRecordedChanges(held: Int, changes: Int, recorded: Bool, synchronized: 
     return ns / Double(changes - 1)
 }
 
+/// The floor of any journal of JSON commands: ns of CPU time per command encoded alone with a
+/// `JSONEncoder` (as a record of one step encodes its command), with no stack and no file.
+func timeEncodingOneCommand(changes: Int) -> Double {
+    let commands = commandValues(MoveShape.self, changes)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    var bytes = 0
+    let ns = cpuNanoseconds {
+        for command in commands { bytes &+= (try? encoder.encode([command]))?.count ?? 0 }
+    }
+    check(bytes > 0, "floor: nothing encoded")
+    return ns / Double(changes)
+}
+
 /// ns of CPU time per query (`canUndo` and `undoMenuItemTitle`) on a stack of `held` steps,
 /// watched by a recorder or not.
 func timeQueries(held: Int, watched: Bool) -> Double {
@@ -484,6 +498,16 @@ func printRecorderCosts(repetitions: Int) {
             "  \(held) steps held: \(format(figures[0])) ns with the recorder, \(format(figures[1])) ns without "
                 + "(\(formatRatio(figures[0] / figures[1])); goal ≤ 3x)")
     }
+    let floor = measureTogether(
+        repetitions,
+        [
+            { timeEncodingOneCommand(changes: 2_000) },
+            { timeRecordedChanges(held: 100, changes: 400, recorded: false) },
+        ])
+    print(
+        "  the floor of a journal of JSON commands: encoding the one command with JSONEncoder alone costs "
+            + "\(format(floor[0])) ns, \(formatRatio(floor[0] / floor[1])) the change (\(format(floor[1])) ns); "
+            + "the recorder's record is \(formatRatio((with[100] ?? 0) / floor[0])) that encoding")
     if let n = with[100], let n16 = with[1_600], let big = with[100_000] {
         print(
             "  with the recorder, 1,600 against 100 steps held: \(formatRatio(n16 / n)) (goal ≤ 1.2x); "

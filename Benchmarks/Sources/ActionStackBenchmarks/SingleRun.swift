@@ -33,6 +33,8 @@ let singleRunScenarios: [(name: String, step: String)] = [
     ("queried", "100,000 queries (canUndo + undoMenuItemTitle) on a stack of COUNT steps, watched by a recorder"),
     ("remote", "COUNT remote changes reported to a text stack of 1,000 steps"),
     ("remote-disabled", "the same COUNT changes made with registration disabled (the remote table's baseline)"),
+    ("remote-16k", "COUNT remote changes reported to a text stack of 16,000 steps (flat against remote)"),
+    ("remote-disabled-16k", "the same COUNT changes made with registration disabled, 16,000 steps"),
     ("remote-undo", "COUNT undos, each of a step made before 10 remote changes"),
     ("load", "COUNT loads of an archive of 1,000 move steps: HistoryArchive(decoding:) + restoreHistory"),
     ("decode", "COUNT reads of the same archive: HistoryArchive(decoding:) alone"),
@@ -89,10 +91,10 @@ func singleRun(_ scenario: String, _ count: Int) -> Bool {
         _ = timeRecordedChanges(held: count, changes: 2_000, recorded: true)
     case "queried":
         _ = timeQueries(held: count, watched: true)
-    case "remote":
-        _ = reportRemoteChanges(steps: 1_000, changes: count)
-    case "remote-disabled":
-        _ = applyWithRegistrationDisabled(steps: 1_000, changes: count)
+    case "remote", "remote-16k":
+        _ = reportRemoteChanges(steps: scenario == "remote" ? 1_000 : 16_000, changes: count)
+    case "remote-disabled", "remote-disabled-16k":
+        _ = applyWithRegistrationDisabled(steps: scenario == "remote-disabled" ? 1_000 : 16_000, changes: count)
     case "remote-undo":
         _ = undoAfterRemoteChanges(10, undos: count)
     case "load", "decode", "decode-floor":

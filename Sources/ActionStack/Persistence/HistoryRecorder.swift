@@ -51,7 +51,9 @@ import Foundation
 ///
 /// **Cost.** A record of what changed costs O(c) time and bytes for the c actions it holds, plus
 /// the append; a snapshot O(s) for the s steps held, amortized O(1) per change since one is
-/// written when the records after the last outweigh it. Each append is flushed to the disk unless
+/// written when the records after the last outweigh it. A snapshot encodes only the commands of
+/// the steps changed since the last record and copies the others' encodings, which the recorder
+/// keeps in memory (about the size of one full save). Each append is flushed to the disk unless
 /// the journal was opened with `synchronizesAppends: false` (see
 /// ``HistoryJournal/synchronizesAppends``). A recorder that makes its own archives saves, encodes
 /// and compares the whole history at the end of every call on a watched stack, a query included:
@@ -114,6 +116,9 @@ public final class HistoryRecorder {
     private var bytesKept = 0
     /// The fewest bytes a journal holds before a new snapshot compacts it (a test hook lowers it).
     package var _compactionFloor = 1 << 18
+    /// How many steps this recorder's snapshots took with their commands encoded by an earlier
+    /// record (a test hook: the snapshot encodes only the steps changed since the last record).
+    package var _reusedCommandEncodings: Int { maker?.reusedEncodings ?? 0 }
 
     /// Called with each error that kept a change from being recorded.
     public var onError: ((any Error) -> Void)?
@@ -311,11 +316,10 @@ public final class HistoryRecorder {
         do {
             var newChain = isSnapshot ? UInt64.random(in: 0...UInt64.max) : chain
             var index = isSnapshot ? 0 : chainIndex + 1
-            var data = try JournalRecordWriter.encode(
-                JournalRecordContents(
-                    isSnapshot: isSnapshot, chain: newChain, index: index, histories: [Self.defaultHistoryName: history]
-                ),
-                limits: .default)
+            var contents = JournalRecordContents(
+                isSnapshot: isSnapshot, chain: newChain, index: index, histories: [Self.defaultHistoryName: history])
+            var data = try JournalRecordWriter.encode(&contents, limits: .default)
+            history = contents.histories[Self.defaultHistoryName] ?? history
             var following: [(sequence: UInt64, payload: Data)] = []
             if !isSnapshot {
                 if let chainSnapshot { following.append(chainSnapshot) }
@@ -330,15 +334,15 @@ public final class HistoryRecorder {
                 isSnapshot = true
                 newChain = UInt64.random(in: 0...UInt64.max)
                 index = 0
-                data = try JournalRecordWriter.encode(
-                    JournalRecordContents(
-                        isSnapshot: true, chain: newChain, index: 0, histories: [Self.defaultHistoryName: made]),
-                    limits: .default)
+                contents = JournalRecordContents(
+                    isSnapshot: true, chain: newChain, index: 0, histories: [Self.defaultHistoryName: made])
+                data = try JournalRecordWriter.encode(&contents, limits: .default)
+                history = contents.histories[Self.defaultHistoryName] ?? made
                 sequence = try journal.append(data, fingerprint: fingerprint, following: [])
             }
             lastAppended = sequence.map { ($0, data) }
             if isSnapshot { chainSnapshot = lastAppended }
-            maker.recorded()
+            maker.recorded(history, isSnapshot: isSnapshot)
             lastError = nil
             recordCount += 1
             lastFingerprint = fingerprint

@@ -84,6 +84,15 @@ struct JournalStep: Sendable {
     /// actions are not kept.
     var holdsClosure: Bool
     var actions: SavedActionList
+    /// The step's serial in the stack that holds it (0 for a step read back): the recorder keeps
+    /// each step's encoded commands under it.
+    var serial: UInt32 = 0
+    /// Whether `actions` are only the last of the step's (a delta's step that grew).
+    var isPartial = false
+    /// The commands of `actions`, as `JSONEncoder` writes each (the elements of a JSON array, joined
+    /// by commas, without the brackets): known when the recorder encoded them for an earlier record
+    /// and the step has not changed since, or once the writer encoded them; nil otherwise.
+    var encodedCommands: Data?
 }
 
 /// A chain of steps of a recorded history.
@@ -151,7 +160,11 @@ enum JournalRecordWriter {
     /// - Throws: What a command's `encode(to:)` throws, `EncodingError` for a date or a user-info
     ///   double that is not finite, and ``HistoryArchiveError/tooLarge(_:maximum:)`` for a string over
     ///   `limits`.
-    static func encode(_ record: JournalRecordContents, limits: HistoryArchive.Limits) throws -> Data {
+    ///
+    /// The commands of each step are encoded unless the step brings them encoded
+    /// (``JournalStep/encodedCommands``); the writer leaves each step's encoding there, for the
+    /// recorder to keep.
+    static func encode(_ record: inout JournalRecordContents, limits: HistoryArchive.Limits) throws -> Data {
         var out = Data()
         var head = JSONBytes(capacity: 128)
         head.raw(#"{"format":"ActionStack.Journal","version":1,"kind":"#)
@@ -169,7 +182,7 @@ enum JournalRecordWriter {
             key.string(name)
             key.byte(UInt8(ascii: ":"))
             out.append(contentsOf: key.bytes)
-            try write(record.histories[name]!, into: &out, limits: limits)
+            try write(&record.histories[name]!, into: &out, limits: limits)
         }
         out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "}")])
         return out
@@ -188,7 +201,7 @@ enum JournalRecordWriter {
     }
 
     private static func write(
-        _ history: JournalHistoryRecord, into out: inout Data, limits: HistoryArchive.Limits
+        _ history: inout JournalHistoryRecord, into out: inout Data, limits: HistoryArchive.Limits
     ) throws {
         var head = JSONBytes(capacity: 128)
         var separator = false
@@ -386,10 +399,20 @@ enum JournalRecordWriter {
                 tail = JSONBytes()
                 tail.byte(UInt8(ascii: "]"))
             }
-            tail.raw(#","payloads":"#)
+            tail.raw(#","payloads":["#)
             out.append(contentsOf: tail.bytes)
-            out.append(try CommandPayloadList.makeEncoder().encode(JournalPayloadList(steps: history.steps)))
-            out.append(UInt8(ascii: "}"))
+            try encodeCommands(of: &history.steps)
+            // Gathered in an array first: one append to the record's `Data` instead of one a step.
+            var payloads: [UInt8] = []
+            payloads.reserveCapacity(history.steps.reduce(2) { $0 + ($1.encodedCommands?.count ?? 0) + 1 })
+            for step in history.steps {
+                guard let encoded = step.encodedCommands, !encoded.isEmpty else { continue }
+                if !payloads.isEmpty { payloads.append(UInt8(ascii: ",")) }
+                payloads.append(contentsOf: encoded)
+            }
+            payloads.append(UInt8(ascii: "]"))
+            payloads.append(UInt8(ascii: "}"))
+            out.append(contentsOf: payloads)
         } else {
             tail.byte(UInt8(ascii: "}"))
             out.append(contentsOf: tail.bytes)
@@ -488,13 +511,70 @@ enum JournalRecordWriter {
     }
 }
 
-/// The commands of a record's steps, in order, written as one JSON array.
+extension JournalRecordWriter {
+    /// Encodes the commands of the steps that do not bring them encoded, in one `JSONEncoder` call
+    /// (an array of them all), and gives each step its part of the array.
+    ///
+    /// - Complexity: O(a) for the a actions of the steps without an encoding.
+    static func encodeCommands(of steps: inout [JournalStep]) throws {
+        var missing: [Int] = []
+        var expected = 0
+        for index in steps.indices where steps[index].encodedCommands == nil {
+            if steps[index].actions.count == 0 {
+                steps[index].encodedCommands = Data()
+            } else {
+                missing.append(index)
+                expected += steps[index].actions.count
+            }
+        }
+        guard !missing.isEmpty else { return }
+        let data = try CommandPayloadList.makeEncoder().encode(JournalPayloadList(steps: steps, indices: missing))
+        // Where each command's encoding begins and ends in the array.
+        let elements: [Range<Int>]? = data.withUnsafeBytes { raw in
+            var cursor = JSONCursor(raw, maximumDepth: .max)
+            var found: [Range<Int>] = []
+            found.reserveCapacity(expected)
+            do throws(JSONCursor.Failure) {
+                try cursor.beginArray()
+                var array = JSONCursor.ArrayState()
+                while try cursor.nextElement(in: &array) {
+                    _ = cursor.peek()
+                    let start = cursor.offset
+                    try cursor.skipValue()
+                    found.append(start..<cursor.offset)
+                }
+                try cursor.end()
+            } catch {
+                return nil
+            }
+            return found
+        }
+        guard let elements, elements.count == expected else {
+            // Not an array of one element per command (a command's `encode(to:)` wrote something
+            // that reads otherwise): the whole array stands for the steps, none is kept apart.
+            throw EncodingError.invalidValue(
+                data,
+                EncodingError.Context(codingPath: [], debugDescription: "the commands did not encode as one value each")
+            )
+        }
+        var next = 0
+        for index in missing {
+            let count = steps[index].actions.count
+            let range = elements[next].lowerBound..<elements[next + count - 1].upperBound
+            steps[index].encodedCommands = data.subdata(in: range)
+            next += count
+        }
+    }
+}
+
+/// The commands of some of a record's steps, in order, written as one JSON array.
 private struct JournalPayloadList: Encodable {
     let steps: [JournalStep]
+    let indices: [Int]
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for step in steps.indices {
+        for step in indices {
             for action in 0..<steps[step].actions.count {
                 // The writer checked that every action has its command.
                 if let command = steps[step].actions.command(at: action) { try container.encode(command) }

@@ -34,6 +34,14 @@ final class JournalRecordMaker {
     private var lastRoot: NodeNumber?
     /// The next node number the last record left the journal with.
     private var lastNextNode: NodeNumber?
+    /// The commands of the steps the records since the last snapshot held (and of those it held),
+    /// as they were encoded, by the step's serial, with the number of actions encoded. A snapshot
+    /// takes them for the steps that have not changed since the last record (the log says which
+    /// may have), so that it encodes only what changed: the rest is copied. Rebuilt at each
+    /// snapshot, so that it holds about what one snapshot does.
+    private var encodedCommands: [UInt32: (count: Int, bytes: Data)] = [:]
+    /// How many steps a snapshot took encoded from an earlier record (a test reads it).
+    private(set) var reusedEncodings = 0
 
     init(stack: ActionStack, maximumSteps: Int) {
         self.stack = stack
@@ -85,12 +93,24 @@ final class JournalRecordMaker {
     /// Whether only a snapshot can describe what the log holds.
     var needsSnapshot: Bool { log.needsSnapshot || lastCurrent == nil }
 
-    /// The snapshot of the history as the stack holds it.
+    /// The snapshot of the history as the stack holds it. The steps that have not changed since
+    /// the last record bring their commands encoded as that record's encoding left them.
     ///
-    /// - Complexity: O(n) for the n actions held.
+    /// - Complexity: O(n) for the n actions held (only the commands of the steps changed since the
+    ///   last record are encoded; the others' encodings are copied).
     func snapshot() -> JournalHistoryRecord? {
         guard let stack else { return nil }
         let history = stack.history
+        // Below which position each side's steps are those of the last record (nothing is reused
+        // when the log cannot tell: a restore, a failed record, the first record).
+        let reuses = !needsSnapshot
+        func unchanged(_ side: Side) -> Int {
+            guard reuses else { return 0 }
+            if side === history.undoSide { return log.undo.low }
+            if side === history.redoSide { return log.redo.low }
+            guard let entry = log.branches[ObjectIdentifier(side)] else { return .max }
+            return entry.side === side ? entry.changes.low : 0
+        }
         branchIDs.removeAll()
         var record = JournalHistoryRecord()
         record.shape = history.tree == nil ? .linear : .tree
@@ -106,17 +126,17 @@ final class JournalRecordMaker {
         }
         record.operations.append(
             .chain(.undo, drop: 0, keep: 0, grow: false, push: history.undoSide.steps.count))
-        steps(of: history.undoSide, from: 0, into: &record.steps)
+        steps(of: history.undoSide, from: 0, into: &record.steps, reusingBelow: unchanged(history.undoSide))
         record.operations.append(
             .chain(.redo, drop: 0, keep: 0, grow: false, push: history.redoSide.steps.count))
-        steps(of: history.redoSide, from: 0, into: &record.steps)
+        steps(of: history.redoSide, from: 0, into: &record.steps, reusingBelow: unchanged(history.redoSide))
         if let tree = history.tree {
             for branch in tree.allBranches {
                 let id = number(branch.side)
                 record.operations.append(.newBranch(id, anchor: branch.anchor))
                 record.operations.append(
                     .chain(.branch(id), drop: 0, keep: 0, grow: false, push: branch.side.steps.count))
-                steps(of: branch.side, from: 0, into: &record.steps)
+                steps(of: branch.side, from: 0, into: &record.steps, reusingBelow: unchanged(branch.side))
             }
         }
         return record
@@ -171,7 +191,22 @@ final class JournalRecordMaker {
         return record
     }
 
-    /// The record was appended: what it said is now what the journal holds.
+    /// The record was appended: what it said is now what the journal holds, and its steps'
+    /// encoded commands are kept (a snapshot's replace those kept).
+    func recorded(_ record: JournalHistoryRecord, isSnapshot: Bool) {
+        if isSnapshot { encodedCommands.removeAll(keepingCapacity: true) }
+        for step in record.steps {
+            guard let encoded = step.encodedCommands, !step.isPartial, !step.holdsClosure else {
+                // A step that grew was sent in part: its whole encoding is not known.
+                encodedCommands[step.serial] = nil
+                continue
+            }
+            encodedCommands[step.serial] = (step.actions.count, encoded)
+        }
+        recorded()
+    }
+
+    /// The record was appended (one that changed nothing of the steps).
     func recorded() {
         guard let stack else { return }
         let history = stack.history
@@ -186,6 +221,7 @@ final class JournalRecordMaker {
     /// The record could not be appended: the next one is a snapshot.
     func failed() {
         lastCurrent = nil
+        encodedCommands.removeAll()
         log.reset()
     }
 
@@ -219,11 +255,14 @@ final class JournalRecordMaker {
     }
 
     /// Appends the steps of `side` from `position` on, oldest first; with `grownBy`, the first of
-    /// them holds only its last `grownBy` actions.
+    /// them holds only its last `grownBy` actions. A step below `reusingBelow` (one the last record
+    /// held as it is) brings the encoding of its commands kept from then, if there is one for all
+    /// its actions.
     ///
     /// - Complexity: O(s + a) for the s steps above `position` and the a actions written.
     private func steps(
-        of side: Side, from position: Int, into steps: inout [JournalStep], grownBy grown: Int = 0
+        of side: Side, from position: Int, into steps: inout [JournalStep], grownBy grown: Int = 0,
+        reusingBelow reusable: Int = 0
     ) {
         guard let stack, position < side.steps.count else { return }
         var starts = [Int](repeating: 0, count: side.steps.count - position)
@@ -266,11 +305,17 @@ final class JournalRecordMaker {
                     if let saved = SavedValue(value) { info[key.rawValue] = saved }
                 }
             }
+            var encoded: Data?
+            if index < reusable, !holdsClosure, let kept = encodedCommands[step.serial], kept.count == actions.count {
+                encoded = kept.bytes
+                reusedEncodings += 1
+            }
             steps.append(
                 JournalStep(
                     low: step.low, high: step.high, node: history.tree == nil ? 0 : step.node,
                     date: history.tree?.table.record(step.node)?.date, name: step.name,
-                    isDiscardable: step.isDiscardable, userInfo: info, holdsClosure: holdsClosure, actions: actions))
+                    isDiscardable: step.isDiscardable, userInfo: info, holdsClosure: holdsClosure, actions: actions,
+                    serial: step.serial, isPartial: index == position && grown > 0, encodedCommands: encoded))
         }
     }
 }
