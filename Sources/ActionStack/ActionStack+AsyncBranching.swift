@@ -114,10 +114,18 @@ extension ActionStack {
                         guard next != target, tree.table.contains(next) else { return nil }
                         target = next
                     }
-                    guard history.currentNodeNumber != target, history.tree?.table.contains(target) == true,
-                        let way = history.way(from: history.currentNodeNumber, to: target)
-                    else { return nil }
+                    guard history.tree?.table.contains(target) == true else { return nil }
                     let rebases = history.remote != nil
+                    if history.currentNodeNumber == target {
+                        // The node reached, rebased, as the synchronous move does: one that remote
+                        // changes left with nothing to do goes. A jump then ends on its parent,
+                        // whose state it is; a time move passes over its number.
+                        guard rebases else { return nil }
+                        rebaseNewestSteps(of: undoSide)
+                        if timeMove == nil || history.tree?.table.contains(target) == true { return nil }
+                        continue
+                    }
+                    guard let way = history.way(from: history.currentNodeNumber, to: target) else { return nil }
                     if way.up > 0 {
                         let here = history.currentNodeNumber
                         if rebases { rebaseNewestSteps(of: undoSide) }

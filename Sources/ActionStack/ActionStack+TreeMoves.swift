@@ -63,20 +63,24 @@ extension ActionStack {
         let start = history.currentNodeNumber
         var goal = target
         while true {
-            var foundDead = walk(to: goal)
+            // (A goal re-resolved to the current node is not walked to: it is checked below.)
+            var foundDead = history.currentNodeNumber == goal ? false : walk(to: goal)
             // The node reached, rebased: a step that remote changes left with nothing to do is
             // found dead here, as on the way (see `walk(to:)`), whether or not anything looked at
             // it before (a save would have). A jump to a node found dead ends on its parent, whose
             // state it is; a time move passes over its number, as over any number that no longer
             // exists, and goes on to the node it resolves to now. (A target that goes otherwise, a
-            // redo that registered nothing, ends the move as before.)
+            // redo that registered nothing, ends the move as before.) A time move that resolves
+            // again to the node the walk ended on checks that node too: a walk that found its goal
+            // dead in a branch ends on the branch's anchor, whose own step may be dead as well,
+            // not yet looked at.
             if history.remote != nil && history.currentNodeNumber == goal {
                 rebaseNewestSteps(of: undoSide)
                 foundDead = history.tree?.table.contains(goal) == false
             }
             guard foundDead, validated == nil, let tree = history.tree else { break }
             let next = resolve(tree, start)
-            guard next != goal, next != history.currentNodeNumber, tree.table.contains(next) else { break }
+            guard next != goal, tree.table.contains(next) else { break }
             goal = next
         }
         return history.currentNodeNumber

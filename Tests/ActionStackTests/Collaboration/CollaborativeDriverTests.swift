@@ -445,7 +445,8 @@ import Testing
         }
 
         /// What a failing expectation prints: the run (its seed reproduces it) and its last operations.
-        var trace: String { "\(label), operation \(operationCount): \(log.suffix(12))" }
+        var trace: String { "\(label), operation \(operationCount): \(log.suffix(Self.fullTrace ? 1000 : 12))" }
+        static let fullTrace = ProcessInfo.processInfo.environment["ACTIONSTACK_COLLABORATIVE_FULL_TRACE"] != nil
 
         func check() {
             #expect(String(document.text) == String(model.text), "the document: \(trace)")

@@ -216,4 +216,113 @@ import Testing
         #expect(doc.text == "AxzB")
         #expect(stack.currentNode?.sequence == 3)
     }
+
+    /// #1 types "abc"; #2 types "TE" (its anchor); #3 erases "b" (a branch off #2); #4 types "Z";
+    /// then the peer erases "b" and "TE": #3 and #2 both have nothing left to do, and nothing has
+    /// looked at either. Back by one from #4 resolves to #3, found dead in its branch (the walk
+    /// ends on #2); resolved again, the move reaches #2, the node it stands on, whose step is dead
+    /// too: passed over as well, to #1. Found by a soak of the collaborative driver (seed 1001557).
+    func twoDeadNodes(savedFirst: Bool) throws -> SharedText {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        stack.historyShape = .tree
+        let doc = SharedText("", stack: stack)
+        func step(_ body: () -> Void) {
+            stack.beginUndoGrouping()
+            body()
+            stack.endUndoGrouping()
+        }
+        step { doc.type("abc", at: 0) }  // #1 "abc"
+        step { doc.type("TE", at: 3) }  // #2 "abcTE"
+        step { doc.erase("b", at: 1) }  // #3 "acTE"
+        stack.undo()
+        step { doc.type("Z", at: 0) }  // #4 "ZabcTE", #3 a branch off #2
+        doc.receive(.delete("b", at: 2))
+        doc.receive(.delete("TE", at: 3))
+        #expect(doc.text == "Zac")
+        if savedFirst { _ = try stack.savedHistory() }
+        return doc
+    }
+
+    @Test(arguments: [false, true])
+    func aMoveInTimeThatEndsOnADeadBranchsAnchorPassesOverTheAnchorToo(savedFirst: Bool) throws {
+        let doc = try twoDeadNodes(savedFirst: savedFirst)
+        let reached = try doc.stack.earlier(1)
+        #expect(reached.sequence == 1)
+        #expect(doc.stack.currentNode?.sequence == 1)
+        #expect(doc.text == "ac")
+        #expect(doc.stack.historyTree?.nodes.map(\.id.sequence).sorted() == [0, 1, 4])
+        #expect(doc.stack.undoCount == 1)
+        doc.stack.redo()
+        #expect(doc.text == "Zac")
+        #expect(doc.stack.currentNode?.sequence == 4)
+    }
+
+    /// The same with steps that await (the move is a request, which finds its target when it
+    /// starts): it passes over both dead nodes to #1 too, as the synchronous move does.
+    @Test func anAwaitedMoveInTimeThatEndsOnADeadBranchsAnchorPassesOverTheAnchorToo() async throws {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        stack.historyShape = .tree
+        let doc = SharedText("", stack: stack)
+        func step(_ edit: TextEdit) {
+            stack.beginUndoGrouping()
+            try! edit.apply(to: &doc.text)
+            stack.registerAsyncUndo(AwaitedTextCommand(edit: edit.inverse), on: doc, key: SharedText.key)
+            stack.endUndoGrouping()
+        }
+        step(.insert("abc", at: 0))
+        step(.insert("TE", at: 3))
+        step(.delete("b", at: 1))
+        try await stack.performUndo()
+        step(.insert("Z", at: 0))
+        doc.receive(.delete("b", at: 2))
+        doc.receive(.delete("TE", at: 3))
+        #expect(doc.text == "Zac")
+        try stack.earlier(1)
+        let request = try #require(stack.startedRequest)
+        _ = try await request.value()
+        #expect(stack.currentNode?.sequence == 1)
+        #expect(doc.text == "ac")
+        #expect(stack.historyTree?.nodes.map(\.id.sequence).sorted() == [0, 1, 4])
+        #expect(stack.undoCount == 1)
+    }
+
+    /// A jump with steps that await, to a node whose step is dead (found so when the jump reaches
+    /// it), ends on its parent, whose state it is, as the synchronous jump does.
+    @Test func anAwaitedJumpToADeadNodeEndsOnItsParent() async throws {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        stack.historyShape = .tree
+        let doc = SharedText("", stack: stack)
+        func step(_ edit: TextEdit) {
+            stack.beginUndoGrouping()
+            try! edit.apply(to: &doc.text)
+            stack.registerAsyncUndo(AwaitedTextCommand(edit: edit.inverse), on: doc, key: SharedText.key)
+            stack.endUndoGrouping()
+        }
+        step(.insert("abc", at: 0))  // #1
+        step(.insert("TE", at: 3))  // #2
+        step(.insert("Z", at: 0))  // #3
+        doc.receive(.delete("TE", at: 4))
+        try await stack.performJump(toNode: .init(sequence: 2))
+        #expect(stack.currentNode?.sequence == 1)
+        #expect(doc.text == "abc")
+        #expect(stack.undoCount == 1)
+    }
+}
+
+/// An edit of a shared text that awaits (nothing: it is performed at once), and moves past a
+/// peer's edits.
+private struct AwaitedTextCommand: AsyncUndoCommand, RebasableCommand {
+    static let commandType = "test.text.awaited-dead"
+    var edit: TextEdit
+
+    nonisolated(nonsending) func perform(on document: SharedText, in stack: ActionStack) async throws {
+        try edit.apply(to: &document.text)
+        stack.registerAsyncUndo(AwaitedTextCommand(edit: edit.inverse), on: document, key: SharedText.key)
+    }
+
+    func rebased(over change: TextEdit) -> AwaitedTextCommand? { edit.rebased(over: change).map(Self.init) }
+    func transform(_ change: TextEdit) -> TextEdit? { edit.transform(change) }
 }
