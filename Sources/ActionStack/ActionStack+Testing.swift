@@ -244,6 +244,14 @@ extension ActionStack {
         return side.steps[side.steps.count - 1].metadata?.unseenChanges ?? []
     }
 
+    /// When true, the passes that go through every branch of a branching history (a save's
+    /// rebase, a removal's compaction, the node table's resync) go through them in the reverse of
+    /// their order (anchor order): what they do must not depend on it.
+    package var _goesThroughBranchesInReverseOrder: Bool {
+        get { history.treeSettings.reversesBranchPasses }
+        set { history.treeSettings.reversesBranchPasses = newValue }
+    }
+
     /// How many times the state ids were renumbered.
     package var _stateRenumberings: Int { history.states.renumberings }
 

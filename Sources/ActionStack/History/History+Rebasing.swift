@@ -15,7 +15,10 @@
 // the node it leaves from). A change is handed to the steps at the current node when it is
 // reported; a step rebased over its changes hands them on, as they read past it, to the steps at its
 // far node. A step that loses every action to rebasing is dead: it goes, as a step whose targets
-// were freed goes, and the changes it had not seen pass on unchanged.
+// were freed goes, and the changes it had not seen pass on unchanged. The branches that left from
+// the node of a step that goes leave from the node before it at once, before any other change is
+// handed on (`moveBranches(leavingFromNodeOf:droppedFrom:below:)`): a change that reaches that node
+// later reaches them too, in whatever order the sides are gone through.
 
 extension History {
     /// The remote-changes concern, made on the first remote change (`makeHandler` rebuilds a command
@@ -228,7 +231,7 @@ extension History {
     func rebaseEverything() {
         guard let remote else { return }
         var sides = [undoSide, redoSide]
-        if let tree { sides += tree.allBranches.map(\.side) }
+        sides += branchesInPassOrder.map(\.side)
         // A branch hears of changes from the sides it leaves from: go round until nothing is left
         // unseen (each pass moves every change at least one step outward).
         var again = true
@@ -250,7 +253,7 @@ extension History {
             }
             if again && tree != nil {
                 resyncTree()
-                sides = [undoSide, redoSide] + (tree?.allBranches.map(\.side) ?? [])
+                sides = [undoSide, redoSide] + branchesInPassOrder.map(\.side)
             }
         }
     }

@@ -146,9 +146,17 @@ extension History {
             isUndoSide: side === undoSide,
             release: { releaseAction($0) },
             fresh: { states.fresh() },
-            // The remote changes a step that goes had not seen pass on to the steps beyond it.
+            // The remote changes a step that goes had not seen pass on to the steps beyond it, and
+            // in a tree the branches that left from its node leave from the node before it at once
+            // (the resync after the compaction would move them only once every side is done, and a
+            // change handed on meanwhile, by a step of this side above it or by another side,
+            // would miss them).
             dropped: remote == nil
-                ? nil : { step, below in self.passUnseenChanges(of: step, droppedFrom: side, below: below) }
+                ? nil
+                : { step, below in
+                    self.passUnseenChanges(of: step, droppedFrom: side, below: below)
+                    self.moveBranches(leavingFromNodeOf: step, droppedFrom: side, below: below)
+                }
         )
     }
 

@@ -214,6 +214,32 @@ extension History {
         }
     }
 
+    /// A step went from `side` in a compaction, which goes through a side from its oldest step up
+    /// and leaves the node table to ``resyncTree()`` once every side is done: the branches that left
+    /// from the step's node leave at once from the node it now leaves from, as they will once the
+    /// tree is resynced. On the undo side that is the node of the kept step below it (or the root);
+    /// on the redo side or a branch, the node it left from (when the step above goes too, its own
+    /// compaction moves them on). The remote changes handed on afterwards, by a step above it or by
+    /// a side compacted or rebased later, then reach every step that will apply there, whatever the
+    /// order the sides are gone through in.
+    ///
+    /// The remote changes the step had not seen were handed on first (they read at the node the
+    /// branches leave from now, which they had heard of already).
+    ///
+    /// - Complexity: O(b log n) for the b branches that left from its node.
+    func moveBranches(leavingFromNodeOf step: Step, droppedFrom side: Side, below: Int) {
+        guard let tree, let moved = tree.branches.removeValue(forKey: step.node) else { return }
+        let anchor =
+            side === undoSide
+            ? (below > 0 ? side.steps[below - 1].node : tree.root) : tree.table.parent(of: step.node) ?? tree.root
+        for branch in moved {
+            branch.anchor = anchor
+            tree.table.setParent(of: branch.firstNode, to: anchor)
+            if tracksChanges { noteBranchChange(.reanchored(branch, anchor: anchor)) }
+        }
+        tree.branches[anchor, default: []].append(contentsOf: moved)
+    }
+
     /// Removes the actions `shouldRemove` matches from every branch, then brings the node table
     /// back in line with the steps that are left (after a removal by target or a sweep of freed
     /// targets, which may take steps from the middle of any chain).
@@ -221,7 +247,7 @@ extension History {
     /// - Complexity: O(n + s log s) for the n actions and s steps held.
     func compactBranches(removing shouldRemove: (Action) -> Bool) {
         guard let tree else { return }
-        for branch in tree.allBranches { compact(branch.side, removing: shouldRemove) }
+        for branch in branchesInPassOrder { compact(branch.side, removing: shouldRemove) }
         resyncTree()
     }
 
@@ -233,7 +259,7 @@ extension History {
     func resyncTree() {
         guard let tree else { return }
         // The branches, once (in anchor order): re-anchoring below moves them, it adds or takes none.
-        let branches = tree.allBranches
+        let branches = branchesInPassOrder
         var present: Set<NodeNumber> = [tree.root]
         for side in [undoSide, redoSide] + branches.map(\.side) {
             for position in 0..<side.steps.count { present.insert(side.steps[position].node) }
@@ -279,6 +305,18 @@ extension History {
         // A branch taken out above is empty: its chain sets nothing.
         for branch in branches { _ = chain(branch.side, from: branch.anchor, undo: false) }
         tree.recount()
+    }
+
+    /// Every branch held, in the order the passes over every branch go through them (a save's
+    /// rebase, a removal's compaction, the resync): the order of their anchors
+    /// (``TreeStore/allBranches``), or its reverse for a test that checks that what the passes do
+    /// does not depend on it (``ActionStack/_goesThroughBranchesInReverseOrder``).
+    ///
+    /// - Complexity: O(b log b) for the b anchors.
+    var branchesInPassOrder: [Branch] {
+        guard let tree else { return [] }
+        let branches = tree.allBranches
+        return treeSettings.reversesBranchPasses ? branches.reversed() : branches
     }
 
     /// Empties the tree (``ActionStack/removeAllActions()``): a new root, numbered after every node so far.

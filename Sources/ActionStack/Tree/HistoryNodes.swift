@@ -365,9 +365,13 @@ final class TreeStore {
     /// Every branch held.
     ///
     /// In the order of their anchors, then as they were left: a dictionary's order changes from
-    /// process to process, and the passes that go through every branch (a save's rebase, the node
-    /// table's resync) must do the same thing in every run (a collaborative soak found a run that
-    /// failed in some orders).
+    /// process to process, and the passes that go through every branch (a save's rebase, a
+    /// removal's compaction, the node table's resync) do their work in the same order in every run
+    /// (the order in which branches that move join their new anchor's list, and so what a save
+    /// writes). What they leave does not depend on it: a branch that leaves from the node of a
+    /// step that goes moves at once (`History.moveBranches(leavingFromNodeOf:droppedFrom:below:)`),
+    /// and the tests go through the branches in the reverse order too
+    /// (`ActionStack._goesThroughBranchesInReverseOrder`).
     ///
     /// - Complexity: O(b log b) for the b anchors.
     var allBranches: [Branch] { branches.sorted { $0.key < $1.key }.flatMap(\.value) }
@@ -397,6 +401,8 @@ struct TreeSettings {
     var maximumBranchSteps = 0
     /// ``ActionStack/historyClock`` once it is set; nil for the system clock.
     var clock: (@Sendable () -> Date)?
+    /// ``ActionStack/_goesThroughBranchesInReverseOrder`` (a test hook).
+    var reversesBranchPasses = false
 
     /// The time by the history clock, as `Date.timeIntervalSinceReferenceDate`. The system clock is
     /// read directly, with no closure call and no `Date`: this runs on every change in a tree.
