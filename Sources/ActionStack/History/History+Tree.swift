@@ -246,7 +246,7 @@ extension History {
     ///
     /// - Complexity: O(n + s log s) for the n actions and s steps held.
     func compactBranches(removing shouldRemove: (Action) -> Bool) {
-        guard let tree else { return }
+        guard tree != nil else { return }
         for branch in branchesInPassOrder { compact(branch.side, removing: shouldRemove) }
         resyncTree()
     }
