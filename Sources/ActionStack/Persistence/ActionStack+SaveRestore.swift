@@ -643,7 +643,9 @@ extension ActionStack {
             // Branches, breadth first from the nodes known, so that each anchor's state is known.
             // The root too: its state is unknown when the document left the states the stack
             // knows (a rollback that skipped a freed target), and branches may leave from it.
-            var reached = Array(layout.state.keys) + layout.steps.map(\.node) + [Int(tree.root)]
+            // Sorted (the lowest popped first): a dictionary's order changes from process to
+            // process, and the same history saves the same steps in the same order in every run.
+            var reached = (Array(layout.state.keys) + layout.steps.map(\.node) + [Int(tree.root)]).sorted(by: >)
             var seen: Set<Int> = []
             while let anchor = reached.popLast() {
                 guard seen.insert(anchor).inserted else { continue }
