@@ -91,7 +91,8 @@ extension ActionStack {
     /// (a freed target, or a step found dead once rebased past remote changes: each step is rebased
     /// before it runs, so that the walk never undoes or redoes beyond a node that vanished); stops where a
     /// step performs nothing, or when `target` goes (a target found dead: the walk is then on its
-    /// parent, whose state it is). Returns whether `target` went because it was found dead.
+    /// parent, whose state it is). Returns whether `target` went because it was found dead (when
+    /// the walk reached it, or with a step before it that the walk rebased).
     @discardableResult
     func walk(to target: NodeNumber) -> Bool {
         let held = history.holdPruning()
@@ -108,6 +109,8 @@ extension ActionStack {
                 if history.remote != nil {
                     let here = history.currentNodeNumber
                     rebaseNewestSteps(of: undoSide)
+                    // Found dead with the steps above it.
+                    if !tree.table.contains(target) { return true }
                     if history.currentNodeNumber != here { continue plan }
                 }
                 let expected = tree.table.parent(of: history.currentNodeNumber)
@@ -123,9 +126,12 @@ extension ActionStack {
                     rebaseNewestSteps(of: redoSide)
                     if !tree.table.contains(child) {
                         restoreRedoChoice(previous, after: child)
-                        if child == target { return true }
+                        // The target found dead itself, or with the step before it (a branch
+                        // whose steps all died at once): a time move passes over its number.
+                        if child == target || !tree.table.contains(target) { return true }
                         continue plan
                     }
+                    if !tree.table.contains(target) { return true }
                 }
                 postCheckpoint()
                 guard redoNewest() else { return false }

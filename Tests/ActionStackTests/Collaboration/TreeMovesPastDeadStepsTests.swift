@@ -258,6 +258,41 @@ import Testing
         #expect(doc.stack.currentNode?.sequence == 4)
     }
 
+    /// #1 types "abc"; #2 types "X" (a branch); #3 erases "b" and #4 erases "c" (a branch of two
+    /// steps); #5 types "Z"; then the peer erases "bc", which leaves #3 and #4 with nothing to do.
+    /// Back by one from #5 resolves to #4; the walk enters the branch, where #3 and #4 are both
+    /// found dead at once, so #4 went on the way without being reached: the move passes over its
+    /// number to the next older node, #2, as it passes over a number found dead when reached.
+    /// Found by a soak of the collaborative driver (seed 1002455).
+    @Test(arguments: [false, true])
+    func aMoveInTimeWhoseTargetDiesWithTheStepBeforeItGoesOnToTheNextOlderNode(savedFirst: Bool) throws {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        stack.historyShape = .tree
+        let doc = SharedText("", stack: stack)
+        func step(_ body: () -> Void) {
+            stack.beginUndoGrouping()
+            body()
+            stack.endUndoGrouping()
+        }
+        step { doc.type("abc", at: 0) }  // #1 "abc"
+        step { doc.type("X", at: 3) }  // #2 "abcX"
+        stack.undo()
+        step { doc.erase("b", at: 1) }  // #3 "ac"
+        step { doc.erase("c", at: 1) }  // #4 "a"
+        stack.undo()
+        stack.undo()
+        step { doc.type("Z", at: 0) }  // #5 "Zabc"
+        doc.receive(.delete("bc", at: 2))
+        #expect(doc.text == "Za")
+        if savedFirst { _ = try stack.savedHistory() }
+        let reached = try stack.earlier(1)
+        #expect(reached.sequence == 2)
+        #expect(stack.currentNode?.sequence == 2)
+        #expect(doc.text == "aX")
+        #expect(stack.historyTree?.nodes.map(\.id.sequence).sorted() == [0, 1, 2, 5])
+    }
+
     /// The same with steps that await (the move is a request, which finds its target when it
     /// starts): it passes over both dead nodes to #1 too, as the synchronous move does.
     @Test func anAwaitedMoveInTimeThatEndsOnADeadBranchsAnchorPassesOverTheAnchorToo() async throws {
