@@ -18,15 +18,8 @@ import Testing
     /// "xyz" from a peer; #1 types "A"; #2 types "C" (a branch); #3 erases "y" (a branch); #4 types
     /// "D"; then the peer erases "y", which leaves #3 with nothing to do.
     func document(savedFirst: Bool) throws -> SharedText {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("xyz", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("xyz")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("A", at: 0) }
         step { doc.type("C", at: 4) }
         stack.undo()
@@ -70,15 +63,8 @@ import Testing
     }
 
     @Test func aJumpToADeadNodeWithAChildEndsOnItsParentNotOnTheChild() throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("xyz", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("xyz")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("A", at: 0) }  // #1
         step { doc.erase("y", at: 2) }  // #2
         step { doc.type("E", at: 3) }  // #3, after #2
@@ -103,15 +89,8 @@ import Testing
     /// #2 on the way up and goes on into #1's branch (seed 20012 stopped at the root).
     @Test(arguments: [1, 2])
     func aMoveBackInTimeGoesOnPastADeadStepOnTheWayUp(count: Int) throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("xyz", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("xyz")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("G", at: 0) }
         stack.undo()
         step { doc.type("O", at: 0) }
@@ -129,15 +108,8 @@ import Testing
     /// lands on #3, awaited or not (the awaited jump of seed 30016 stopped before the dead step).
     @Test(arguments: [false, true])
     func aJumpPastADeadStepOnTheWayDownLandsOnTheTarget(awaited: Bool) async throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("xyz", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("xyz")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("A", at: 0) }  // #1
         step { doc.erase("y", at: 2) }  // #2
         step { doc.type("E", at: 3) }  // #3
@@ -163,15 +135,8 @@ import Testing
     /// types "A"; the peer erases the "O". A jump to #1 passes #2 (dead) on the way up.
     @Test(arguments: [false, true])
     func aJumpPastADeadStepOnTheWayUpLandsOnTheTarget(awaited: Bool) async throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("xyz", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("xyz")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("G", at: 0) }
         stack.undo()
         step { doc.type("O", at: 0) }
@@ -192,15 +157,8 @@ import Testing
     /// with redo entering #3, which the undo came from.
     @Test(arguments: [false, true])
     func aMoveThatFindsADeadBranchKeepsTheRedoChoice(savedFirst: Bool) throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("xyz", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("xyz")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("A", at: 0) }  // #1 "Axyz"
         step { doc.erase("y", at: 2) }  // #2 "Axz"
         stack.undo()
@@ -223,15 +181,8 @@ import Testing
     /// ends on #2); resolved again, the move reaches #2, the node it stands on, whose step is dead
     /// too: passed over as well, to #1. Found by a soak of the collaborative driver (seed 1001557).
     func twoDeadNodes(savedFirst: Bool) throws -> SharedText {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("abc", at: 0) }  // #1 "abc"
         step { doc.type("TE", at: 3) }  // #2 "abcTE"
         step { doc.erase("b", at: 1) }  // #3 "acTE"
@@ -266,15 +217,8 @@ import Testing
     /// Found by a soak of the collaborative driver (seed 1002455).
     @Test(arguments: [false, true])
     func aMoveInTimeWhoseTargetDiesWithTheStepBeforeItGoesOnToTheNextOlderNode(savedFirst: Bool) throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("", stack: stack)
-        func step(_ body: () -> Void) {
-            stack.beginUndoGrouping()
-            body()
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.step)
         step { doc.type("abc", at: 0) }  // #1 "abc"
         step { doc.type("X", at: 3) }  // #2 "abcX"
         stack.undo()
@@ -296,16 +240,8 @@ import Testing
     /// The same with steps that await (the move is a request, which finds its target when it
     /// starts): it passes over both dead nodes to #1 too, as the synchronous move does.
     @Test func anAwaitedMoveInTimeThatEndsOnADeadBranchsAnchorPassesOverTheAnchorToo() async throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("", stack: stack)
-        func step(_ edit: TextEdit) {
-            stack.beginUndoGrouping()
-            try! edit.apply(to: &doc.text)
-            stack.registerAsyncUndo(AwaitedTextCommand(edit: edit.inverse), on: doc, key: SharedText.key)
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.awaitedStep)
         step(.insert("abc", at: 0))
         step(.insert("TE", at: 3))
         step(.delete("b", at: 1))
@@ -326,16 +262,8 @@ import Testing
     /// A jump with steps that await, to a node whose step is dead (found so when the jump reaches
     /// it), ends on its parent, whose state it is, as the synchronous jump does.
     @Test func anAwaitedJumpToADeadNodeEndsOnItsParent() async throws {
-        let stack = ActionStack()
-        stack.groupsByEvent = false
-        stack.historyShape = .tree
-        let doc = SharedText("", stack: stack)
-        func step(_ edit: TextEdit) {
-            stack.beginUndoGrouping()
-            try! edit.apply(to: &doc.text)
-            stack.registerAsyncUndo(AwaitedTextCommand(edit: edit.inverse), on: doc, key: SharedText.key)
-            stack.endUndoGrouping()
-        }
+        let tree = DeadStepsText("")
+        let (stack, doc, step) = (tree.stack, tree.doc, tree.awaitedStep)
         step(.insert("abc", at: 0))  // #1
         step(.insert("TE", at: 3))  // #2
         step(.insert("Z", at: 0))  // #3
@@ -344,6 +272,34 @@ import Testing
         #expect(stack.currentNode?.sequence == 1)
         #expect(doc.text == "abc")
         #expect(stack.undoCount == 1)
+    }
+}
+
+/// A shared text on a branching history whose steps are explicit groups.
+@MainActor struct DeadStepsText {
+    let doc: SharedText
+    var stack: ActionStack { doc.stack }
+
+    init(_ text: String) {
+        let stack = ActionStack()
+        stack.groupsByEvent = false
+        stack.historyShape = .tree
+        doc = SharedText(text, stack: stack)
+    }
+
+    /// One step: the edits `body` makes, in a group.
+    func step(_ body: () -> Void) {
+        stack.beginUndoGrouping()
+        body()
+        stack.endUndoGrouping()
+    }
+
+    /// One step whose inverse awaits: `edit`, applied, in a group.
+    func awaitedStep(_ edit: TextEdit) {
+        stack.beginUndoGrouping()
+        try! edit.apply(to: &doc.text)
+        stack.registerAsyncUndo(AwaitedTextCommand(edit: edit.inverse), on: doc, key: SharedText.key)
+        stack.endUndoGrouping()
     }
 }
 
