@@ -294,7 +294,7 @@ struct ArchiveWriter {
             return 5
         }
         steps.raw(#","userInfo":{"#)
-        try writeUserInfo(step.userInfo, of: step.node, into: &steps)
+        try Self.writeUserInfo(step.userInfo, of: step.node, into: &steps, limits: limits)
         steps.raw("}}")
         return 7
     }
@@ -311,8 +311,13 @@ struct ArchiveWriter {
                     + "read back (\(why)) cannot be written"))
     }
 
-    private func writeUserInfo(
-        _ userInfo: [String: SavedValue], of node: Int, into steps: inout JSONBytes
+    /// Writes a step's user info, as an archive and a journal record both hold it: each key (in
+    /// order) with its value's kind and value.
+    ///
+    /// - Throws: ``HistoryArchiveError/tooLarge(_:maximum:)`` for a key over `limits`,
+    ///   `EncodingError` for a double or date that is not finite.
+    static func writeUserInfo(
+        _ userInfo: [String: SavedValue], of node: Int, into steps: inout JSONBytes, limits: HistoryArchive.Limits
     ) throws {
         for (index, key) in userInfo.keys.sorted().enumerated() {
             try limits.check(key)
@@ -348,7 +353,8 @@ struct ArchiveWriter {
         }
     }
 
-    private static func notFinite(_ value: Any, _ place: String) -> EncodingError {
+    /// The error of a double or date that is not finite, at `place`.
+    static func notFinite(_ value: Any, _ place: String) -> EncodingError {
         EncodingError.invalidValue(
             value,
             EncodingError.Context(

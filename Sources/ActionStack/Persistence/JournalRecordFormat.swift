@@ -241,7 +241,7 @@ enum JournalRecordWriter {
             head.int(Int(root))
         }
         if let rootDate = history.rootDate {
-            guard rootDate.isFinite else { throw notFinite(rootDate, "the root's date") }
+            guard rootDate.isFinite else { throw ArchiveWriter.notFinite(rootDate, "the root's date") }
             field(#""rootDate":"#)
             head.double(rootDate)
         }
@@ -290,7 +290,7 @@ enum JournalRecordWriter {
                 steps.int(Int(step.node))
             }
             if let date = step.date {
-                guard date.isFinite else { throw notFinite(date, "the date of node \(step.node)") }
+                guard date.isFinite else { throw ArchiveWriter.notFinite(date, "the date of node \(step.node)") }
                 steps.raw(#","d":"#)
                 steps.double(date)
             }
@@ -312,7 +312,7 @@ enum JournalRecordWriter {
             if step.holdsClosure { steps.raw(#","c":true"#) }
             if !step.userInfo.isEmpty {
                 steps.raw(#","u":{"#)
-                try writeUserInfo(step.userInfo, of: step.node, into: &steps, limits: limits)
+                try ArchiveWriter.writeUserInfo(step.userInfo, of: Int(step.node), into: &steps, limits: limits)
                 steps.byte(UInt8(ascii: "}"))
             }
             steps.byte(UInt8(ascii: "}"))
@@ -463,51 +463,6 @@ enum JournalRecordWriter {
             number(Int(anchor))
         }
         bytes.byte(UInt8(ascii: "]"))
-    }
-
-    private static func writeUserInfo(
-        _ userInfo: [String: SavedValue], of node: NodeNumber, into steps: inout JSONBytes,
-        limits: HistoryArchive.Limits
-    ) throws {
-        for (index, key) in userInfo.keys.sorted().enumerated() {
-            try limits.check(key)
-            if index > 0 { steps.byte(UInt8(ascii: ",")) }
-            steps.string(key)
-            steps.raw(#":{""#)
-            switch userInfo[key]! {
-            case .string(let value):
-                steps.raw(#"string":"#)
-                steps.string(value)
-            case .int(let value):
-                steps.raw(#"int":"#)
-                steps.int(value)
-            case .double(let value):
-                guard value.isFinite else { throw notFinite(value, "user-info value \"\(key)\" of node \(node)") }
-                steps.raw(#"double":"#)
-                steps.double(value)
-            case .bool(let value):
-                steps.raw(#"bool":"#)
-                steps.bool(value)
-            case .date(let value):
-                let seconds = value.timeIntervalSinceReferenceDate
-                guard seconds.isFinite else {
-                    throw notFinite(value, "user-info value \"\(key)\" of node \(node)")
-                }
-                steps.raw(#"date":"#)
-                steps.double(seconds)
-            case .data(let value):
-                steps.raw(#"data":"#)
-                steps.string(value.base64EncodedString())
-            }
-            steps.byte(UInt8(ascii: "}"))
-        }
-    }
-
-    private static func notFinite(_ value: Any, _ place: String) -> EncodingError {
-        EncodingError.invalidValue(
-            value,
-            EncodingError.Context(
-                codingPath: [], debugDescription: "\(HistoryArchiveError.shortened(place)) is not a finite number"))
     }
 }
 
