@@ -78,11 +78,7 @@ final class RemoteChanges {
     func rebased(
         _ action: Action, over changes: [any Sendable]
     ) -> (carried: [any Sendable], isDead: Bool, handler: ((AnyObject) -> Void)?)? {
-        guard action.box.commandKey != nil else { return nil }
-        let capture = CommandCapture()
-        action.handler(capture)
-        guard let command = capture.command as? any RebasableCommand else { return nil }
-        let rebase = CommandRebase(command, over: changes)
+        guard let rebase = CommandRebase(action, over: changes) else { return nil }
         guard let rewritten = rebase.command else { return (rebase.carried, true, nil) }
         guard rebase.changed else { return (rebase.carried, false, nil) }
         return (rebase.carried, false, makeHandler(rewritten))
@@ -99,6 +95,16 @@ struct CommandRebase {
     var carried: [any Sendable] = []
     /// Whether the command changed (it must be stored again).
     var changed = false
+
+    /// The command of `action` (taken out of its handler, a copy) rebased over `changes`; nil when
+    /// the action is not a rebasable command (the changes pass it unchanged).
+    init?(_ action: Action, over changes: [any Sendable]) {
+        guard action.box.commandKey != nil else { return nil }
+        let capture = CommandCapture()
+        action.handler(capture)
+        guard let command = capture.command as? any RebasableCommand else { return nil }
+        self.init(command, over: changes)
+    }
 
     /// Rebases `command` over `changes`, oldest first.
     init(_ command: any RebasableCommand, over changes: [any Sendable]) {

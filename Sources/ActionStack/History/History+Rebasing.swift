@@ -152,7 +152,7 @@ extension History {
             while index >= start {
                 let action = side.action(at: index)
                 var isDead = false
-                if !changes.isEmpty, let rebase = Self.rebase(action, over: changes) {
+                if !changes.isEmpty, let rebase = CommandRebase(action, over: changes) {
                     changes = rebase.carried
                     isDead = rebase.command == nil
                 }
@@ -164,16 +164,6 @@ extension History {
             position -= 1
         }
         return nil
-    }
-
-    /// The command of `action` rebased, on a copy, over `changes`; nil when the action is not a
-    /// rebasable command (the changes pass it unchanged).
-    private static func rebase(_ action: Action, over changes: [any Sendable]) -> CommandRebase? {
-        guard action.box.commandKey != nil else { return nil }
-        let capture = CommandCapture()
-        action.handler(capture)
-        guard let command = capture.command as? any RebasableCommand else { return nil }
-        return CommandRebase(command, over: changes)
     }
 
     /// Rebases the step at `position` of `side` (its actions start at `start`) over the changes it
