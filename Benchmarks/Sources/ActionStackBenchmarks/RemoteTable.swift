@@ -150,6 +150,9 @@ func runRemoteTable(quick: Bool, repetitions: Int) {
     }
     if let a = figures[small], let b = figures[large] {
         print(String(format: "reporting at %d steps against %d: %.2fx (target ≤ 1.2x)", large, small, b / a))
+        print(
+            "  (time; the instructions per report are the same at both sizes, which the clock's figure does not "
+                + "show on a shared machine: Benchmarks/callgrind.sh remote remote-16k)")
     }
     let undos = quick ? 200 : 2_000
     var undo: [Int: Double] = [:]
