@@ -232,7 +232,10 @@ open class ActionStack {
     }
 
     /// The largest total cost of the undo stack, counted from the costs that registrations state
-    /// with ``RegistrationOptions/cost``; 0 (the default) means no limit.
+    /// with ``RegistrationOptions/cost``; 0 (the default) means no limit. An asynchronous
+    /// registration (``registerAsyncUndo(withTarget:handler:)`` and its command and actor forms)
+    /// states no cost: its action counts 0, so a history of awaited steps is bounded by
+    /// ``levelsOfUndo``, not by this.
     ///
     /// When a top-level group closes on the undo stack, after a registration continues a coalesced
     /// step, and when the limit is set, the oldest whole steps are dropped while the total is over
