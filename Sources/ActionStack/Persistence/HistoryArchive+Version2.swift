@@ -51,13 +51,6 @@ struct ArchiveWriter {
         return (writer.out, writer.depth)
     }
 
-    /// An entry of a history's command table.
-    private struct CommandEntry: Hashable {
-        var type: String
-        var version: Int
-        var key: String
-    }
-
     private mutating func write(_ history: SavedHistory, named name: String) throws {
         // The payloads first: their size sizes the output, and their nesting is checked.
         let payloads = try CommandPayloadList.makeEncoder().encode(CommandPayloadList(history: history, name: name))
@@ -66,18 +59,9 @@ struct ArchiveWriter {
         // The steps, the actions and the costs are written apart first, since the tables they
         // fill come before them.
         var steps = JSONBytes(capacity: history.steps.count * 2)
-        var actions = JSONBytes(capacity: history.steps.count * 2)
-        var costs = JSONBytes()
-        var entries: [CommandEntry] = []
-        var entryIndex: [CommandEntry: Int] = [:]
+        var columns = CommandColumns(capacity: history.steps.count * 2)
         var names: [String] = []
         var nameIndex: [String: Int] = [:]
-        // The entry of the previous action: a run of commands of one type on one target skips the
-        // table's hashing.
-        var lastType: ObjectIdentifier?
-        var lastKey = ""
-        var lastEntry = 0
-        var actionCount = 0
         var previous = history.root
         var previousName = ""
         // Each step read where it lies, through a pointer: subscripts would copy its actions.
@@ -117,46 +101,10 @@ struct ArchiveWriter {
                     }
                     let actionKey =
                         (position == 0 ? all[index].actionList.first.key : all[index].actionList.rest[position - 1].key)
-                    let commandType = type(of: command)
-                    let typeID = ObjectIdentifier(commandType)
-                    let entry: Int
-                    if typeID == lastType && actionKey == lastKey {
-                        entry = lastEntry
-                    } else {
-                        let key = CommandEntry(
-                            type: commandType.commandType, version: commandType.version, key: actionKey)
-                        if let known = entryIndex[key] {
-                            entry = known
-                        } else {
-                            guard commandType.version >= 1 else {
-                                throw HistoryArchiveError.invalidHistory(
-                                    name,
-                                    .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
-                            }
-                            try limits.check(key.type)
-                            try limits.check(key.key)
-                            entry = entries.count
-                            entries.append(key)
-                            entryIndex[key] = entry
-                        }
-                        lastType = typeID
-                        lastKey = actionKey
-                        lastEntry = entry
-                    }
-                    if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
-                    actions.int(entry)
                     let cost =
                         (position == 0
                             ? all[index].actionList.first.cost : all[index].actionList.rest[position - 1].cost)
-                    if cost != 0 {
-                        costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                        costs.byte(UInt8(ascii: "["))
-                        costs.int(actionCount)
-                        costs.byte(UInt8(ascii: ","))
-                        costs.int(cost)
-                        costs.byte(UInt8(ascii: "]"))
-                    }
-                    actionCount += 1
+                    try columns.add(command, key: actionKey, cost: cost, history: name, limits: limits)
                 }
                 previous = node
                 previousName = all[index].actionName
@@ -208,21 +156,8 @@ struct ArchiveWriter {
             head.raw(#","nextNode":"#)
             head.int(nextNode)
         }
-        if !entries.isEmpty {
-            depth = Swift.max(depth, 5)
-            head.raw(#","commands":["#)
-            for (index, entry) in entries.enumerated() {
-                if index > 0 { head.byte(UInt8(ascii: ",")) }
-                head.byte(UInt8(ascii: "["))
-                head.string(entry.type)
-                head.byte(UInt8(ascii: ","))
-                head.int(entry.version)
-                head.byte(UInt8(ascii: ","))
-                head.string(entry.key)
-                head.byte(UInt8(ascii: "]"))
-            }
-            head.byte(UInt8(ascii: "]"))
-        }
+        if !columns.entries.isEmpty { depth = Swift.max(depth, 5) }
+        columns.writeTable(into: &head)
         if !names.isEmpty {
             head.raw(#","names":["#)
             for (index, name) in names.enumerated() {
@@ -233,21 +168,21 @@ struct ArchiveWriter {
         }
         head.raw(#","steps":["#)
         out.reserveCapacity(
-            out.count + head.bytes.count + steps.bytes.count + actions.bytes.count + costs.bytes.count
+            out.count + head.bytes.count + steps.bytes.count + columns.actions.bytes.count + columns.costs.bytes.count
                 + payloads.count + 64)
         out.append(contentsOf: head.bytes)
         out.append(contentsOf: steps.bytes)
         var middle = JSONBytes()
         middle.raw(#"],"actions":["#)
         out.append(contentsOf: middle.bytes)
-        out.append(contentsOf: actions.bytes)
+        out.append(contentsOf: columns.actions.bytes)
         middle = JSONBytes()
         middle.byte(UInt8(ascii: "]"))
-        if !costs.bytes.isEmpty {
+        if !columns.costs.bytes.isEmpty {
             depth = Swift.max(depth, 5)
             middle.raw(#","costs":"#)
             out.append(contentsOf: middle.bytes)
-            out.append(contentsOf: costs.bytes)
+            out.append(contentsOf: columns.costs.bytes)
             middle = JSONBytes()
             middle.byte(UInt8(ascii: "]"))
         }

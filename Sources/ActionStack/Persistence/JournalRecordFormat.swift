@@ -194,12 +194,6 @@ enum JournalRecordWriter {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    private struct CommandEntry: Hashable {
-        var type: String
-        var version: Int
-        var key: String
-    }
-
     private static func write(
         _ history: inout JournalHistoryRecord, into out: inout Data, limits: HistoryArchive.Limits
     ) throws {
@@ -264,16 +258,9 @@ enum JournalRecordWriter {
         }
         // The step table, in columns.
         var steps = JSONBytes(capacity: history.steps.count * 24)
-        var actions = JSONBytes(capacity: history.steps.count * 2)
-        var costs = JSONBytes()
-        var entries: [CommandEntry] = []
-        var entryIndex: [CommandEntry: Int] = [:]
+        var columns = CommandColumns(capacity: history.steps.count * 2)
         var names: [String] = []
         var nameIndex: [String: Int] = [:]
-        var lastType: ObjectIdentifier?
-        var lastKey = ""
-        var lastEntry = 0
-        var actionCount = 0
         var previousName = ""
         for (index, step) in history.steps.enumerated() {
             if index > 0 { steps.byte(UInt8(ascii: ",")) }
@@ -321,42 +308,7 @@ enum JournalRecordWriter {
                 guard let command = action.command else {
                     throw ArchiveWriter.unwritable(action, history: "journal", node: Int(step.node))
                 }
-                let commandType = type(of: command)
-                let typeID = ObjectIdentifier(commandType)
-                let entry: Int
-                if typeID == lastType && action.key == lastKey {
-                    entry = lastEntry
-                } else {
-                    let key = CommandEntry(type: commandType.commandType, version: commandType.version, key: action.key)
-                    if let known = entryIndex[key] {
-                        entry = known
-                    } else {
-                        guard commandType.version >= 1 else {
-                            throw HistoryArchiveError.invalidHistory(
-                                "journal",
-                                .invalidCommandVersion(type: commandType.commandType, version: commandType.version))
-                        }
-                        try limits.check(key.type)
-                        try limits.check(key.key)
-                        entry = entries.count
-                        entries.append(key)
-                        entryIndex[key] = entry
-                    }
-                    lastType = typeID
-                    lastKey = action.key
-                    lastEntry = entry
-                }
-                if actionCount > 0 { actions.byte(UInt8(ascii: ",")) }
-                actions.int(entry)
-                if action.cost != 0 {
-                    costs.byte(costs.bytes.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
-                    costs.byte(UInt8(ascii: "["))
-                    costs.int(actionCount)
-                    costs.byte(UInt8(ascii: ","))
-                    costs.int(action.cost)
-                    costs.byte(UInt8(ascii: "]"))
-                }
-                actionCount += 1
+                try columns.add(command, key: action.key, cost: action.cost, history: "journal", limits: limits)
             }
         }
         field(#""steps":["#)
@@ -372,30 +324,17 @@ enum JournalRecordWriter {
             }
             tail.byte(UInt8(ascii: "]"))
         }
-        if !entries.isEmpty {
-            tail.raw(#","commands":["#)
-            for (index, entry) in entries.enumerated() {
-                if index > 0 { tail.byte(UInt8(ascii: ",")) }
-                tail.byte(UInt8(ascii: "["))
-                tail.string(entry.type)
-                tail.byte(UInt8(ascii: ","))
-                tail.int(entry.version)
-                tail.byte(UInt8(ascii: ","))
-                tail.string(entry.key)
-                tail.byte(UInt8(ascii: "]"))
-            }
-            tail.byte(UInt8(ascii: "]"))
-        }
-        if actionCount > 0 {
+        columns.writeTable(into: &tail)
+        if columns.count > 0 {
             tail.raw(#","actions":["#)
             out.append(contentsOf: tail.bytes)
-            out.append(contentsOf: actions.bytes)
+            out.append(contentsOf: columns.actions.bytes)
             tail = JSONBytes()
             tail.byte(UInt8(ascii: "]"))
-            if !costs.bytes.isEmpty {
+            if !columns.costs.bytes.isEmpty {
                 tail.raw(#","costs":"#)
                 out.append(contentsOf: tail.bytes)
-                out.append(contentsOf: costs.bytes)
+                out.append(contentsOf: columns.costs.bytes)
                 tail = JSONBytes()
                 tail.byte(UInt8(ascii: "]"))
             }
