@@ -439,7 +439,7 @@ enum ArchiveReader {
 }
 
 /// Reads one history of a version 2 archive.
-private struct HistoryReader {
+struct HistoryReader {
     let name: String
     let limits: HistoryArchive.Limits
 
@@ -739,7 +739,7 @@ private struct HistoryReader {
             case "redo": step.isRedoChoice = try cursor.readBool()
             case "d": step.date = try cursor.readDouble()
             case "discardable": step.isDiscardable = try cursor.readBool()
-            case "userInfo": step.userInfo = try readUserInfo(&cursor)
+            case "userInfo": step.userInfo = try Self.readUserInfo(&cursor, limits: limits)
             default: try cursor.skipValue()
             }
         }
@@ -747,13 +747,15 @@ private struct HistoryReader {
         return step
     }
 
-    private func readUserInfo(_ cursor: inout JSONCursor) throws -> [String: SavedValue] {
+    /// Reads a step's user info, as an archive and a journal record both hold it (see
+    /// ``ArchiveWriter/writeUserInfo(_:of:into:limits:)``), within `limits`.
+    static func readUserInfo(_ cursor: inout JSONCursor, limits: HistoryArchive.Limits) throws -> [String: SavedValue] {
         var userInfo: [String: SavedValue] = [:]
         try cursor.beginObject()
         var object = JSONCursor.ObjectState()
         while let key = try cursor.nextKey(in: &object) {
             try limits.check(userInfo.count + 1, .userInfoEntries)
-            try check(key)
+            try limits.check(key)
             try cursor.beginObject()
             var value = JSONCursor.ObjectState()
             guard let kind = try cursor.nextKey(in: &value) else {

@@ -868,7 +868,7 @@ private struct JournalHistoryReader {
                 header.name = index
             case "x": header.isDiscardable = try cursor.readBool()
             case "c": header.holdsClosure = try cursor.readBool()
-            case "u": header.userInfo = try readUserInfo(&cursor)
+            case "u": header.userInfo = try HistoryReader.readUserInfo(&cursor, limits: limits)
             default: try cursor.skipValue()
             }
         }
@@ -879,36 +879,6 @@ private struct JournalHistoryReader {
             throw cursor.invalid("a step that holds a closure has no actions here")
         }
         return header
-    }
-
-    private func readUserInfo(_ cursor: inout JSONCursor) throws -> [String: SavedValue] {
-        var userInfo: [String: SavedValue] = [:]
-        try cursor.beginObject()
-        var object = JSONCursor.ObjectState()
-        while let key = try cursor.nextKey(in: &object) {
-            try limits.check(userInfo.count + 1, .userInfoEntries)
-            try limits.check(key)
-            try cursor.beginObject()
-            var value = JSONCursor.ObjectState()
-            guard let kind = try cursor.nextKey(in: &value) else {
-                throw cursor.invalid("a user-info value of no kind")
-            }
-            switch kind {
-            case "string": userInfo[key] = .string(try cursor.readString())
-            case "int": userInfo[key] = .int(try cursor.readInt())
-            case "double": userInfo[key] = .double(try cursor.readDouble())
-            case "bool": userInfo[key] = .bool(try cursor.readBool())
-            case "date": userInfo[key] = .date(Date(timeIntervalSinceReferenceDate: try cursor.readDouble()))
-            case "data":
-                guard let data = Data(base64Encoded: try cursor.readString()) else {
-                    throw cursor.invalid("a user-info value that is not base64")
-                }
-                userInfo[key] = .data(data)
-            default: throw cursor.invalid("a user-info value of an unknown kind")
-            }
-            guard try cursor.nextKey(in: &value) == nil else { throw cursor.invalid("a user-info value of two kinds") }
-        }
-        return userInfo
     }
 
     /// Makes the steps of the table from their headers and the command columns, reading the
