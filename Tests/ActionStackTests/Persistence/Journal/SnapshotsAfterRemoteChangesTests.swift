@@ -204,13 +204,13 @@ import Testing
     func aRecoveryIsTheFullSaveWhateverCameBetweenSnapshots(shape: ActionStack.HistoryShape) throws {
         var compared = 0
         var reused = 0
-        for seed in UInt64(1)...UInt64(Workload.scaled(40)) {
+        for seed in UInt64(1)...UInt64(Workload.scaled(8)) {
             let result = try walk(seed: seed &+ (shape == .tree ? 7_000 : 3_000), shape: shape)
             compared += result.compared
             reused += result.reused
             if result.failed { return }
         }
-        #expect(compared > 1_000 / Workload.divisor)
+        #expect(compared > 200 / Workload.divisor)
         #expect(reused > 0, "the snapshots copied some steps' commands")
     }
 }
