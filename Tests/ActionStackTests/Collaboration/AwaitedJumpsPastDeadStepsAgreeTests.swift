@@ -36,7 +36,10 @@ import Testing
             tree: tree)
     }
 
-    @Test func aJumpAwaitedReachesWhatTheSynchronousJumpReaches() async throws {
+    /// With `removals`, the walk also records steps on a second target (which a peer's change
+    /// passes), removes that target's actions, and limits the steps kept in branches.
+    @Test(arguments: [false, true])
+    func aJumpAwaitedReachesWhatTheSynchronousJumpReaches(removals: Bool) async throws {
         for seed in UInt64(1)...UInt64(Workload.scaled(60)) {
             var random = SeededGenerator(seed: seed &+ 90_000)
             let docs = (0..<2).map { _ in
@@ -45,12 +48,13 @@ import Testing
                 stack.historyShape = .tree
                 return SharedText("xyz", stack: stack)
             }
+            let notes = docs.map { _ in SnapshotsAfterRemoteChangesTests.Note() }
             var letter = 0
             var log: [String] = []
             for index in 0..<80 {
                 let count = docs[0].text.unicodeScalars.count
                 var what = ""
-                switch random.next(6) {
+                switch random.next(removals ? 9 : 6) {
                 case 0, 1:
                     let offset = random.int(0...count)
                     letter += 1
@@ -71,6 +75,24 @@ import Testing
                 case 3:
                     what = "undo"
                     for doc in docs where doc.stack.canUndo { doc.stack.undo() }
+                case 6:
+                    let typesToo = random.next(2) == 0
+                    what = "note step\(typesToo ? " with text" : "")"
+                    for (doc, note) in zip(docs, notes) {
+                        doc.stack.beginUndoGrouping()
+                        note.items.append("n")
+                        doc.stack.registerUndo(
+                            SnapshotsAfterRemoteChangesTests.NoteCommand(add: nil), on: note, key: "note")
+                        if typesToo { doc.type("n", at: 0) }
+                        doc.stack.endUndoGrouping()
+                    }
+                case 7:
+                    what = "remove the note's actions"
+                    for (doc, note) in zip(docs, notes) { doc.stack.removeAllActions(withTarget: note) }
+                case 8:
+                    let limit = [0, 1, 3][random.int(0...2)]
+                    what = "branch steps \(limit)"
+                    for doc in docs { doc.stack.maximumBranchSteps = limit }
                 default:
                     guard let tree = docs[0].stack.historyTree else { continue }
                     let node = tree.nodes[random.int(0...(tree.nodes.count - 1))].id

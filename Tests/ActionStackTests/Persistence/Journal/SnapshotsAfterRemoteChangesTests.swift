@@ -16,9 +16,10 @@ import Testing
 /// (issue 29): whatever mix of a peer's changes, branches, removals by target, freed targets,
 /// coalescing keystrokes, trims and journal resets came between, a recovery is exactly the full
 /// save. Small journals make nearly every record a snapshot, so that copies are taken constantly.
-@MainActor
+/// Not on the main actor: the walk takes seconds, and would hold up the main-actor suites (whose
+/// time limits count the wait) in a parallel run.
 @Suite struct SnapshotsAfterRemoteChangesTests {
-    nonisolated static func registry() -> CommandRegistry {
+    static func registry() -> CommandRegistry {
         var registry = CommandRegistry()
         registry.register(TextCommand.self)
         registry.register(NoteCommand.self)
