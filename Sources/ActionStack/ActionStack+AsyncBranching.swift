@@ -61,6 +61,13 @@ extension ActionStack {
                 leaveCall()
                 return .failure(.historyTree(.noSuchNode(id)))
             }
+            if number == history.currentNodeNumber {
+                // A jump to the node the document is on does nothing, as the synchronous one (which
+                // checks before closing an open group): not even a check of that node's step, which
+                // would drop a dead step not yet found and end on its parent.
+                leaveCall()
+                return .success(false)
+            }
             target = number
         case .timeMove(let move):
             // Resolved below, once the open group is closed (it is the newest change).
