@@ -385,15 +385,7 @@ import Testing
     @Test func damagedNextFieldsInAJournalAreRefused() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
-        let stack = hrStack(.tree)
-        let doc = HRDoc()
-        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v" }
-        hrChange(doc, to: 1, on: stack)
-        hrChange(doc, to: 2, on: stack)
-        withExtendedLifetime(recorder) {}
-        let snapshot = try #require(try files.journal.records().first)
-        let text = String(decoding: snapshot.payload, as: UTF8.self)
-        let written = try #require(text.firstRange(of: #/"next":\d+/#))
+        let (text, written) = try journalSnapshotWithANextField(in: files)
         for (index, bad) in [
             #""next":null"#, #""next":"3""#, #""next":3.5"#, #""next":true"#, #""next":3,"next":3"#,
             #""next":-3"#, #""next":99999999999999999999999"#, #""next":[3]"#, #""next":{}"#,

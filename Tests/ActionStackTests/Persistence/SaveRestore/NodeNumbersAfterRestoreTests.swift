@@ -163,15 +163,7 @@ import Testing
     @Test func aJournalRecordWithANextNumberNotAboveItsNodesIsRefused() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }
-        let stack = hrStack(.tree)
-        let doc = HRDoc()
-        let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v" }
-        hrChange(doc, to: 1, on: stack)
-        hrChange(doc, to: 2, on: stack)
-        withExtendedLifetime(recorder) {}
-        let snapshot = try #require(try files.journal.records().first)
-        let text = String(decoding: snapshot.payload, as: UTF8.self)
-        let written = try #require(text.firstRange(of: #/"next":\d+/#))
+        let (text, written) = try journalSnapshotWithANextField(in: files)
         for (bad, reason) in [
             ("1", "is not above every node held"), ("0", "out of range"), ("2147483649", "out of range"),
         ] {
@@ -185,6 +177,22 @@ import Testing
             }
         }
     }
+}
+
+/// The first record of a journal of two changes on a branching history (a snapshot, which gives
+/// the next node number as `"next"`), as text, and where its `"next"` field is: for the tests that
+/// damage it.
+@MainActor
+func journalSnapshotWithANextField(in files: RecorderFiles) throws -> (text: String, next: Range<String.Index>) {
+    let stack = hrStack(.tree)
+    let doc = HRDoc()
+    let recorder = HistoryRecorder(journal: files.journal, stack: stack) { "v" }
+    hrChange(doc, to: 1, on: stack)
+    hrChange(doc, to: 2, on: stack)
+    withExtendedLifetime(recorder) {}
+    let snapshot = try #require(try files.journal.records().first)
+    let text = String(decoding: snapshot.payload, as: UTF8.self)
+    return (text, try #require(text.firstRange(of: #/"next":\d+/#)))
 }
 
 extension SavedHistory {
