@@ -58,6 +58,8 @@ import Testing
         /// The undo edits (in the order they run) of the asynchronous group of this user's that is
         /// open, as they read now; nil when none is open.
         var openGroup: [CollaborativeTextModel.Edit]?
+        /// The cost each of this user's steps was registered with, by node (branching history).
+        var costs: [Int: Int] = [:]
         var token: ObservationToken?
         /// The observers of the stack's did-undo and did-redo notifications (``callBack(_:)``).
         var notificationObservers: [any NSObjectProtocol] = []
@@ -341,6 +343,9 @@ import Testing
             stack.setActionName(name)
             stack.endUndoGrouping()
             model.local(edits, name: name, cost: cost)
+            // The step's node keeps it through undo, redo, rebasing and restores: the cost the
+            // tree's limit counts (a group's steps and awaited ones cost 0).
+            if let node = stack.currentNode { costs[node.sequence] = cost }
         }
 
         /// The peer types (or deletes) a few characters a key at a time: changes that wait merged.
@@ -546,6 +551,25 @@ import Testing
                 }
                 if maximumCost == 0 && pruned && !limitChangedInCall {
                     #expect(branchSteps == maximumBranchSteps, "the prune kept maximumBranchSteps: \(trace)")
+                }
+                // The cost limit counts the undo path and the branches (not the redo path): over it,
+                // only the newest undo step may be left, with no branch.
+                if maximumCost > 0 {
+                    var undoSteps = 0
+                    var total = 0
+                    var node = byNumber[held.current.sequence]
+                    while let step = node, let parent = step.parent {
+                        undoSteps += 1
+                        total += costs[step.id.sequence] ?? 0
+                        node = byNumber[parent.sequence]
+                    }
+                    for branchNode in held.nodes where !onPaths.contains(branchNode.sequence) {
+                        total += costs[branchNode.sequence] ?? 0
+                    }
+                    #expect(
+                        total <= maximumCost || (undoSteps <= 1 && branchSteps == 0),
+                        "maximumCost holds: \(total) held over \(undoSteps) undo steps and \(branchSteps) branch steps: \(trace)"
+                    )
                 }
             }
             let pathLength = tree.path(to: tree.current).count - 1
