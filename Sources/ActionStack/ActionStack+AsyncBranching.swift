@@ -11,8 +11,9 @@ extension ActionStack {
     /// Moves the document to the state of node `id` of a branching history, step by step, and waits
     /// until it has settled: the awaitable form of ``jump(toNode:)``, queued as one request.
     ///
-    /// The way is found when the request starts, and again before each step (a freed target may
-    /// take a step away). Each step posts its own notifications, and completes or rolls back on its
+    /// The way is found when the request starts, and again when a step went from under it (a freed
+    /// target, a step found dead once rebased past peers' changes): each step is the one the
+    /// synchronous ``jump(toNode:)`` would take from there, by the same rules. Each step posts its own notifications, and completes or rolls back on its
     /// own; the branches on the way are entered between steps, which costs O(1) each. The state
     /// observers hear the move as one: when its first step starts and when it has ended (where it
     /// stopped, for a failing move), never a state per step; limits and pruning set meanwhile wait
@@ -107,50 +108,12 @@ extension ActionStack {
             if holdingTree != nil && holdingTree === history.tree { history.deferTrim() }
             leaveCall()
         }
+        // Each step is the one the synchronous move would take (``nextStep(of:)``): rebased before
+        // it runs, the way planned again when it changed.
+        var walk = TreeWalk(to: target, from: start, timeMove: timeMove)
         return await performSteps(
             isolation: isolation,
-            next: {
-                // Each step is rebased before it runs: one found dead goes (its node with it), and
-                // the way is planned again, as the synchronous walk does.
-                while true {
-                    // A time move passes over a number that no longer exists (its step found dead
-                    // or freed on the way), as the synchronous move does: it goes on to the node
-                    // it resolves to now from where it started.
-                    if let timeMove, let tree = history.tree, !tree.table.contains(target) {
-                        let next = timeMove.target(in: tree, from: start)
-                        guard next != target, tree.table.contains(next) else { return nil }
-                        target = next
-                    }
-                    guard history.tree?.table.contains(target) == true else { return nil }
-                    let rebases = history.remote != nil
-                    if history.currentNodeNumber == target {
-                        // The node reached, rebased, as the synchronous move does: one that remote
-                        // changes left with nothing to do goes. A jump then ends on its parent,
-                        // whose state it is; a time move passes over its number.
-                        guard rebases else { return nil }
-                        rebaseNewestSteps(of: undoSide)
-                        if timeMove == nil || history.tree?.table.contains(target) == true { return nil }
-                        continue
-                    }
-                    guard let way = history.way(from: history.currentNodeNumber, to: target) else { return nil }
-                    if way.up > 0 {
-                        let here = history.currentNodeNumber
-                        if rebases { rebaseNewestSteps(of: undoSide) }
-                        if history.currentNodeNumber != here { continue }
-                        return (.undo, false)
-                    }
-                    let previous = redoSide.steps.last?.node
-                    guard let child = way.down.first, enterBranch(leadingTo: child) else { return nil }
-                    if rebases {
-                        rebaseNewestSteps(of: redoSide)
-                        if history.tree?.table.contains(child) == false {
-                            restoreRedoChoice(previous, after: child)
-                            continue
-                        }
-                    }
-                    return (.redo, false)
-                }
-            },
+            next: { nextStep(of: &walk).map { ($0 == .undo ? .undo : .redo, false) } },
             reached: { failure in failure.reachedNode = currentNode })
     }
 }

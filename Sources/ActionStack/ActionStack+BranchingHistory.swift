@@ -311,7 +311,9 @@ extension ActionStack {
     /// ``stateUpdates()`` hear of the move once, at the end. As with ``jump(to:)``, the one group
     /// open on the undo stack is closed first (with more than one open it is the misuse
     /// ``Misuse/nestedGroupsOpen(_:groupingLevel:)``), freed targets are swept between steps, and
-    /// a step that performs nothing ends the move where it is. Every node the move passes keeps its
+    /// a step that performs nothing ends the move where it is, as does a target that goes on the way
+    /// (its step's targets freed by a handler of a step the move took: no further step is taken).
+    /// Every node the move passes keeps its
     /// branches, and the nodes it enters remember the way (``redo()`` follows it). Ends coalescing.
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)``. With an asynchronous step on the way, or while an

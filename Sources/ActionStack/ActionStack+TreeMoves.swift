@@ -13,24 +13,27 @@ import Foundation
 // the tree as a history panel shows it. The tree's upkeep is the history's (History+Tree.swift).
 
 extension ActionStack {
-    /// A jump to a node (`validate` gives it) or a time move (`resolve` finds its target from the
-    /// current node; `timeMove` is the move, for a request), one undo or redo at a time.
+    /// A jump to a node (`validate` gives it) or a time move (`timeMove`, whose target is found
+    /// from the current node), one undo or redo at a time: the steps ``nextStep(of:)`` decides,
+    /// as the awaited move takes them.
     @discardableResult
     func moveInTree(
         _ operation: OperationKey,
         validate: () throws(HistoryTreeError) -> NodeNumber? = { nil },
-        resolve: (TreeStore, NodeNumber) -> NodeNumber = { _, current in current },
         timeMove: TimeMove? = nil
     ) throws(HistoryTreeError) -> NodeNumber? {
         if refusesReentrantCall(operation) { return nil }
         guard history.tree != nil else { throw .linearHistory }
         let validated = try validate()
+        func resolve(_ tree: TreeStore) -> NodeNumber {
+            validated ?? timeMove?.target(in: tree, from: history.currentNodeNumber) ?? history.currentNodeNumber
+        }
         if steps.usesAwaitedSteps, let tree = history.tree {
             // With asynchronous steps on the way, or an operation in progress, the move is one
             // queued request (started on the main actor, as an Edit menu's undo() is). A time move
             // is requested as a move, not as its target: it starts from where the document is when
             // the request starts (behind another, where that one left it).
-            let target = validated ?? resolve(tree, history.currentNodeNumber)
+            let target = resolve(tree)
             let kind: OperationRequest.Kind =
                 timeMove.map(OperationRequest.Kind.init(timeMove:))
                 ?? .jumpToNode(HistoryNode.ID(sequence: Int(target)))
@@ -38,8 +41,7 @@ extension ActionStack {
         }
         // A move that would not move does nothing, open group or not (as jump(to:) to the current
         // position): a jump to the current node, a time move by 0 or past an end.
-        if let tree = history.tree, (validated ?? resolve(tree, history.currentNodeNumber)) == history.currentNodeNumber
-        {
+        if let tree = history.tree, resolve(tree) == history.currentNodeNumber {
             return history.currentNodeNumber
         }
         let level = undoSide.frames.count
@@ -55,90 +57,27 @@ extension ActionStack {
             closeInnermostFrame(of: undoSide, notify: true)
         }
         guard let tree = history.tree else { return nil }
-        let target = validated ?? resolve(tree, history.currentNodeNumber)
+        let target = resolve(tree)
         guard tree.table.contains(target), target != history.currentNodeNumber else { return history.currentNodeNumber }
         // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
         // does nothing (as `jump(to:)` to the current position).
         history.endCoalescing()
-        let start = history.currentNodeNumber
-        var goal = target
-        while true {
-            // (A goal re-resolved to the current node is not walked to: it is checked below.)
-            var foundDead = history.currentNodeNumber == goal ? false : walk(to: goal)
-            // The node reached, rebased: a step that remote changes left with nothing to do is
-            // found dead here, as on the way (see `walk(to:)`), whether or not anything looked at
-            // it before (a save would have). A jump to a node found dead ends on its parent, whose
-            // state it is; a time move passes over its number, as over any number that no longer
-            // exists, and goes on to the node it resolves to now. (A target that goes otherwise, a
-            // redo that registered nothing, ends the move as before.) A time move that resolves
-            // again to the node the walk ended on checks that node too: a walk that found its goal
-            // dead in a branch ends on the branch's anchor, whose own step may be dead as well,
-            // not yet looked at.
-            if history.remote != nil && history.currentNodeNumber == goal {
-                rebaseNewestSteps(of: undoSide)
-                foundDead = history.tree?.table.contains(goal) == false
-            }
-            guard foundDead, validated == nil, let tree = history.tree else { break }
-            let next = resolve(tree, start)
-            guard next != goal, tree.table.contains(next) else { break }
-            goal = next
-        }
-        return history.currentNodeNumber
-    }
-
-    /// Undoes and redoes, one step at a time with the usual notifications, until the current node
-    /// is `target`; entering branches on the way down. Re-plans when a step goes from under it
-    /// (a freed target, or a step found dead once rebased past remote changes: each step is rebased
-    /// before it runs, so that the walk never undoes or redoes beyond a node that vanished); stops where a
-    /// step performs nothing, or when `target` goes (a target found dead: the walk is then on its
-    /// parent, whose state it is). Returns whether `target` went because it was found dead (when
-    /// the walk reached it, or with a step before it that the walk rebased).
-    @discardableResult
-    func walk(to target: NodeNumber) -> Bool {
         let held = history.holdPruning()
         defer { history.releasePruning(held) }
-        plan: while history.currentNodeNumber != target {
+        var walk = TreeWalk(to: target, from: history.currentNodeNumber, timeMove: validated == nil ? timeMove : nil)
+        while true {
             history.sweepFreedTargets()
-            guard let tree = history.tree, tree.table.contains(target),
-                let way = history.way(from: history.currentNodeNumber, to: target)
-            else {
-                return false
-            }
-            for _ in 0..<way.up {
-                history.sweepFreedTargets()
-                if history.remote != nil {
-                    let here = history.currentNodeNumber
-                    rebaseNewestSteps(of: undoSide)
-                    // Found dead with the steps above it.
-                    if !tree.table.contains(target) { return true }
-                    if history.currentNodeNumber != here { continue plan }
-                }
-                let expected = tree.table.parent(of: history.currentNodeNumber)
-                guard undoSide.closedCount > 0, undoNewest(checkpoint: true) else { return false }
-                if history.currentNodeNumber != expected { continue plan }
-            }
-            for child in way.down {
-                history.sweepFreedTargets()
-                guard tree.table.parent(of: child) == history.currentNodeNumber else { continue plan }
-                let previous = redoSide.steps.last?.node
-                guard enterBranch(leadingTo: child) else { return false }
-                if history.remote != nil {
-                    rebaseNewestSteps(of: redoSide)
-                    if !tree.table.contains(child) {
-                        restoreRedoChoice(previous, after: child)
-                        // The target found dead itself, or with the step before it (a branch
-                        // whose steps all died at once): a time move passes over its number.
-                        if child == target || !tree.table.contains(target) { return true }
-                        continue plan
-                    }
-                    if !tree.table.contains(target) { return true }
-                }
+            switch nextStep(of: &walk) {
+            case nil:
+                return history.currentNodeNumber
+            case .undo:
+                // A step that performs nothing ends the move.
+                guard undoNewest(checkpoint: true) else { return history.currentNodeNumber }
+            case .redo:
                 postCheckpoint()
-                guard redoNewest() else { return false }
-                if history.currentNodeNumber != child { continue plan }
+                guard redoNewest() else { return history.currentNodeNumber }
             }
         }
-        return false
     }
 
     /// The branch entered on the way down to `child` was found dead and `child` went: redo enters
@@ -155,10 +94,7 @@ extension ActionStack {
     func moveInTime(_ move: TimeMove) throws(HistoryTreeError) -> HistoryNode.ID {
         enterCall()
         defer { leaveCall() }
-        let reached =
-            try moveInTree(
-                move.forward ? .later : .earlier, resolve: { tree, current in move.target(in: tree, from: current) },
-                timeMove: move) ?? history.currentNodeNumber
+        let reached = try moveInTree(move.forward ? .later : .earlier, timeMove: move) ?? history.currentNodeNumber
         return HistoryNode.ID(sequence: Int(reached))
     }
 

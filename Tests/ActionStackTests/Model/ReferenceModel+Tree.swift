@@ -42,7 +42,9 @@
 // - The moves (jump(toNode:), earlier/later by count or by time) undo up to the nearest common
 //   ancestor, then enter and redo down to the target, re-planning when a step goes from under them.
 //   A move that does not move does nothing (not even end coalescing); an open group is closed
-//   first (so a jump to the current node with an open group undoes that group's new node).
+//   first (so a jump to the current node with an open group undoes that group's new node). A
+//   target that goes on the way (its step's targets freed by a handler of a step the move took)
+//   ends the move where it is, before any further step.
 //
 // SPEC-QUESTION readings the model takes (the rules are silent; the library agrees):
 // - Undoing a do-nothing step (an empty group kept in Foundation mode) builds no redo step, as in a
@@ -524,8 +526,10 @@ extension ReferenceModel {
             sweep()
             guard nodeExists(target), let way = way(from: currentNode, to: target) else { return }
             for _ in 0..<way.up {
-                let expected = parentMap()[currentNode]
                 sweep()
+                // A target that went (its step's targets freed) ends the move before the next step.
+                guard nodeExists(target) else { return }
+                let expected = parentMap()[currentNode]
                 guard !undoSide.closed.isEmpty else { return }
                 post(.checkpoint)
                 let before = stepsPerformed
@@ -535,6 +539,7 @@ extension ReferenceModel {
             }
             for child in way.down {
                 sweep()
+                guard nodeExists(target) else { return }
                 guard parentMap()[child] == currentNode else { continue plan }
                 guard enterBranch(leadingTo: child) else { return }
                 post(.checkpoint)
