@@ -102,3 +102,128 @@ struct CommandColumns {
         bytes.byte(UInt8(ascii: "]"))
     }
 }
+
+/// The columns of a history's actions read back, from an archive's history (version 2) or a journal
+/// record, as ``CommandColumns`` writes them: the command table, each action's entry, the costs
+/// that are not 0, the step names, and where the payloads (the commands' own encodings, one JSON
+/// array) lie in the data. Each reader checks the columns against its steps itself.
+struct CommandColumnsReader {
+    /// The command table: type, version (at least 1) and key of each entry.
+    var commands: [(type: String, version: Int, key: String)] = []
+    /// The step names.
+    var names: [String] = []
+    /// Each action's entry in the command table (nil until `"actions"` is read).
+    var actions: [Int]?
+    /// The `[action, cost]` pairs (a cost may be negative here: the reader says how it is wrong).
+    var costs: [(action: Int, cost: Int)] = []
+    /// Where the payloads array lies in the data.
+    var payloads: Range<Int>?
+    let limits: HistoryArchive.Limits
+
+    init(limits: HistoryArchive.Limits) {
+        self.limits = limits
+    }
+
+    /// Reads the value of `key` when it is one of the columns (`"commands"`, `"names"`,
+    /// `"actions"`, `"costs"`, `"payloads"`), and returns true; returns false for any other key,
+    /// whose value is left unread.
+    ///
+    /// - Throws: `JSONCursor.Failure` for a malformed column, the limit's error for a string or a
+    ///   count over `limits`, `SavedHistory.StructuralProblem.invalidCommandVersion` for a command
+    ///   version below 1.
+    /// - Complexity: O(n) for the n bytes of the value.
+    mutating func readColumn(_ key: String, _ cursor: inout JSONCursor) throws -> Bool {
+        switch key {
+        case "commands":
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                try cursor.beginArray()
+                var triple = JSONCursor.ArrayState()
+                guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("an empty command entry") }
+                let type = try cursor.readString()
+                guard try cursor.nextElement(in: &triple) else {
+                    throw cursor.invalid("a command entry without a version")
+                }
+                let version = try cursor.readInt()
+                guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry without a key") }
+                let key = try cursor.readString()
+                guard try !cursor.nextElement(in: &triple) else {
+                    throw cursor.invalid("a command entry of four values")
+                }
+                try limits.check(type)
+                try limits.check(key)
+                // Named as the history's flaw by the caller, which knows the history's name.
+                guard version >= 1 else {
+                    throw SavedHistory.StructuralProblem.invalidCommandVersion(type: type, version: version)
+                }
+                commands.append((type, version, key))
+            }
+        case "names":
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                let name = try cursor.readString()
+                try limits.check(name)
+                names.append(name)
+            }
+        case "actions":
+            var list: [Int] = []
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                let entry = try cursor.readInt()
+                guard entry >= 0 else { throw cursor.invalid("a negative command index") }
+                list.append(entry)
+            }
+            actions = list
+        case "costs":
+            try cursor.beginArray()
+            var array = JSONCursor.ArrayState()
+            while try cursor.nextElement(in: &array) {
+                try cursor.beginArray()
+                var pair = JSONCursor.ArrayState()
+                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("an empty cost") }
+                let action = try cursor.readInt()
+                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost without its value") }
+                let cost = try cursor.readInt()
+                guard try !cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost of three numbers") }
+                costs.append((action, cost))
+            }
+        case "payloads":
+            guard cursor.peek() == UInt8(ascii: "[") else { throw cursor.invalid("\"payloads\" is not an array") }
+            let start = cursor.offset
+            try cursor.skipValue()
+            payloads = start..<cursor.offset
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Checks the columns against steps that hold `total` actions: one entry per action, each in
+    /// the table, costs in action order and in range. A negative cost is `negativeCost`'s to judge
+    /// (an archive names the step's node), in order with the others.
+    ///
+    /// - Throws: `problem` of what is wrong, or what `negativeCost` returns.
+    /// - Complexity: O(a) for the a actions.
+    func check<Failure: Error>(
+        actionTotal total: Int, problem: (String) -> Failure, negativeCost: (_ action: Int, _ cost: Int) -> Failure
+    ) throws(Failure) {
+        let actions = self.actions ?? []
+        guard actions.count == total else {
+            throw problem("the steps hold \(total) actions, and \"actions\" has \(actions.count)")
+        }
+        for entry in actions where !commands.indices.contains(entry) {
+            throw problem("command index \(entry) out of range")
+        }
+        var previousCost = -1
+        for (action, cost) in costs {
+            guard action > previousCost, action < total else {
+                throw problem("cost of action \(action): out of order or out of range")
+            }
+            if cost < 0 { throw negativeCost(action, cost) }
+            previousCost = action
+        }
+    }
+}

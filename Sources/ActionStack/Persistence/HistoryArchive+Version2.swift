@@ -453,16 +453,14 @@ struct HistoryReader {
     var omissions: [SavedHistory.Omission] = []
     var remoteVersion: String?
     var nextNode: Int?
-    var commands: [(type: String, version: Int, key: String)] = []
-    var names: [String] = []
     var steps: [StepHeader]?
-    var actions: [Int]?
-    var costs: [(action: Int, cost: Int)] = []
-    var payloads: Range<Int>?
+    /// The command table, the actions' entries, the costs, the names and the payloads.
+    var columns: CommandColumnsReader
 
     init(name: String, limits: HistoryArchive.Limits) {
         self.name = name
         self.limits = limits
+        columns = CommandColumnsReader(limits: limits)
     }
 
     /// `what`, placed in the history: `history "board": what`.
@@ -491,37 +489,25 @@ struct HistoryReader {
         guard let root else { throw corrupt("no \"root\"") }
         guard let current else { throw corrupt("no \"current\"") }
         guard let steps else { throw corrupt("no \"steps\"") }
-        guard let actions else { throw corrupt("no \"actions\"") }
-        guard let payloads else { throw corrupt("no \"payloads\"") }
+        guard let actions = columns.actions else { throw corrupt("no \"actions\"") }
+        guard let payloads = columns.payloads else { throw corrupt("no \"payloads\"") }
+        let (commands, names, costs) = (columns.commands, columns.names, columns.costs)
 
         // The actions: one per action the steps hold, each naming an entry of the command table.
         var total = 0
         for step in steps { total += step.actionCount }
-        guard actions.count == total else {
-            throw corrupt("the steps hold \(total) actions, and \"actions\" has \(actions.count)")
-        }
-        for entry in actions where !commands.indices.contains(entry) {
-            throw corrupt("command index \(entry) out of range")
-        }
-        var previousCost = -1
-        for (action, cost) in costs {
-            guard action > previousCost, action < total else {
-                throw corrupt("cost of action \(action): out of order or out of range")
+        try columns.check(actionTotal: total, problem: corrupt) { action, cost in
+            // Named by the step's node, as validate() names it.
+            var node = root
+            var counted = 0
+            var previous = root
+            for step in steps {
+                node = step.node ?? (previous &+ 1)
+                counted += step.actionCount
+                if counted > action { break }
+                previous = node
             }
-            if cost < 0 {
-                // Named by the step's node, as validate() names it.
-                var node = root
-                var counted = 0
-                var previous = root
-                for step in steps {
-                    node = step.node ?? (previous &+ 1)
-                    counted += step.actionCount
-                    if counted > action { break }
-                    previous = node
-                }
-                throw .invalidHistory(name, .negativeCost(node: node, cost: cost))
-            }
-            previousCost = action
+            return .invalidHistory(name, .negativeCost(node: node, cost: cost))
         }
 
         // The commands, in one call to JSONDecoder, each going straight into its step.
@@ -595,45 +581,9 @@ struct HistoryReader {
             try check(version)
             remoteVersion = version
         case "nextNode": nextNode = try cursor.readInt()
-        case "commands": try readCommands(&cursor)
-        case "names":
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                let name = try cursor.readString()
-                try check(name)
-                names.append(name)
-            }
         case "steps": try readSteps(&cursor)
-        case "actions":
-            var list: [Int] = []
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                let entry = try cursor.readInt()
-                guard entry >= 0 else { throw cursor.invalid("a negative command index") }
-                list.append(entry)
-            }
-            actions = list
-        case "costs":
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                try cursor.beginArray()
-                var pair = JSONCursor.ArrayState()
-                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("an empty cost") }
-                let action = try cursor.readInt()
-                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost without its value") }
-                let cost = try cursor.readInt()
-                guard try !cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost of three numbers") }
-                costs.append((action, cost))
-            }
-        case "payloads":
-            guard cursor.peek() == UInt8(ascii: "[") else { throw cursor.invalid("\"payloads\" is not an array") }
-            let start = cursor.offset
-            try cursor.skipValue()
-            payloads = start..<cursor.offset
         default:
+            if try columns.readColumn(key, &cursor) { return }
             try cursor.skipValue()
         }
     }
@@ -665,29 +615,6 @@ struct HistoryReader {
                 guard try !cursor.nextElement(in: &entry) else { throw cursor.invalid("an omission of four values") }
             }
             omissions.append(SavedHistory.Omission(reason: .init(rawValue: reason), steps: steps, stepName: name))
-        }
-    }
-
-    private mutating func readCommands(_ cursor: inout JSONCursor) throws {
-        try cursor.beginArray()
-        var array = JSONCursor.ArrayState()
-        while try cursor.nextElement(in: &array) {
-            try cursor.beginArray()
-            var triple = JSONCursor.ArrayState()
-            guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("an empty command entry") }
-            let type = try cursor.readString()
-            guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry without a version") }
-            let version = try cursor.readInt()
-            guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry without a key") }
-            let key = try cursor.readString()
-            guard try !cursor.nextElement(in: &triple) else { throw cursor.invalid("a command entry of four values") }
-            try check(type)
-            try check(key)
-            // Named as the history's flaw by the caller, which knows the history's name.
-            guard version >= 1 else {
-                throw SavedHistory.StructuralProblem.invalidCommandVersion(type: type, version: version)
-            }
-            commands.append((type, version, key))
         }
     }
 

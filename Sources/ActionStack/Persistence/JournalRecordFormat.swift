@@ -624,15 +624,13 @@ private struct JournalHistoryReader {
     }
 
     var headers: [Header] = []
-    var names: [String] = []
-    var commands: [(type: String, version: Int, key: String)] = []
-    var actions: [Int] = []
-    var costs: [(action: Int, cost: Int)] = []
-    var payloads: Range<Int>?
+    /// The command table, the actions' entries, the costs, the names and the payloads.
+    var columns: CommandColumnsReader
 
     init(name: String, limits: HistoryArchive.Limits) {
         self.name = name
         self.limits = limits
+        columns = CommandColumnsReader(limits: limits)
     }
 
     func problem(_ what: String) -> JournalRecordProblem {
@@ -734,60 +732,12 @@ private struct JournalHistoryReader {
                 try limits.check(headers.count + 1, .steps)
                 headers.append(try readStep(&cursor))
             }
-        case "names":
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                let name = try cursor.readString()
-                try limits.check(name)
-                names.append(name)
-            }
-        case "commands":
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                try cursor.beginArray()
-                var triple = JSONCursor.ArrayState()
-                guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("an empty command entry") }
-                let type = try cursor.readString()
-                guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command without a version") }
-                let version = try cursor.readInt()
-                guard try cursor.nextElement(in: &triple) else { throw cursor.invalid("a command without a key") }
-                let key = try cursor.readString()
-                guard try !cursor.nextElement(in: &triple) else { throw cursor.invalid("a command of four values") }
-                try limits.check(type)
-                try limits.check(key)
-                guard version >= 1 else { throw cursor.invalid("a command version below 1") }
-                commands.append((type, version, key))
-            }
-        case "actions":
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                let entry = try cursor.readInt()
-                guard entry >= 0 else { throw cursor.invalid("a negative command index") }
-                actions.append(entry)
-            }
-        case "costs":
-            try cursor.beginArray()
-            var array = JSONCursor.ArrayState()
-            while try cursor.nextElement(in: &array) {
-                try cursor.beginArray()
-                var pair = JSONCursor.ArrayState()
-                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("an empty cost") }
-                let action = try cursor.readInt()
-                guard try cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost without its value") }
-                let cost = try cursor.readInt()
-                guard try !cursor.nextElement(in: &pair) else { throw cursor.invalid("a cost of three numbers") }
-                guard cost >= 0 else { throw cursor.invalid("a negative cost") }
-                costs.append((action, cost))
-            }
-        case "payloads":
-            guard cursor.peek() == UInt8(ascii: "[") else { throw cursor.invalid("\"payloads\" is not an array") }
-            let start = cursor.offset
-            try cursor.skipValue()
-            payloads = start..<cursor.offset
         default:
+            do {
+                if try columns.readColumn(key, &cursor) { return }
+            } catch is SavedHistory.StructuralProblem {
+                throw cursor.invalid("a command version below 1")
+            }
             try cursor.skipValue()
         }
     }
@@ -886,19 +836,10 @@ private struct JournalHistoryReader {
     private mutating func assembleSteps(data: Data, registry: CommandRegistry) throws {
         var total = 0
         for header in headers { total += header.actionCount }
-        guard actions.count == total else {
-            throw problem("the steps hold \(total) actions, and \"actions\" has \(actions.count)")
-        }
-        for entry in actions where !commands.indices.contains(entry) {
-            throw problem("command index \(entry) out of range")
-        }
-        var previousCost = -1
-        for (action, _) in costs {
-            guard action > previousCost, action < total else {
-                throw problem("cost of action \(action): out of order or out of range")
-            }
-            previousCost = action
-        }
+        try columns.check(actionTotal: total, problem: problem) { _, _ in problem("\"costs\": a negative cost") }
+        let (commands, names, costs, actions, payloads) = (
+            columns.commands, columns.names, columns.costs, columns.actions ?? [], columns.payloads
+        )
         var decoded: [DecodedCommand] = []
         if total > 0 {
             guard let payloads else { throw problem("no \"payloads\"") }
