@@ -71,7 +71,15 @@ extension ActionStack {
             }
             target = number
         case .timeMove(let move):
-            // Resolved below, once the open group is closed (it is the newest change).
+            // A move that would not move from where the document is does nothing, and leaves an
+            // open group open, as the synchronous one (which decides it before closing the group).
+            guard let tree = history.tree,
+                move.target(in: tree, from: history.currentNodeNumber) != history.currentNodeNumber
+            else {
+                leaveCall()
+                return .success(false)
+            }
+            // Resolved again below, once the open group is closed (it is the newest change).
             timeMove = move
             target = history.currentNodeNumber
         }
