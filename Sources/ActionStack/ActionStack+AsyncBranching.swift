@@ -97,7 +97,11 @@ extension ActionStack {
             activities.pop()
         }
         let start = history.currentNodeNumber
-        if let timeMove, let tree = history.tree {
+        guard let tree = history.tree else {
+            leaveCall()
+            return .success(false)
+        }
+        if let timeMove {
             target = timeMove.target(in: tree, from: start)
             if target == start {
                 // A time move that cannot move does nothing, as the synchronous one.
@@ -118,7 +122,7 @@ extension ActionStack {
         }
         // Each step is the one the synchronous move would take (``nextStep(of:)``): rebased before
         // it runs, the way planned again when it changed.
-        var walk = TreeWalk(to: target, from: start, timeMove: timeMove)
+        var walk = TreeWalk(to: target, from: start, timeMove: timeMove, in: tree)
         return await performSteps(
             isolation: isolation,
             next: { nextStep(of: &walk).map { ($0 == .undo ? .undo : .redo, false) } },

@@ -64,7 +64,8 @@ extension ActionStack {
         history.endCoalescing()
         let held = history.holdPruning()
         defer { history.releasePruning(held) }
-        var walk = TreeWalk(to: target, from: history.currentNodeNumber, timeMove: validated == nil ? timeMove : nil)
+        var walk = TreeWalk(
+            to: target, from: history.currentNodeNumber, timeMove: validated == nil ? timeMove : nil, in: tree)
         while true {
             history.sweepFreedTargets()
             switch nextStep(of: &walk) {
