@@ -13,14 +13,16 @@ extension ActionStack {
     ///
     /// The way is found when the request starts, and again when a step went from under it (a freed
     /// target, a step found dead once rebased past peers' changes): each step is the one the
-    /// synchronous ``jump(toNode:)`` would take from there, by the same rules. Each step posts its own notifications, and completes or rolls back on its
-    /// own; the branches on the way are entered between steps, which costs O(1) each. The state
-    /// observers hear the move as one: when its first step starts and when it has ended (where it
-    /// stopped, for a failing move), never a state per step; limits and pruning set meanwhile wait
-    /// until it has ended. If a step fails, the move stops at the last node it reached, which is where
-    /// the stack is, and the error says it (``ActionFailure/reachedNode``). A new change from
-    /// another task ends the move after the step in flight. Steps with synchronous actions only
-    /// are operations too: a move may mix them.
+    /// synchronous ``jump(toNode:)`` would take from there, by the same rules. Each step posts its
+    /// own notifications, and completes or rolls back on its own; the branches on the way are
+    /// entered between steps, which costs O(1) each. The state observers hear the move as one: when
+    /// its first step starts and when it has ended (where it stopped, for a failing move), never a
+    /// state per step; limits and pruning set meanwhile wait until it has ended (an open group,
+    /// closed first, is trimmed to the limits at once, as the synchronous move's close trims it). If
+    /// a step fails, the move stops at the last node it reached, which is where the stack is, and the
+    /// error says it (``ActionFailure/reachedNode``). A new change from another task ends the move
+    /// after the step in flight. Steps with synchronous actions only are operations too: a move may
+    /// mix them.
     ///
     /// - Parameters:
     ///   - id: The node to reach.
@@ -95,6 +97,7 @@ extension ActionStack {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
             activities.pop()
+            trimAfterClosingTheOpenGroup()
         }
         let start = history.currentNodeNumber
         guard let tree = history.tree else {
