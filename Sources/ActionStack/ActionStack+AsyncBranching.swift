@@ -13,14 +13,16 @@ extension ActionStack {
     ///
     /// The way is found when the request starts, and again when a step went from under it (a freed
     /// target, a step found dead once rebased past peers' changes): each step is the one the
-    /// synchronous ``jump(toNode:)`` would take from there, by the same rules. Each step posts its own notifications, and completes or rolls back on its
-    /// own; the branches on the way are entered between steps, which costs O(1) each. The state
-    /// observers hear the move as one: when its first step starts and when it has ended (where it
-    /// stopped, for a failing move), never a state per step; limits and pruning set meanwhile wait
-    /// until it has ended. If a step fails, the move stops at the last node it reached, which is where
-    /// the stack is, and the error says it (``ActionFailure/reachedNode``). A new change from
-    /// another task ends the move after the step in flight. Steps with synchronous actions only
-    /// are operations too: a move may mix them.
+    /// synchronous ``jump(toNode:)`` would take from there, by the same rules. Each step posts its
+    /// own notifications, and completes or rolls back on its own; the branches on the way are
+    /// entered between steps, which costs O(1) each. The state observers hear the move as one: when
+    /// its first step starts and when it has ended (where it stopped, for a failing move), never a
+    /// state per step; limits and pruning set meanwhile wait until it has ended (an open group,
+    /// closed first, is trimmed to the limits at once, as the synchronous move's close trims it). If
+    /// a step fails, the move stops at the last node it reached, which is where the stack is, and the
+    /// error says it (``ActionFailure/reachedNode``). A new change from another task ends the move
+    /// after the step in flight. Steps with synchronous actions only are operations too: a move may
+    /// mix them.
     ///
     /// - Parameters:
     ///   - id: The node to reach.
@@ -71,7 +73,15 @@ extension ActionStack {
             }
             target = number
         case .timeMove(let move):
-            // Resolved below, once the open group is closed (it is the newest change).
+            // A move that would not move from where the document is does nothing, and leaves an
+            // open group open, as the synchronous one (which decides it before closing the group).
+            guard let tree = history.tree,
+                move.target(in: tree, from: history.currentNodeNumber) != history.currentNodeNumber
+            else {
+                leaveCall()
+                return .success(false)
+            }
+            // Resolved again below, once the open group is closed (it is the newest change).
             timeMove = move
             target = history.currentNodeNumber
         }
@@ -87,9 +97,14 @@ extension ActionStack {
             postCheckpoint()
             closeInnermostFrame(of: undoSide, notify: true)
             activities.pop()
+            trimAfterClosingTheOpenGroup()
         }
         let start = history.currentNodeNumber
-        if let timeMove, let tree = history.tree {
+        guard let tree = history.tree else {
+            leaveCall()
+            return .success(false)
+        }
+        if let timeMove {
             target = timeMove.target(in: tree, from: start)
             if target == start {
                 // A time move that cannot move does nothing, as the synchronous one.
@@ -110,7 +125,7 @@ extension ActionStack {
         }
         // Each step is the one the synchronous move would take (``nextStep(of:)``): rebased before
         // it runs, the way planned again when it changed.
-        var walk = TreeWalk(to: target, from: start, timeMove: timeMove)
+        var walk = TreeWalk(to: target, from: start, timeMove: timeMove, in: tree)
         return await performSteps(
             isolation: isolation,
             next: { nextStep(of: &walk).map { ($0 == .undo ? .undo : .redo, false) } },

@@ -464,7 +464,7 @@ extension ActionStack {
 
     /// Starts `kind` as a request run by a new task on the main actor, for a synchronous call made on
     /// the main thread (an Edit menu); elsewhere reports ``Misuse/needsAwait(_:)``.
-    private func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: OperationKey) {
+    func startFromSynchronousCall(_ kind: OperationRequest.Kind, _ operation: OperationKey) {
         guard MainQueue.isCurrent else {
             report(.needsAwait(operation.reported))
             return

@@ -320,7 +320,11 @@ extension ActionStack {
     /// asynchronous operation is in progress, the move is one request: on the main actor (an Edit
     /// menu) it starts it, as ``undo()`` does (``startedRequest``), and elsewhere it is the misuse
     /// ``Misuse/needsAwait(_:)``; await ``performJump(toNode:isolation:)`` instead. A broken step
-    /// refuses it (``Misuse/stepIsBroken(_:)``). The time moves follow the same rule.
+    /// refuses it (``Misuse/stepIsBroken(_:)``). The time moves follow the same rule. A synchronous
+    /// move never performs an asynchronous step at once: when its way changes under it so that it
+    /// comes to one (a time move passing over a node found dead to one whose way holds it), it
+    /// stops before that step and starts the rest as a request (a jump to the node it then aims at),
+    /// on the main actor; elsewhere it ends there, with the misuse ``Misuse/needsAwait(_:)``.
     ///
     /// - Parameter id: The node to reach.
     /// - Throws: ``HistoryTreeError/linearHistory`` in a linear history,

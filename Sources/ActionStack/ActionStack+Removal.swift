@@ -113,6 +113,18 @@ extension ActionStack {
         }
     }
 
+    /// After a request closed the open group before its first step: the group is a change made
+    /// before the request moved anything, trimmed to the limits at once, as the synchronous call's
+    /// close trims it (``trimOrDefer()`` would put it off until the request ends, since the request
+    /// holds the turn), so that the request finds its way in the history the synchronous call finds.
+    ///
+    /// - Complexity: O(k) for the k actions dropped.
+    func trimAfterClosingTheOpenGroup() {
+        let levelsOfUndo = levelsOfUndo
+        guard levelsOfUndo > 0 || maximumCost > 0, !scopes.isRunning, steps.inFlight == nil else { return }
+        history.trimToLimits(HistoryLimits(levelsOfUndo: levelsOfUndo, maximumCost: maximumCost))
+    }
+
     /// Whether the history may be restructured now (trimmed, branches pruned, its shape changed):
     /// no scoped group's body is running, and the step machine allows it (no awaited request holds
     /// the turn: what is asked meanwhile waits until the request ends, when ``handOff()`` applies

@@ -49,33 +49,56 @@ extension ActionStack {
             report(.nestedGroupsOpen(operation.reported, groupingLevel: level))
             return nil
         }
-        history.sweepFreedTargets()
-        activities.push(.jumping)
-        defer { activities.pop() }
-        if level == 1 {
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
+        // Performed at once up to an asynchronous step, if the way comes to one.
+        let (reached, handOff) = walkAtOnce(closingTheOpenGroup: level == 1)
+        if let handOff {
+            // The way changed under the move (a time move passed over a node found dead to one
+            // whose way holds an asynchronous step): the rest is one request, as a move with that
+            // step on its way from the start is. Never performed at once: its awaited work would be
+            // dropped.
+            startFromSynchronousCall(.jumpToNode(HistoryNode.ID(sequence: Int(handOff))), operation)
+            return handOff
         }
-        guard let tree = history.tree else { return nil }
-        let target = resolve(tree)
-        guard tree.table.contains(target), target != history.currentNodeNumber else { return history.currentNodeNumber }
-        // Only a move ends coalescing: a jump to the current node, or a time move that cannot move,
-        // does nothing (as `jump(to:)` to the current position).
-        history.endCoalescing()
-        let held = history.holdPruning()
-        defer { history.releasePruning(held) }
-        var walk = TreeWalk(to: target, from: history.currentNodeNumber, timeMove: validated == nil ? timeMove : nil)
-        while true {
+        return reached
+
+        /// The move performed at once: the node reached, and the node still to reach when the next
+        /// step holds an asynchronous action (the walk stops before it).
+        func walkAtOnce(closingTheOpenGroup: Bool) -> (reached: NodeNumber?, handOff: NodeNumber?) {
             history.sweepFreedTargets()
-            switch nextStep(of: &walk) {
-            case nil:
-                return history.currentNodeNumber
-            case .undo:
-                // A step that performs nothing ends the move.
-                guard undoNewest(checkpoint: true) else { return history.currentNodeNumber }
-            case .redo:
+            activities.push(.jumping)
+            defer { activities.pop() }
+            if closingTheOpenGroup {
                 postCheckpoint()
-                guard redoNewest() else { return history.currentNodeNumber }
+                closeInnermostFrame(of: undoSide, notify: true)
+            }
+            guard let tree = history.tree else { return (nil, nil) }
+            let target = resolve(tree)
+            guard tree.table.contains(target), target != history.currentNodeNumber else {
+                return (history.currentNodeNumber, nil)
+            }
+            // Only a move ends coalescing: a jump to the current node, or a time move that cannot
+            // move, does nothing (as `jump(to:)` to the current position).
+            history.endCoalescing()
+            let held = history.holdPruning()
+            defer { history.releasePruning(held) }
+            var walk = TreeWalk(
+                to: target, from: history.currentNodeNumber, timeMove: validated == nil ? timeMove : nil, in: tree)
+            while true {
+                history.sweepFreedTargets()
+                let step = nextStep(of: &walk)
+                if let step, (step == .undo ? undoSide : redoSide).steps.last?.metadata?.holdsAsyncActions == true {
+                    return (history.currentNodeNumber, walk.target)
+                }
+                switch step {
+                case nil:
+                    return (history.currentNodeNumber, nil)
+                case .undo:
+                    // A step that performs nothing ends the move.
+                    guard undoNewest(checkpoint: true) else { return (history.currentNodeNumber, nil) }
+                case .redo:
+                    postCheckpoint()
+                    guard redoNewest() else { return (history.currentNodeNumber, nil) }
+                }
             }
         }
     }

@@ -26,9 +26,11 @@ struct TimeMove: Hashable, Sendable {
 
     /// The node the move reaches from `current` in `tree`: a number that no longer exists is
     /// passed over to the next node in the move's direction; `current` when the move cannot move.
+    /// A move by a duration counts from `current`'s date, or from `date` when given: the date of
+    /// the node a move started on, which may have gone since (found dead on the way).
     ///
     /// - Complexity: O(log s) for the s nodes held.
-    func target(in tree: TreeStore, from current: NodeNumber) -> NodeNumber {
+    func target(in tree: TreeStore, from current: NodeNumber, dated date: Double? = nil) -> NodeNumber {
         switch (forward, distance) {
         case (false, .changes(let count)):
             guard count > 0 else { return current }
@@ -44,12 +46,12 @@ struct TimeMove: Hashable, Sendable {
             return tree.table.smallest(atLeast: NodeNumber(target)) ?? newest
         case (false, .duration(let duration)):
             let seconds = Self.seconds(duration)
-            guard seconds > 0, let date = tree.table.record(current)?.date else { return current }
+            guard seconds > 0, let date = date ?? tree.table.record(current)?.date else { return current }
             let found = tree.table.newest(madeAtOrBefore: date - seconds) ?? tree.root
             return found > current ? current : found
         case (true, .duration(let duration)):
             let seconds = Self.seconds(duration)
-            guard seconds > 0, let date = tree.table.record(current)?.date else { return current }
+            guard seconds > 0, let date = date ?? tree.table.record(current)?.date else { return current }
             let newest = tree.table.greatest(atMost: tree.nextNumber &- 1) ?? current
             let found = tree.table.oldest(madeAtOrAfter: date + seconds) ?? newest
             return found < current ? current : found

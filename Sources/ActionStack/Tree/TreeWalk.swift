@@ -31,6 +31,9 @@ struct TreeWalk {
     let start: NodeNumber
     /// The move in time, or nil for a jump to a node.
     let timeMove: TimeMove?
+    /// The date of the node the move started on: a move by a duration counts from it, even once
+    /// that node has gone (its step found dead on the way).
+    let startDate: Double?
 
     /// The plan: how many undos are left before the way turns down, the nodes to enter on the way
     /// down and how many of them were entered, and the node the document stands on when the plan
@@ -40,11 +43,12 @@ struct TreeWalk {
     private var entered = 0
     private var expected: NodeNumber?
 
-    /// A walk to `target` from `start`; `timeMove` when it is a move in time.
-    init(to target: NodeNumber, from start: NodeNumber, timeMove: TimeMove?) {
+    /// A walk to `target` from `start` in `tree`; `timeMove` when it is a move in time.
+    init(to target: NodeNumber, from start: NodeNumber, timeMove: TimeMove?, in tree: TreeStore) {
         self.target = target
         self.start = start
         self.timeMove = timeMove
+        startDate = timeMove == nil ? nil : tree.table.record(start)?.date
     }
 
     /// Whether the plan still holds with the document on `current`.
@@ -83,7 +87,7 @@ struct TreeWalk {
     /// longer exists (false when that is no other node).
     mutating func passOver(in tree: TreeStore) -> Bool {
         guard let timeMove else { return false }
-        let next = timeMove.target(in: tree, from: start)
+        let next = timeMove.target(in: tree, from: start, dated: startDate)
         guard next != target, tree.table.contains(next) else { return false }
         target = next
         expected = nil
