@@ -39,10 +39,18 @@ import Testing
             self.stack = stack
             for name in [ActionStack.didUndoChangeNotification, ActionStack.didRedoChangeNotification] {
                 tokens.append(
-                    NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) { [self] _ in
+                    // Weak: the plan goes (and removes its observers) with its run. The center
+                    // matches `object` by address, so an observer left behind would hear a later
+                    // stack made at the same address, on another test's thread: only this plan's
+                    // own live stack is heard.
+                    NotificationCenter.default.addObserver(forName: name, object: stack, queue: nil) {
+                        [weak self] notification in
+                        guard let self, self.stack != nil, (notification.object as AnyObject?) === self.stack else {
+                            return
+                        }
                         MainActor.assumeIsolated {
-                            at -= 1
-                            if at == 0, let stack = self.stack, let apply {
+                            self.at -= 1
+                            if self.at == 0, let stack = self.stack, let apply = self.apply {
                                 apply(stack)
                                 self.apply = nil
                             }
