@@ -86,7 +86,11 @@ extension ActionStack {
             while true {
                 history.sweepFreedTargets()
                 let step = nextStep(of: &walk)
-                if let step, (step == .undo ? undoSide : redoSide).steps.last?.metadata?.holdsAsyncActions == true {
+                // (Only a stack that ever held an asynchronous step can come to one: the others pay
+                // one flag check, not a look at the step's metadata.)
+                if steps.usesAwaitedSteps, let step,
+                    (step == .undo ? undoSide : redoSide).steps.last?.metadata?.holdsAsyncActions == true
+                {
                     return (history.currentNodeNumber, walk.target)
                 }
                 switch step {
