@@ -112,7 +112,9 @@ extension ActionStack {
 
     /// Undoes the newest step and waits until it has settled: the awaitable form of ``undo()``,
     /// for steps whose actions await (and for any other step: a synchronous step runs as ``undo()``
-    /// would, in this task).
+    /// would, in this task). As ``undo()``, it first closes the one open group, which is trimmed to
+    /// ``levelsOfUndo`` and ``maximumCost`` at once, as ``undo()`` trims it (a limit set while the
+    /// request runs waits until it ends): it keeps what ``undo()`` keeps.
     ///
     /// Requests run one at a time, in request order: made while another operation is in flight,
     /// it waits in a queue (see ``busyPolicy``) and is resolved when it starts, so two calls undo
@@ -184,7 +186,9 @@ extension ActionStack {
     /// (``ActionFailure/reachedPosition``). A new change from another task ends the jump after the
     /// step in flight. The state observers hear the jump as one move: when its first step starts
     /// and when it has ended, never a state per step. Limits set meanwhile (``levelsOfUndo``,
-    /// ``maximumCost``) wait until it has ended, so they never cut it short.
+    /// ``maximumCost``) wait until it has ended, so they never cut it short; the open group it
+    /// closes first, as ``jump(to:)`` does, is trimmed to them at once, as ``jump(to:)`` trims it,
+    /// so the jump counts its steps in the history ``jump(to:)`` counts them in.
     ///
     /// - Parameters:
     ///   - position: The position to reach (see ``historyPosition``); clamped.
@@ -685,6 +689,9 @@ extension ActionStack {
                 postCheckpoint()
                 closeInnermostFrame(of: undoSide, notify: true)
                 activities.pop()
+                // Trimmed now, as the synchronous close trims it: the group is a change made before
+                // the request moved anything (a limit set while it runs still waits for its end).
+                trimAfterClosingTheOpenGroup()
             }
         }
         history.endCoalescing()

@@ -756,6 +756,7 @@ extension ReferenceModel {
                 }
                 if level == 1 {
                     withActivity(undoing ? .preparingUndo : .preparingRedo) { closeInnermostAsEnd() }
+                    trimAfterClosingTheOpenGroup()
                 }
             }
             endCoalescing()
@@ -769,6 +770,17 @@ extension ReferenceModel {
             post(undoing ? .willUndo : .willRedo, in: undoing ? .notifyingUndo : .notifyingRedo)
             return .started(run)
         }
+    }
+
+    /// The open group a request closed before its first step is a change made before the request
+    /// moved anything: it is trimmed to the limits at once, as a synchronous call's close trims it,
+    /// though the request holds the turn (a limit set while it runs still waits for its end).
+    func trimAfterClosingTheOpenGroup() {
+        guard levels > 0 || maximumCostLimit > 0, scopeDepth == 0 else { return }
+        let running = asyncState.running
+        asyncState.running = nil
+        trim()
+        asyncState.running = running
     }
 
     /// How a step's run ended: nil failure for a success; the result text of an action's failure.

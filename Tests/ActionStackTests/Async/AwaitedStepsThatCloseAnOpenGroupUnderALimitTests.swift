@@ -1,0 +1,101 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStack
+import Foundation
+import Testing
+
+/// `undo()`, `redo()` and `jump(to:)` close the one open group first, as Foundation's `undo()`
+/// does, and a closed group is trimmed to the limits (``ActionStack/levelsOfUndo``,
+/// ``ActionStack/maximumCost``) at once. Their awaited forms (`performUndo()`, `performRedo()`,
+/// `performJump(to:)`, requests since the steps await) do the same: the trim of the group they
+/// close is not put off until the request ends, as a limit set while a request runs is. Before, an
+/// awaited undo kept one step more than `undo()`, and an awaited jump went one step further back
+/// than `jump(to:)` (the same flaw as `TreeMovesThatCloseAnOpenGroupUnderALimitTests`, in the
+/// linear history).
+@Suite(.timeLimit(.minutes(5))) @MainActor struct AwaitedStepsThatCloseAnOpenGroupUnderALimitTests {
+    /// A value whose changes cost 1 and are undone synchronously or awaited: an awaited step holds
+    /// an asynchronous action beside the synchronous one that states its cost (an asynchronous
+    /// registration states none).
+    final class Value {
+        var value = 0
+        let awaited: Bool
+        init(awaited: Bool) { self.awaited = awaited }
+
+        func set(_ new: Int, on stack: ActionStack) {
+            let old = value
+            value = new
+            stack.registerUndo(withTarget: self, options: .init(cost: 1)) { $0.set(old, on: stack) }
+            if awaited { stack.registerAsyncUndo(withTarget: self) { _ in await Task.yield() } }
+        }
+    }
+
+    /// Steps "1" and "2" closed; a group setting 3 open, named "3".
+    private func history(awaited: Bool, limit: (ActionStack) -> Void) -> (ActionStack, Value) {
+        let stack = makeStack()
+        let value = Value(awaited: awaited)
+        for new in 1...2 {
+            stack.beginUndoGrouping()
+            value.set(new, on: stack)
+            stack.setActionName("\(new)")
+            stack.endUndoGrouping()
+        }
+        limit(stack)
+        stack.beginUndoGrouping()
+        value.set(3, on: stack)
+        stack.setActionName("3")
+        return (stack, value)
+    }
+
+    nonisolated private static let limits: [String] = ["levelsOfUndo", "maximumCost"]
+
+    private static func apply(_ limit: String) -> (ActionStack) -> Void {
+        { stack in
+            if limit == "levelsOfUndo" { stack.levelsOfUndo = 2 } else { stack.maximumCost = 2 }
+        }
+    }
+
+    /// The group closes as "3", the trim drops "1", and the undo undoes "3".
+    @Test(arguments: [false, true], limits)
+    func anUndoTrimsTheGroupItClosesBeforeItUndoes(awaited: Bool, limit: String) async throws {
+        let (stack, value) = history(awaited: awaited, limit: Self.apply(limit))
+        if awaited { #expect(try await stack.performUndo()) } else { stack.undo() }
+        #expect(value.value == 2)
+        #expect(stack.undoEntries.map(\.actionName) == ["2"])
+        #expect(stack.redoEntries.map(\.actionName) == ["3"])
+        #expect(stack.groupingLevel == 0)
+        stack._checkInvariants()
+    }
+
+    /// Position 3 (the open group is listed) to 1: the group closes as "3" and the trim drops "1",
+    /// so one step is undone to leave one to undo.
+    @Test(arguments: [false, true], limits)
+    func aJumpTrimsTheGroupItClosesBeforeItCountsItsSteps(awaited: Bool, limit: String) async throws {
+        let (stack, value) = history(awaited: awaited, limit: Self.apply(limit))
+        #expect(stack.historyPosition == 3)
+        if awaited { #expect(try await stack.performJump(to: 1)) } else { stack.jump(to: 1) }
+        #expect(value.value == 2)
+        #expect(stack.historyPosition == 1)
+        #expect(stack.undoEntries.map(\.actionName) == ["2"])
+        #expect(stack.redoEntries.map(\.actionName) == ["3"])
+        stack._checkInvariants()
+    }
+
+    /// A redo closes the group (a new change: nothing is left to redo) and trims it; it redoes
+    /// nothing either way, and what is left is the same.
+    @Test(arguments: [false, true], limits)
+    func aRedoTrimsTheGroupItCloses(awaited: Bool, limit: String) async throws {
+        let (stack, value) = history(awaited: awaited, limit: Self.apply(limit))
+        if awaited { #expect(try await stack.performRedo() == false) } else { stack.redo() }
+        #expect(value.value == 3)
+        #expect(stack.undoEntries.map(\.actionName) == ["3", "2"])
+        #expect(stack.redoEntries.isEmpty)
+        stack._checkInvariants()
+    }
+}
