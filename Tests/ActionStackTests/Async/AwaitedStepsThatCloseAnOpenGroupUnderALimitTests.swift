@@ -37,35 +37,42 @@ import Testing
     }
 
     /// Steps "1" and "2" closed; a group setting 3 open, named "3".
-    private func history(awaited: Bool, limit: (ActionStack) -> Void) -> (ActionStack, Value) {
+    private func history(_ setting: Setting) -> (ActionStack, Value) {
         let stack = makeStack()
-        let value = Value(awaited: awaited)
+        if setting.tree { stack.historyShape = .tree }
+        let value = Value(awaited: setting.awaited)
         for new in 1...2 {
             stack.beginUndoGrouping()
             value.set(new, on: stack)
             stack.setActionName("\(new)")
             stack.endUndoGrouping()
         }
-        limit(stack)
+        if setting.limit == "levelsOfUndo" { stack.levelsOfUndo = 2 } else { stack.maximumCost = 2 }
         stack.beginUndoGrouping()
         value.set(3, on: stack)
         stack.setActionName("3")
         return (stack, value)
     }
 
-    nonisolated private static let limits: [String] = ["levelsOfUndo", "maximumCost"]
+    /// Synchronous or awaited steps, the limit that trims, and the history's shape.
+    struct Setting: Sendable, CustomTestStringConvertible {
+        var awaited: Bool
+        var limit: String
+        var tree: Bool
+        var testDescription: String { "\(awaited ? "awaited" : "synchronous"), \(limit), \(tree ? "tree" : "linear")" }
+    }
 
-    private static func apply(_ limit: String) -> (ActionStack) -> Void {
-        { stack in
-            if limit == "levelsOfUndo" { stack.levelsOfUndo = 2 } else { stack.maximumCost = 2 }
+    nonisolated static let settings: [Setting] = [false, true].flatMap { awaited in
+        ["levelsOfUndo", "maximumCost"].flatMap { limit in
+            [false, true].map { Setting(awaited: awaited, limit: limit, tree: $0) }
         }
     }
 
     /// The group closes as "3", the trim drops "1", and the undo undoes "3".
-    @Test(arguments: [false, true], limits)
-    func anUndoTrimsTheGroupItClosesBeforeItUndoes(awaited: Bool, limit: String) async throws {
-        let (stack, value) = history(awaited: awaited, limit: Self.apply(limit))
-        if awaited { #expect(try await stack.performUndo()) } else { stack.undo() }
+    @Test(arguments: settings)
+    func anUndoTrimsTheGroupItClosesBeforeItUndoes(_ setting: Setting) async throws {
+        let (stack, value) = history(setting)
+        if setting.awaited { #expect(try await stack.performUndo()) } else { stack.undo() }
         #expect(value.value == 2)
         #expect(stack.undoEntries.map(\.actionName) == ["2"])
         #expect(stack.redoEntries.map(\.actionName) == ["3"])
@@ -75,11 +82,11 @@ import Testing
 
     /// Position 3 (the open group is listed) to 1: the group closes as "3" and the trim drops "1",
     /// so one step is undone to leave one to undo.
-    @Test(arguments: [false, true], limits)
-    func aJumpTrimsTheGroupItClosesBeforeItCountsItsSteps(awaited: Bool, limit: String) async throws {
-        let (stack, value) = history(awaited: awaited, limit: Self.apply(limit))
+    @Test(arguments: settings)
+    func aJumpTrimsTheGroupItClosesBeforeItCountsItsSteps(_ setting: Setting) async throws {
+        let (stack, value) = history(setting)
         #expect(stack.historyPosition == 3)
-        if awaited { #expect(try await stack.performJump(to: 1)) } else { stack.jump(to: 1) }
+        if setting.awaited { #expect(try await stack.performJump(to: 1)) } else { stack.jump(to: 1) }
         #expect(value.value == 2)
         #expect(stack.historyPosition == 1)
         #expect(stack.undoEntries.map(\.actionName) == ["2"])
@@ -89,10 +96,10 @@ import Testing
 
     /// A redo closes the group (a new change: nothing is left to redo) and trims it; it redoes
     /// nothing either way, and what is left is the same.
-    @Test(arguments: [false, true], limits)
-    func aRedoTrimsTheGroupItCloses(awaited: Bool, limit: String) async throws {
-        let (stack, value) = history(awaited: awaited, limit: Self.apply(limit))
-        if awaited { #expect(try await stack.performRedo() == false) } else { stack.redo() }
+    @Test(arguments: settings)
+    func aRedoTrimsTheGroupItCloses(_ setting: Setting) async throws {
+        let (stack, value) = history(setting)
+        if setting.awaited { #expect(try await stack.performRedo() == false) } else { stack.redo() }
         #expect(value.value == 3)
         #expect(stack.undoEntries.map(\.actionName) == ["3", "2"])
         #expect(stack.redoEntries.isEmpty)
