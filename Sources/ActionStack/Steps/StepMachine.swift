@@ -290,9 +290,9 @@ struct StepMachine {
         case postDidClose
     }
 
-    /// The step finished: every action ran (or the group's body returned), and the one
-    /// transition has put its opposite in place (see `ActionStack.finishStep(_:)`). A group ends
-    /// here; an undo or redo ends after its did-notification.
+    /// The step finished: every action ran (or the group's body returned), and the history has
+    /// put its opposite in place (`History.finishAwaited` or `History.finishRecorded`, in
+    /// History+Settle.swift). A group ends here; an undo or redo ends after its did-notification.
     ///
     /// - Complexity: O(1).
     @inline(__always)
