@@ -941,19 +941,34 @@ extension ActionStack {
         let total = current + redoSide.closedCount
         let target = Swift.max(0, Swift.min(position, total))
         let remaining = total - target
+        guard target != current else {
+            leaveCall()
+            return .success(false)
+        }
+        let level = undoSide.frames.count
+        if level > 1 {
+            report(.nestedGroupsOpen(.jump, groupingLevel: level))
+            leaveCall()
+            return .failure(.misuse(.nestedGroupsOpen(.jump, groupingLevel: level)))
+        }
+        // (A broken step refuses the first step before anything changes: see `startStep`.)
+        if level == 1 && steps.broken == nil {
+            // As `jump(to:)`: the open group closes first, trimmed to the limits at once, and the
+            // steps are then counted in the history the close left (a trim that dropped the oldest
+            // step leaves one step fewer to undo).
+            activities.push(.jumping)
+            postCheckpoint()
+            closeInnermostFrame(of: undoSide, notify: true)
+            activities.pop()
+            trimAfterClosingTheOpenGroup()
+        }
         leaveCall()
-        guard target != current else { return .success(false) }
-        var first = true
         return await performSteps(
             isolation: isolation,
             next: {
-                let more =
-                    target < current
-                    ? undoSide.closedCount + (first && openStepIsListed ? 1 : 0) > target
-                    : redoSide.closedCount > remaining
+                let more = target < current ? undoSide.closedCount > target : redoSide.closedCount > remaining
                 guard more else { return nil }
-                defer { first = false }
-                return (target < current ? .undo : .redo, first)
+                return (target < current ? .undo : .redo, false)
             },
             reached: { failure in failure.reachedPosition = historyPosition })
     }

@@ -314,7 +314,9 @@ extension ActionStack {
     /// a step that performs nothing ends the move where it is, as does a target that goes on the way
     /// (its step's targets freed by a handler of a step the move took: no further step is taken).
     /// Every node the move passes keeps its
-    /// branches, and the nodes it enters remember the way (``redo()`` follows it). Ends coalescing.
+    /// branches, and the nodes it enters remember the way (``redo()`` follows it). The limits
+    /// (``levelsOfUndo``, ``maximumCost``, ``maximumBranchSteps``) are applied once, when the move
+    /// ends, synchronous or awaited, so both keep the same steps. Ends coalescing.
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)``. With an asynchronous step on the way, or while an
     /// asynchronous operation is in progress, the move is one request: on the main actor (an Edit

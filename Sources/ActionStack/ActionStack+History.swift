@@ -148,7 +148,10 @@ extension ActionStack {
     /// and ``redo()`` then do: a jump forward redoes the same steps, and the position stays where
     /// it was. Each step posts its usual notifications; observers of ``observe(_:)`` and
     /// ``stateUpdates()`` hear of the jump once, at the end. Observers of the notifications cannot
-    /// restructure the history during the jump.
+    /// restructure the history during the jump. The jump is trimmed to ``levelsOfUndo`` and
+    /// ``maximumCost`` once, when it ends (the open group it closes first, at once), not after
+    /// each redo, as its awaited form ``performJump(to:isolation:)`` is: observers of a step's
+    /// notifications see the steps redone so far untrimmed.
     /// From a handler or an observer of an operation in progress it is the misuse
     /// ``Misuse/reentrantCall(_:during:)``. Ends coalescing.
     ///

@@ -113,6 +113,24 @@ extension ActionStack {
         }
     }
 
+    /// After a redo: as ``trimOrDefer()``, but a redo that is one step of a move (``jump(to:)``,
+    /// ``jump(toNode:)``, ``earlier(_:)``, ``later(_:)``) leaves the trim to the end of the move, as
+    /// an awaited move does: a move is trimmed once, so that the synchronous and the awaited move
+    /// keep the same steps (in a branching history ``maximumCost`` counts the branches, and a trim
+    /// after each redo could drop branch steps that one trim at the end keeps).
+    ///
+    /// - Complexity: O(1) with no limit set; otherwise as ``trimOrDefer()``.
+    @inline(__always)
+    func trimAfterRedo() {
+        let levelsOfUndo = levelsOfUndo
+        guard levelsOfUndo > 0 || maximumCost > 0 else { return }
+        if !mayRestructure || activities.innermost == .jumping {
+            history.deferTrim()
+        } else {
+            history.trimToLimits(HistoryLimits(levelsOfUndo: levelsOfUndo, maximumCost: maximumCost))
+        }
+    }
+
     /// After a request closed the open group before its first step: the group is a change made
     /// before the request moved anything, trimmed to the limits at once, as the synchronous call's
     /// close trims it (``trimOrDefer()`` would put it off until the request ends, since the request

@@ -185,7 +185,7 @@ extension ActionStack {
             detached, undoing: undoing, everyActionRan: ran == count, builtCount: builtCount,
             builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
             keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
-        if !undoing { trimOrDefer() }
+        if !undoing { trimAfterRedo() }
         carryOut(steps.finishedSynchronous(direction), discardable: detached.isDiscardable)
         return true
     }

@@ -173,12 +173,9 @@ import Testing
                         // A limit set by an observer of the move's steps: it waits until the move ends.
                         let at = random.int(1...3)
                         let levels = random.next(2) == 0
-                        // The undo levels are only lowered here: a synchronous move trims at each
-                        // redo with the limit as it is then, an awaited one once at its end, so a
-                        // limit raised (or lifted) during the move keeps more steps awaited.
-                        let current = docs[0].stack.levelsOfUndo
-                        let drawn = random.int(levels ? 1...3 : 0...3)
-                        let limit = levels && current > 0 ? min(drawn, current) : drawn
+                        // Lowered, raised or lifted (0): a move, synchronous or awaited, is trimmed
+                        // once, at its end, with the limit as it is then.
+                        let limit = random.int(0...3)
                         what += ", \(levels ? "levelsOfUndo" : "maximumBranchSteps") = \(limit) at step \(at)"
                         for plan in plans {
                             plan.at = at

@@ -654,7 +654,23 @@ extension ReferenceModel {
                     }
                     let target = max(0, min(position, total))
                     if target == current { return end(task, "false") }
-                    task.jump = (target, total - target, target < current, true, false)
+                    // As `jump(to:)`: the open group closes first, trimmed at once, and the steps
+                    // are counted in the history the close left.
+                    let refusal = call { () -> String? in
+                        let level = undoSide.frames.count
+                        if level >= 2 {
+                            let misuse = Misuse.nestedGroupsOpen(.jump, groupingLevel: level)
+                            report(misuse)
+                            return "misuse(\(misuse))"
+                        }
+                        if level == 1 && asyncState.broken == nil {
+                            withActivity(.jumping) { closeInnermostAsEnd() }
+                            trimAfterClosingTheOpenGroup()
+                        }
+                        return nil
+                    }
+                    if let refusal { return end(task, refusal) }
+                    task.jump = (target, total - target, target < current, false, false)
                     task.phase = .jumpNext
                 case .group:
                     fatalError("a group is not an operation")
@@ -664,8 +680,7 @@ extension ReferenceModel {
                 let more = call { () -> Bool in
                     sweep()
                     return jump.backward
-                        ? undoSide.closed.count + (jump.first && frame0IsListed ? 1 : 0) > jump.target
-                        : redoSide.closed.count > jump.remaining
+                        ? undoSide.closed.count > jump.target : redoSide.closed.count > jump.remaining
                 }
                 guard more else { return end(task, "\(jump.moved)") }
                 let first = jump.first

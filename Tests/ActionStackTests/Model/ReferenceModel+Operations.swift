@@ -621,7 +621,12 @@ extension ReferenceModel {
             nodeVanished(step.node, parent: currentNode)
         }
         current = after
-        trimAfterChange()
+        if activities.last == .jumping {
+            // A redo that is one step of a move: the move is trimmed once, at its end.
+            if levels > 0 || maximumCostLimit > 0 { pendingTrim = true }
+        } else {
+            trimAfterChange()
+        }
         post(.didRedo, discardable: step.metadata.discardable, in: .notifyingRedo)
         isRedoing = false
     }
