@@ -33,8 +33,8 @@ import Testing
         var cells: [Cell?]
         let awaited: Bool
 
-        init(awaited: Bool, tree: Bool, dropsEmptyGroups: Bool) {
-            stack = makeStack(dropsEmptyGroups: dropsEmptyGroups)
+        init(awaited: Bool, tree: Bool, dropsEmptyGroups: Bool, groupsByEvent: Bool) {
+            stack = makeStack(groupsByEvent: groupsByEvent, dropsEmptyGroups: dropsEmptyGroups)
             if tree { stack.historyShape = .tree }
             stack.historyClock = { Date(timeIntervalSinceReferenceDate: 1000) }
             cells = (0..<4).map { _ in Cell() }
@@ -106,11 +106,15 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let tree = Bool.random(using: &random)
         let drops = Int.random(in: 0..<4, using: &random) == 0
+        let byEvent = Int.random(in: 0..<4, using: &random) == 0
         let copies = [
-            Copy(awaited: false, tree: tree, dropsEmptyGroups: drops),
-            Copy(awaited: true, tree: tree, dropsEmptyGroups: drops),
+            Copy(awaited: false, tree: tree, dropsEmptyGroups: drops, groupsByEvent: byEvent),
+            Copy(awaited: true, tree: tree, dropsEmptyGroups: drops, groupsByEvent: byEvent),
         ]
-        var trace: [String] = ["seed \(seed): \(tree ? "tree" : "linear")\(drops ? ", drops empty groups" : "")"]
+        var trace: [String] = [
+            "seed \(seed): \(tree ? "tree" : "linear")\(drops ? ", drops empty groups" : "")"
+                + (byEvent ? ", groups by event" : "")
+        ]
         var names = 0
         var before = copies[0].look
         for _ in 0..<count {
@@ -187,6 +191,15 @@ import Testing
                     copy.stack.endUndoGrouping()
                     copy.stack.enableUndoRegistration()
                 }
+            case 95..<97 where byEvent:
+                trace.append("outside a group: set #\(index) to \(value)")
+                for copy in copies { copy.set(index, to: value) }
+            case 97..<99 where byEvent:
+                trace.append("endEvent")
+                for copy in copies { copy.stack.endEvent() }
+            case 99 where Int.random(in: 0..<3, using: &random) == 0:
+                trace.append("removeAllActions")
+                for copy in copies { copy.stack.removeAllActions() }
             case 95..<100:
                 names += 1
                 trace.append("an empty group e\(names)")
