@@ -34,7 +34,10 @@ extension ActionStack {
     /// an asynchronous group requested while another holds the turn waits likewise (see
     /// ``busyPolicy``). The event's automatic close (``groupsByEvent``) never closes it. Changes
     /// that other tasks record while `body` awaits are steps of their own: the group's step goes on
-    /// top of them when it closes, and empties the redo stack as any new change does.
+    /// top of them when it closes, and empties the redo stack as any new change does. Until then the
+    /// body's registrations are held apart, so a body that throws leaves the redo stack as it was
+    /// (unless another task's change emptied it meanwhile), where ``group(named:_:)``, whose
+    /// registrations go on the stack as they come, leaves it emptied.
     ///
     /// Inside `body`, the stack behaves as in ``group(named:_:)``'s body: each registration changes
     /// the document's state, so ``markClean()`` there marks what the body has done so far; an

@@ -200,6 +200,36 @@ import Testing
             case 99 where Int.random(in: 0..<3, using: &random) == 0:
                 trace.append("removeAllActions")
                 for copy in copies { copy.stack.removeAllActions() }
+            case 28..<31 where !open && !byEvent && Int.random(in: 0..<2, using: &random) == 0:
+                // A scoped group: `group(named:_:)`, or `asyncGroup(named:_:)` in the awaited copy;
+                // its body may set nothing, and may throw (the group is rolled back). Not when
+                // grouping by event: there the scoped group nests in the event's open group, and
+                // the asynchronous group is a step of its own (which the event's close never closes).
+                names += 1
+                let sets = Int.random(in: 0...2, using: &random)
+                // A throwing body only with nothing to redo: a synchronous group's registrations
+                // empty the redo stack as they come, an asynchronous group's only when it closes
+                // (`asyncGroup(named:isolation:_:)` says so).
+                let throwsAtEnd = Int.random(in: 0..<4, using: &random) == 0 && !copies[0].stack.canRedo
+                let other = Int.random(in: 0..<4, using: &random)
+                let ending = throwsAtEnd ? ", throws" : ""
+                trace.append("scoped group s\(names): \(sets) sets of #\(index), #\(other)\(ending)")
+                struct Failure: Error {}
+                for copy in copies {
+                    let body = { () throws -> Void in
+                        if sets > 0 { copy.set(index, to: value) }
+                        if sets > 1 { copy.set(other, to: value + 2) }
+                        if throwsAtEnd { throw Failure() }
+                    }
+                    if copy.awaited {
+                        _ = try? await copy.stack.asyncGroup(named: "s\(names)") {
+                            await Task.yield()
+                            try body()
+                        }
+                    } else {
+                        _ = try? copy.stack.group(named: "s\(names)", body)
+                    }
+                }
             case 95..<100:
                 names += 1
                 trace.append("an empty group e\(names)")
