@@ -273,8 +273,9 @@ open class ActionStack {
 
     /// The maximum number of top-level undo steps kept; 0 (the default) means no limit.
     ///
-    /// When a top-level group closes on the undo stack (the group a redo builds included) and there
-    /// are more closed steps than the limit, the oldest are dropped silently; setting the limit trims
+    /// When a top-level group closes on the undo stack (the group a redo builds included; the redos
+    /// of a move such as ``jump(to:)`` once the move ends) and there are more closed steps than the
+    /// limit, the oldest are dropped silently; setting the limit trims
     /// at once (at the end of the call in progress, when set from a handler or an observer; when an
     /// awaited request such as ``performJump(to:isolation:)`` holds the turn, once the whole request
     /// has ended, so that a jump is never cut short). The redo
