@@ -37,7 +37,8 @@ extension ActionStack {
     /// top of them when it closes, and empties the redo stack as any new change does. Until then the
     /// body's registrations are held apart, so a body that throws leaves the redo stack as it was
     /// (unless another task's change emptied it meanwhile), where ``group(named:_:)``, whose
-    /// registrations go on the stack as they come, leaves it emptied.
+    /// registrations go on the stack as they come, leaves it emptied in a linear history (in a
+    /// branching one, both leave the tree as it was).
     ///
     /// Inside `body`, the stack behaves as in ``group(named:_:)``'s body: each registration changes
     /// the document's state, so ``markClean()`` there marks what the body has done so far; an

@@ -166,7 +166,11 @@ extension ActionStack {
     }
 
     /// Redoes the newest redo step and waits until it has settled: the awaitable form of
-    /// ``redo()``, the mirror image of ``performUndo(isolation:)``.
+    /// ``redo()``, the mirror image of ``performUndo(isolation:)``. The step it builds is trimmed
+    /// to ``levelsOfUndo`` and ``maximumCost`` when the request ends (nothing is trimmed while a
+    /// request holds the turn), where ``redo()`` trims before its did-notification: observers of
+    /// ``didRedoChangeNotification`` may see one step over the limit; state observers
+    /// (``observe(_:)``) and every call after it see the stack trimmed.
     ///
     /// - Parameter isolation: The caller's isolation, where the handlers run; leave the default.
     /// - Returns: Whether a step was redone.

@@ -31,7 +31,9 @@ extension ActionStack {
     /// group opened (clean if it was; a new state, never clean, when an action could not be undone
     /// because its target was freed or removed). When opening the group opened the event's
     /// automatic group and that is left holding nothing, it is closed and dropped too: a failed
-    /// scope leaves no step. The redo stack that the body's registrations emptied stays empty. If the body
+    /// scope leaves no step. In a linear history the redo stack that the body's registrations
+    /// emptied stays empty; in a branching history (``historyShape``) they made it a branch, and the
+    /// rollback leaves the tree as it was, redo choice included. If the body
     /// closed the group itself, the scope names it only while it is still open, and rolls it back
     /// only while it is still the newest step: when something else became the newest step since,
     /// or the body undid the group (``undo()`` closes and undoes it), nothing is named or rolled
