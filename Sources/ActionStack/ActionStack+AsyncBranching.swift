@@ -85,19 +85,10 @@ extension ActionStack {
             timeMove = move
             target = history.currentNodeNumber
         }
-        let level = undoSide.frames.count
-        if level > 1 {
-            report(.nestedGroupsOpen(.jumpToNode, groupingLevel: level))
+        // The open group is the newest change: closed first, it is a node of its own.
+        if let misuse = closeOpenGroupBeforeAwaitedMove(.jumpToNode) {
             leaveCall()
-            return .failure(.misuse(.nestedGroupsOpen(.jumpToNode, groupingLevel: level)))
-        }
-        if level == 1 {
-            // The open group is the newest change: closed first, it is a node of its own.
-            activities.push(.jumping)
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
-            activities.pop()
-            trimAfterClosingTheOpenGroup()
+            return .failure(misuse)
         }
         let start = history.currentNodeNumber
         guard let tree = history.tree else {

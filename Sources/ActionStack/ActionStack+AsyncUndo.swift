@@ -949,22 +949,12 @@ extension ActionStack {
             leaveCall()
             return .success(false)
         }
-        let level = undoSide.frames.count
-        if level > 1 {
-            report(.nestedGroupsOpen(.jump, groupingLevel: level))
+        // As `jump(to:)`: the open group closes first, trimmed to the limits at once, and the steps
+        // are then counted in the history the close left (a trim that dropped the oldest step
+        // leaves one step fewer to undo).
+        if let misuse = closeOpenGroupBeforeAwaitedMove(.jump) {
             leaveCall()
-            return .failure(.misuse(.nestedGroupsOpen(.jump, groupingLevel: level)))
-        }
-        // (A broken step refuses the first step before anything changes: see `startStep`.)
-        if level == 1 && steps.broken == nil {
-            // As `jump(to:)`: the open group closes first, trimmed to the limits at once, and the
-            // steps are then counted in the history the close left (a trim that dropped the oldest
-            // step leaves one step fewer to undo).
-            activities.push(.jumping)
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
-            activities.pop()
-            trimAfterClosingTheOpenGroup()
+            return .failure(misuse)
         }
         leaveCall()
         return await performSteps(
@@ -975,6 +965,27 @@ extension ActionStack {
                 return (target < current ? .undo : .redo, false)
             },
             reached: { failure in failure.reachedPosition = historyPosition })
+    }
+
+    /// Closes the open group before an awaited move (a jump, a tree jump, a time move), as the
+    /// synchronous move closes it: with more than one group open, reports the misuse and returns
+    /// it; with one, closes it (the newest change, a node of its own in a branching history) and
+    /// trims the history to the limits at once. Called within a call.
+    func closeOpenGroupBeforeAwaitedMove(_ operation: Misuse.Operation) -> OperationError? {
+        let level = undoSide.frames.count
+        if level > 1 {
+            let misuse = Misuse.nestedGroupsOpen(operation, groupingLevel: level)
+            report(misuse)
+            return .misuse(misuse)
+        }
+        // (A broken step refuses the first step before anything changes: see `startStep`.)
+        guard level == 1, steps.broken == nil else { return nil }
+        activities.push(.jumping)
+        postCheckpoint()
+        closeInnermostFrame(of: undoSide, notify: true)
+        activities.pop()
+        trimAfterClosingTheOpenGroup()
+        return nil
     }
 
     /// The steps of a jump, each an operation of its own: `next` (called at the start of each step,

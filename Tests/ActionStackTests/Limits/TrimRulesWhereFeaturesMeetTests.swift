@@ -62,6 +62,19 @@ import Testing
             position: stack.historyPosition, level: stack.groupingLevel)
     }
 
+    /// Makes two copies, runs the synchronous call on the first and the awaited one on the second,
+    /// and expects the same snapshot of both.
+    func agree(
+        _ make: () -> (ActionStack, Box), sync: (ActionStack) -> Void,
+        awaited: @MainActor (ActionStack) async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let (a, boxA) = make()
+        let (b, boxB) = make()
+        sync(a)
+        try await awaited(b)
+        #expect(snap(a, boxA) == snap(b, boxB), sourceLocation: sourceLocation)
+    }
+
     // MARK: Rule 1: awaited steps close and trim the open group at once
 
     /// "it keeps what undo() keeps" (performUndo doc comment).
@@ -98,11 +111,7 @@ import Testing
             box.set(50, cost: 3, on: stack)
             return (stack, box)
         }
-        let (a, boxA) = make()
-        let (b, boxB) = make()
-        a.jump(to: to)
-        try await b.performJump(to: to)
-        #expect(snap(a, boxA) == snap(b, boxB), "to \(to)")
+        try await agree(make, sync: { $0.jump(to: to) }, awaited: { try await $0.performJump(to: to) })
     }
 
     /// dropsEmptyGroups: an empty open group closed by the undo is dropped, the undo undoes the step below.
@@ -115,16 +124,8 @@ import Testing
             stack.beginUndoGrouping()
             return (stack, box)
         }
-        let (a, boxA) = make()
-        let (b, boxB) = make()
-        a.undo()
-        try await b.performUndo()
-        #expect(snap(a, boxA) == snap(b, boxB))
-        let (c, boxC) = make()
-        let (d, boxD) = make()
-        c.jump(to: 0)
-        try await d.performJump(to: 0)
-        #expect(snap(c, boxC) == snap(d, boxD))
+        try await agree(make, sync: { $0.undo() }, awaited: { try await $0.performUndo() })
+        try await agree(make, sync: { $0.jump(to: 0) }, awaited: { try await $0.performJump(to: 0) })
     }
 
     /// groupsByEvent: a change outside any group opens the event's automatic group.
@@ -140,11 +141,7 @@ import Testing
             box.set(9, on: stack)  // left in the open automatic group
             return (stack, box)
         }
-        let (a, boxA) = make()
-        let (b, boxB) = make()
-        a.jump(to: 0)
-        try await b.performJump(to: 0)
-        #expect(snap(a, boxA) == snap(b, boxB))
+        try await agree(make, sync: { $0.jump(to: 0) }, awaited: { try await $0.performJump(to: 0) })
     }
 
     /// "The current position does nothing" (jump(to:)): a jump to where it is with a group open.

@@ -187,8 +187,9 @@ extension ReferenceModel {
         /// throws); nil while none came.
         var answer: Bool?
         var run: RunModel?
-        /// A jump: the target position, the position count beyond it, direction, first step, moved.
-        var jump: (target: Int, remaining: Int, backward: Bool, first: Bool, moved: Bool)?
+        /// A jump: the target position, the position count beyond it, direction, moved. (Its open
+        /// group closed before the first step: no step of a jump closes one.)
+        var jump: (target: Int, remaining: Int, backward: Bool, moved: Bool)?
         /// A retry: the broken step it retries.
         var retried: BrokenMark?
         /// A group's body: the next item, and whether it runs plainly (registration disabled).
@@ -670,23 +671,20 @@ extension ReferenceModel {
                         return nil
                     }
                     if let refusal { return end(task, refusal) }
-                    task.jump = (target, total - target, target < current, false, false)
+                    task.jump = (target, total - target, target < current, false)
                     task.phase = .jumpNext
                 case .group:
                     fatalError("a group is not an operation")
                 }
             case .jumpNext:
-                guard var jump = task.jump else { fatalError("no jump") }
+                guard let jump = task.jump else { fatalError("no jump") }
                 let more = call { () -> Bool in
                     sweep()
                     return jump.backward
                         ? undoSide.closed.count > jump.target : redoSide.closed.count > jump.remaining
                 }
                 guard more else { return end(task, "\(jump.moved)") }
-                let first = jump.first
-                jump.first = false
-                task.jump = jump
-                switch startStep(jump.backward ? .undo : .redo, closingOpenGroup: first) {
+                switch startStep(jump.backward ? .undo : .redo, closingOpenGroup: false) {
                 case .none: return end(task, "\(jump.moved)")
                 case .refused(let text): return end(task, jump.moved ? "true" : text)
                 case .started(let run):
