@@ -218,6 +218,8 @@ extension History {
     ///
     /// - Complexity: O(a · r) for the a actions held and the r changes they had not seen, plus
     ///   O(n) for the n actions of a side where a command died.
+    ///
+    /// A `package` hook for ActionStackArchive (the journal's record maker).
     package func rebaseEverything() {
         guard let remote else { return }
         var sides = [undoSide, redoSide]

@@ -66,6 +66,8 @@ extension History {
     ///
     /// - Complexity: O(t) for t distinct targets; plus O(n) for the n stored actions when a target
     ///   died.
+    ///
+    /// A `package` hook for ActionStackArchive (the journal's record maker).
     package func sweepFreedTargets() {
         guard registry.markDeadBoxes() else { return }
         if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }

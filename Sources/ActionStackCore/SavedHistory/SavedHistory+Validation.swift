@@ -318,6 +318,8 @@ extension SavedHistory {
 
     /// ``validate()``; the checks of the actions (cost, version, command or problem) are left out
     /// when the caller made the actions itself and knows them to pass (the archive's reader).
+    ///
+    /// A `package` hook for ActionStackArchive.
     package func validate(checkingActions: Bool) throws(StructuralProblem) {
         if root < 0 { throw .negativeNode(root) }
         if root > Self.maximumNode { throw .nodeOutOfRange(root) }

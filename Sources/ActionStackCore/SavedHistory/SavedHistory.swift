@@ -72,6 +72,8 @@ public struct SavedHistory: Sendable {
     /// Whether the history is known to pass ``validate()``: set by what makes a history that does
     /// (a stack saving its history, a reader that validated it), cleared by any change, so that
     /// restoring and encoding do not validate it again.
+    ///
+    /// A `package` hook for ActionStackArchive (the archive, the archive's reader and writer, the journal's replay).
     package var isKnownValid = false
 
     /// A history.
@@ -201,6 +203,8 @@ public struct SavedStep: Sendable {
     }
 
     /// The actions as they are stored (see ``SavedActionList``).
+    ///
+    /// A `package` hook for ActionStackArchive.
     package var actionList: SavedActionList
 
     /// A step.
@@ -224,6 +228,8 @@ public struct SavedStep: Sendable {
     }
 
     /// A step with its actions as they are stored.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package init(
         node: Int, parent: Int, isRedoChoice: Bool, date: Date?, actionName: String, isDiscardable: Bool,
         userInfo: [String: SavedValue], actionList: SavedActionList
@@ -241,17 +247,27 @@ public struct SavedStep: Sendable {
 
 /// The actions of a saved step as they are stored: most steps hold one action, which is kept in
 /// line, so that a history of such steps costs no array per step to save, read or restore.
+///
+/// A `package` hook for ActionStackArchive.
 package struct SavedActionList: Sendable {
     /// The number of actions.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package private(set) var count: Int
     /// The first action; a placeholder when there is none (not an optional, so that reading a
     /// field of it is a plain projection). Hot loops read `first` and `rest` in place: a method
     /// called on the list, even a non-mutating one, copies it first.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package private(set) var first: SavedAction
     /// The actions after the first.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package private(set) var rest: [SavedAction]
 
     /// The actions of `actions`.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package init(_ actions: [SavedAction]) {
         count = actions.count
         first = actions.first ?? .placeholder
@@ -259,6 +275,8 @@ package struct SavedActionList: Sendable {
     }
 
     /// One action.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package init(single action: SavedAction) {
         count = 1
         first = action
@@ -266,6 +284,8 @@ package struct SavedActionList: Sendable {
     }
 
     /// No action.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package init() {
         count = 0
         first = .placeholder
@@ -273,6 +293,8 @@ package struct SavedActionList: Sendable {
     }
 
     /// Appends `action`.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package mutating func append(_ action: SavedAction) {
         if count == 0 { first = action } else { rest.append(action) }
         count += 1
@@ -285,10 +307,16 @@ package struct SavedActionList: Sendable {
     }
 
     /// The action at `index`.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package subscript(index: Int) -> SavedAction { index == 0 ? first : rest[index - 1] }
 
     /// The command of the action at `index`.
-    package func command(at index: Int) -> (any SavableCommand)? { index == 0 ? first.command : rest[index - 1].command }
+    ///
+    /// A `package` hook for ActionStackArchive.
+    package func command(at index: Int) -> (any SavableCommand)? {
+        index == 0 ? first.command : rest[index - 1].command
+    }
 
     /// The key of the action at `index`.
     func key(at index: Int) -> String { index == 0 ? first.key : rest[index - 1].key }
@@ -328,6 +356,8 @@ public struct SavedAction: Sendable {
     }
 
     /// An action holding `command`, whose type's name and version are given.
+    ///
+    /// A `package` hook for ActionStackArchive.
     package init(command: any SavableCommand, commandType: String, version: Int, key: String, cost: Int) {
         self.commandType = commandType
         self.version = version
