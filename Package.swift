@@ -24,10 +24,28 @@ let package = Package(
     // The library does not use Synchronization (`Mutex`, `Atomic`: macOS 15), `Span` or
     // `InlineArray` (macOS 26); a change that does must raise these.
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
-    products: [.library(name: "ActionStack", targets: ["ActionStack"])],
+    products: [
+        // Everything: Foundation's behaviour, the features beyond it, and the saved history's
+        // archive, journal, file store and recorder. What the README tells users to use.
+        .library(name: "ActionStack", targets: ["ActionStack"]),
+        // The class and every feature without the archive and journal format (save and restore to
+        // and from `SavedHistory` values are there): for apps that want to link less.
+        .library(name: "ActionStackCore", targets: ["ActionStackCore"]),
+    ],
     dependencies: [],
     targets: [
-        .target(name: "ActionStack"),
+        // The library is three targets, so that the compiler keeps the boundary between the core and
+        // the persistence format (CONTRIBUTING.md, Architecture):
+        // - ActionStackCore: the class `ActionStack` and everything but the format layer, with the
+        //   saved-history values, the command protocols, save and restore.
+        // - ActionStackArchive: the format layer (the archive and its JSON reader, the command
+        //   registry, the journal, the file store, the recorder). It reaches the core through its
+        //   public API and a few `package` hooks.
+        // - ActionStack: the umbrella, re-exporting both (one file), and the DocC catalog, so that
+        //   `import ActionStack` and the documentation's module name stay as they were.
+        .target(name: "ActionStackCore"),
+        .target(name: "ActionStackArchive", dependencies: ["ActionStackCore"]),
+        .target(name: "ActionStack", dependencies: ["ActionStackCore", "ActionStackArchive"]),
         // The board example: its model is a library target so that tests can drive it directly,
         // and the executable is a thin terminal front end over that model. Neither is in a product:
         // `swift run board` runs the executable through the implicit product that SwiftPM makes

@@ -21,8 +21,13 @@ swift build --scratch-path .build-docs/build --target ActionStack >/dev/null
 bin=$(swift build --scratch-path .build-docs/build --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')
 # -emit-extension-block-symbols: members of extensions of other modules' types get pages too.
+# -experimental-allowed-reexported-modules: the umbrella module ActionStack only re-exports
+# ActionStackCore and ActionStackArchive (Sources/ActionStack/Exports.swift); with this flag their
+# symbols are extracted as the umbrella's own, so the documentation keeps the module name
+# `ActionStack` and every ``ActionStack/...`` link.
 swift symbolgraph-extract -module-name ActionStack -target "$triple" -I "$bin/Modules" -I "$bin" \
-  -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs"
+  -minimum-access-level public -emit-extension-block-symbols \
+  -experimental-allowed-reexported-modules=ActionStackCore,ActionStackArchive -output-dir "$graphs"
 docc convert Sources/ActionStack/ActionStack.docc \
   --additional-symbol-graph-dir "$graphs" \
   --fallback-display-name ActionStack \

@@ -13,7 +13,8 @@
 Where the samples come from:
 - README.md and Sources/ActionStack/ActionStack.docc/*.md: each sample is a complete program
   (it starts with its imports) and is compiled as it is.
-- The doc comments (`///` lines) of Sources/ActionStack/**/*.swift: a sample that imports
+- The doc comments (`///` lines) of the library's three modules' sources (Sources/ActionStack,
+  Sources/ActionStackCore and Sources/ActionStackArchive, **/*.swift): a sample that imports
   ActionStack is a complete program too. Any other is a fragment that uses a few names defined
   elsewhere (`stack`, `figure`, `document`, ...): Scripts/snippet-prelude.swift, which declares
   them, is put in front of it. Only doc-comment samples get the prelude.
@@ -56,7 +57,13 @@ import tempfile
 
 root = pathlib.Path(__file__).resolve().parent.parent
 articles = [root / "README.md"] + sorted((root / "Sources/ActionStack/ActionStack.docc").glob("*.md"))
-swift_sources = sorted((root / "Sources/ActionStack").rglob("*.swift"))
+# The library is three modules (the umbrella ActionStack re-exports the other two); the doc comments
+# of all three are the documentation of `import ActionStack`.
+swift_sources = sorted(
+    file
+    for module in ("ActionStack", "ActionStackCore", "ActionStackArchive")
+    for file in (root / "Sources" / module).rglob("*.swift")
+)
 prelude_path = root / "Scripts/snippet-prelude.swift"
 prelude = prelude_path.read_text()
 work = root / ".build-snippets"

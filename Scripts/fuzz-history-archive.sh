@@ -12,10 +12,10 @@
 #
 # Usage: Scripts/fuzz-history-archive.sh [SECONDS=60] [extra libFuzzer flags...]
 #
-# Builds Fuzz/HistoryArchiveFuzzer together with the library's sources, as one module, with
-# `swiftc -sanitize=fuzzer,address` (rebuilt only when a source is newer than the binary), then runs
-# it for SECONDS over the committed seeds (Fuzz/corpus/history-archive, never modified), with the
-# format's words as a dictionary (Fuzz/history-archive.dict), and a work
+# Builds Fuzz/HistoryArchiveFuzzer and the library's two modules (ActionStackCore, then
+# ActionStackArchive) with `swiftc -sanitize=fuzzer,address` (rebuilt only when a source is newer
+# than the binary), then runs it for SECONDS over the committed seeds (Fuzz/corpus/history-archive,
+# never modified), with the format's words as a dictionary (Fuzz/history-archive.dict), and a work
 # corpus in .build/fuzz/corpus that keeps what earlier runs found. Fails on a crash, a sanitizer
 # report, a failed check of the target, a timeout or a memory limit; libFuzzer then writes the input
 # to .build/fuzz/artifacts/ (replay it: .build/fuzz/history-archive-fuzzer <file>).
@@ -31,16 +31,37 @@ build=.build/fuzz
 binary=$build/history-archive-fuzzer
 mkdir -p "$build/corpus" "$build/artifacts"
 
-sources=()
-while IFS= read -r file; do sources+=("$file"); done < <(find Sources/ActionStack Fuzz/HistoryArchiveFuzzer -name '*.swift' | sort)
+# The library is two modules (ActionStackCore, and ActionStackArchive, which imports it), built here
+# as the package builds them: each module with whole-module optimization into one object and its
+# .swiftmodule, then the fuzzer, a third module that imports both, linked with the two objects.
+modules=$build/modules
+mkdir -p "$modules"
+inputs=(Sources/ActionStackCore Sources/ActionStackArchive Fuzz/HistoryArchiveFuzzer)
 
-if [ ! -x "$binary" ] || [ -n "$(find Sources/ActionStack Fuzz/HistoryArchiveFuzzer -name '*.swift' -newer "$binary")" ]; then
-  echo "building $binary (${#sources[@]} files)" >&2
-  # The library's own settings (Package.swift): Swift 6 mode, ExistentialAny, InternalImportsByDefault;
-  # a package name, for its `package` test hooks.
-  swiftc -sanitize=fuzzer,address -parse-as-library -module-name ActionStack -package-name ActionStack -swift-version 6 \
-    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -O -g "${sources[@]}" -o "$binary"
+# The library's own settings (Package.swift): Swift 6 mode, ExistentialAny, InternalImportsByDefault;
+# a package name, for the `package` hooks that ActionStackArchive reaches in ActionStackCore.
+flags=(-sanitize=fuzzer,address -parse-as-library -package-name ActionStack -swift-version 6
+  -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault -O -g)
+
+# Builds one library module of the package: its sources into $build/<module>.o and its interface
+# into $modules/<module>.swiftmodule.
+build_module() {
+  local module=$1
+  local files=()
+  while IFS= read -r file; do files+=("$file"); done < <(find "Sources/$module" -name '*.swift' | sort)
+  echo "building $module (${#files[@]} files)" >&2
+  swiftc "${flags[@]}" -module-name "$module" -I "$modules" -wmo -c "${files[@]}" \
+    -emit-module -emit-module-path "$modules/$module.swiftmodule" -o "$build/$module.o"
+}
+
+if [ ! -x "$binary" ] || [ -n "$(find "${inputs[@]}" -name '*.swift' -newer "$binary")" ]; then
+  build_module ActionStackCore
+  build_module ActionStackArchive
+  fuzzer=()
+  while IFS= read -r file; do fuzzer+=("$file"); done < <(find Fuzz/HistoryArchiveFuzzer -name '*.swift' | sort)
+  echo "building $binary" >&2
+  swiftc "${flags[@]}" -module-name HistoryArchiveFuzzer -I "$modules" "${fuzzer[@]}" \
+    "$build/ActionStackCore.o" "$build/ActionStackArchive.o" -o "$binary"
 fi
 
 # Leak detection is off, as in CI's sanitized tests: the Swift runtime's caches and weak-reference

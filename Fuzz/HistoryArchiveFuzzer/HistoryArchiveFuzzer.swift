@@ -8,13 +8,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // The libFuzzer target for the history archive's reader. Scripts/fuzz-history-archive.sh compiles
-// it together with the library's sources, as one module, with `-sanitize=fuzzer,address`.
+// it as a module of its own that imports the library's two modules (built by the script too), all
+// with `-sanitize=fuzzer,address`.
 //
 // For each input it checks what the reader promises: it reads into histories that validate and
 // write back to bytes that read the same and write again to the same bytes, or it refuses the
 // input with a HistoryArchiveError. Anything else stops the process (a crash, which libFuzzer
 // saves as an artifact): an AddressSanitizer report, a trap, or one of the checks below.
 
+import ActionStackArchive
+import ActionStackCore
 import Foundation
 
 /// A move: two doubles.

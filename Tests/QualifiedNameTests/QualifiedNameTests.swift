@@ -9,7 +9,8 @@
 
 // A client module that spells every public top-level type of ActionStack qualified,
 // `ActionStack.X`. The module and its main class share the name `ActionStack`, so these names
-// resolve only through the class's aliases (Sources/ActionStack/ActionStack+QualifiedNames.swift).
+// resolve only through the class's aliases (ActionStack+QualifiedNames.swift in Sources/ActionStackCore
+// and Sources/ActionStackArchive).
 // This file is compiled as a client would compile it: if an alias is missing, it does not build.
 // A new public top-level type gets a use here.
 
@@ -90,33 +91,38 @@ import Testing
     /// Every public top-level type in the library's sources has its alias, so a type added later
     /// without one fails here, not in a client.
     @Test func everyPublicTopLevelTypeHasAnAlias() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/ActionStack").standardized
-        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        // The library's modules: the umbrella ActionStack re-exports the other two, and each of
+        // those has its aliases in its own `ActionStack+QualifiedNames.swift`.
+        let sourcesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources").standardized
         // At the start of a line (top level), after any attributes: `@MainActor public final class X`.
         let declaration = try Regex(
             #"^(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:final\s+)?(?:class|struct|enum|actor|protocol)\s+(\w+)"#)
         var types: Set<String> = []
         var aliases = ""
-        for case let file as URL in files where file.pathExtension == "swift" {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            if file.lastPathComponent == "ActionStack+QualifiedNames.swift" { aliases = text }
-            for line in text.split(separator: "\n") {
-                if let match = try declaration.firstMatch(in: String(line)), let name = match.output[1].substring {
-                    types.insert(String(name))
+        for module in ["ActionStack", "ActionStackCore", "ActionStackArchive"] {
+            let sources = sourcesFolder.appendingPathComponent(module)
+            let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+            for case let file as URL in files where file.pathExtension == "swift" {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                if file.lastPathComponent == "ActionStack+QualifiedNames.swift" { aliases += text }
+                for line in text.split(separator: "\n") {
+                    if let match = try declaration.firstMatch(in: String(line)), let name = match.output[1].substring {
+                        types.insert(String(name))
+                    }
                 }
             }
         }
         types.remove("ActionStack")
         #expect(types.count >= 5, "the scan finds the library's types: \(types.sorted())")
-        // A generic type's alias has its parameters: `SequenceEdit<Element: ...> = ActionStack::SequenceEdit<Element>`.
-        let alias = try Regex(#"public typealias (\w+)(?:<[^=]*>)? = ActionStack::(\w+)"#)
+        // A generic type's alias has its parameters: `SequenceEdit<Element: ...> = ActionStackCore::SequenceEdit<Element>`.
+        let alias = try Regex(#"public typealias (\w+)(?:<[^=]*>)? = ActionStack(?:Core|Archive)::(\w+)"#)
         var aliased: Set<String> = []
         for match in aliases.matches(of: alias) where match.output[1].substring == match.output[2].substring {
             if let name = match.output[1].substring { aliased.insert(String(name)) }
         }
         let missing = types.subtracting(aliased).sorted()
-        #expect(missing.isEmpty, "no alias in ActionStack+QualifiedNames.swift (nor a use in this file)")
+        #expect(missing.isEmpty, "no alias in its module's ActionStack+QualifiedNames.swift (nor a use in this file)")
     }
 
     /// The aliases name the same types as the unqualified names.
