@@ -40,7 +40,8 @@ let package = Package(
         //   saved-history values, the command protocols, save and restore.
         // - ActionStackArchive: the format layer (the archive and its JSON reader, the command
         //   registry, the journal, the file store, the recorder). It reaches the core through its
-        //   public API and a few `package` hooks.
+        //   public API, the recorded history's values and their maker (Sources/ActionStackCore/Records),
+        //   and a few `package` hooks; it never reads the history's storage.
         // - ActionStack: the umbrella, re-exporting both (one file), and the DocC catalog, so that
         //   `import ActionStack` and the documentation's module name stay as they were.
         .target(name: "ActionStackCore"),

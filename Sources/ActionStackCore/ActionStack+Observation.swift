@@ -174,17 +174,13 @@ extension ActionStack {
     }
 
     /// Marks the start of a public call.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
     @inline(__always)
-    package func enterCall() { callDepth &+= 1 }
+    func enterCall() { callDepth &+= 1 }
 
     /// Marks the end of a public call; after the outermost one, finishes put-off work and tells
     /// observers what changed.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
     @inline(__always)
-    package func leaveCall() {
+    func leaveCall() {
         callDepth &-= 1
         guard callDepth == 0 else { return }
         if history.needsTrim || checksInvariants || publisher.mayHaveObservers || history.states.needsRenumbering
@@ -330,7 +326,7 @@ extension ActionStack {
     /// - Complexity: O(1) amortized; each call then costs one call per listener told (and a
     ///   ``state`` snapshot only when an observer listens too).
     ///
-    /// A `package` hook for ActionStackArchive (the recorder).
+    /// A `package` hook for ActionStackArchive's `HistoryRecorder`, which records after each call.
     package func addCallEndListener(
         onlyWhenHistoryMayHaveChanged: Bool = false, _ body: @escaping () -> Void
     ) -> ObservationToken {
@@ -371,7 +367,7 @@ extension ActionStack {
     /// Whether the stack is between calls: no call, handler or operation step in progress (an
     /// observer's delivery may be), so that its history can be read whole.
     ///
-    /// A `package` hook for ActionStackArchive (the recorder).
+    /// A `package` hook for ActionStackArchive's `HistoryRecorder`.
     package var isBetweenCalls: Bool { callDepth == 0 && activities.isEmpty }
 
     private func enqueueIfChanged() {

@@ -135,9 +135,7 @@ extension ActionStack {
     // MARK: Internals
 
     /// The restored history's version of the document (``SavedHistory/remoteVersion``).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
-    package func restoreRemoteVersion(_ version: String?) {
+    func restoreRemoteVersion(_ version: String?) {
         guard let version else { return }
         history.remoteChanges { [unowned(unsafe) self] command in self.storedHandler(for: command) }.version = version
     }

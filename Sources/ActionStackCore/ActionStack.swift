@@ -126,9 +126,7 @@ open class ActionStack {
 
     /// The history: the undo and redo sides, the targets, the document states and the clean point,
     /// the coalescing candidate, the branches, the serials.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package let history: History
+    let history: History
     /// The history's undo stack (the object `history.undoSide` is). The stack reads its sides
     /// through these references, one load from `self`: a side read through `history` is retained
     /// around every call it is passed to (measured: 13% more instructions per step).

@@ -11,82 +11,21 @@ import ActionStackCore
 import Foundation
 
 // Replaying a recorder's journal: each history as its records built it (chains of steps, the
-// document's states, the root), then the history a full save would have saved at that record. The
-// save is the stack's own: the replayed chains are put into a stack that holds them as the recorded
-// one did (each command on a stand-in for its target, each step that holds a closure as a step with
-// an action that is not a command), and `savedHistory(maximumSteps:)` walks them, so that the
-// recovered history and a full save agree by construction on what is saved, the nodes, the clean
-// node and the omissions.
+// document's states, the root), record after record, then the history a full save would have saved
+// at that record (`JournalHistoryModel.savedHistory()`, in the core: `RecordedHistory.swift`).
 
-/// The steps of one chain, oldest first, with O(1) drops from the bottom.
-struct JournalChain {
-    private var storage: [JournalStep] = []
-    private var head = 0
-
-    var count: Int { storage.count - head }
-
-    subscript(index: Int) -> JournalStep {
-        get { storage[head + index] }
-        set { storage[head + index] = newValue }
-    }
-
-    /// The steps, oldest first.
-    var steps: ArraySlice<JournalStep> { storage[head...] }
-
-    /// Takes `count` steps from the bottom (all of them when there are fewer).
-    ///
-    /// - Complexity: O(1) amortized.
-    mutating func drop(_ count: Int) {
-        head += Swift.min(count, self.count)
-        if head > 64 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-    }
-
-    /// Keeps the first `count` steps.
-    mutating func keep(_ count: Int) {
-        storage.removeLast(self.count - count)
-    }
-
-    mutating func append(_ step: JournalStep) { storage.append(step) }
-}
-
-/// One history as a recorder's journal rebuilt it, record after record.
-struct JournalHistoryModel {
-    var shape: ActionStack.HistoryShape
-    var maximumSteps: Int
-    var current: StateID
-    var clean: StateID
-    var remoteVersion: String?
-    var root: NodeNumber
-    var rootDate: Double?
-    /// The number the next change gets, as the last record that gave it said (nil: one above the
-    /// largest node held, as in a journal written before records said it).
-    var nextNode: NodeNumber?
-    var undo = JournalChain()
-    var redo = JournalChain()
-    /// The branches, by the recorder's number, with the node each leaves from.
-    var branches: [Int: (anchor: NodeNumber, chain: JournalChain)] = [:]
-
+extension JournalHistoryModel {
     /// The history a snapshot holds.
     init(snapshot record: JournalHistoryRecord, limits: HistoryArchive.Limits) throws {
         guard let shape = record.shape, let current = record.current, let clean = record.clean else {
             throw JournalRecordProblem("a snapshot's history without its shape or states")
         }
-        self.shape = shape
-        maximumSteps = record.maximumSteps ?? .max
-        self.current = current
-        self.clean = clean
-        remoteVersion = record.remoteVersion
-        root = record.root ?? 0
-        rootDate = record.rootDate
-        nextNode = record.nextNode
+        self.init(
+            shape: shape, maximumSteps: record.maximumSteps ?? .max, current: current, clean: clean,
+            remoteVersion: record.remoteVersion, root: record.root ?? 0, rootDate: record.rootDate,
+            nextNode: record.nextNode)
         try apply(record, limits: limits)
     }
-
-    /// The steps held, on every chain.
-    var stepCount: Int { undo.count + redo.count + branches.values.reduce(0) { $0 + $1.chain.count } }
 
     /// Applies a record's changes.
     ///
@@ -175,187 +114,6 @@ struct JournalHistoryModel {
         try limits.check(stepCount, .steps)
     }
 
-    // MARK: The history a save would save
-
-    /// The history a full save of the recorded stack would have saved.
-    ///
-    /// - Throws: ``JournalRecordProblem`` when the chains are not a history a stack can hold (a
-    ///   damaged journal).
-    /// - Complexity: O(s log s + a) for the s steps and a actions held.
-    func savedHistory() throws -> SavedHistory {
-        let stack = ActionStack()
-        stack.misusePolicy = .report
-        let history = stack.history
-        var objects: [String: StandIn] = [:]
-        let closureTarget = StandIn()
-        func fill(_ side: Side, with chain: JournalChain) {
-            for step in chain.steps {
-                var count = 0
-                if step.holdsClosure {
-                    let box = history.registry.retainBox(for: closureTarget)
-                    side.append(Action(box: box, handler: { _ in }), cost: 0)
-                    count = 1
-                } else {
-                    for index in 0..<step.actions.count {
-                        let action = step.actions[index]
-                        let object: StandIn
-                        if let known = objects[action.key] {
-                            object = known
-                        } else {
-                            object = StandIn()
-                            objects[action.key] = object
-                        }
-                        let box = history.registry.retainCommandBox(for: object, key: action.key)
-                        let stored = StoredAction(action: action)
-                        side.append(
-                            Action(
-                                box: box,
-                                handler: { capture in (capture as? CommandCapture)?.command = stored }),
-                            cost: action.cost)
-                        count += 1
-                    }
-                }
-                var metadata: StepMetadata?
-                if !step.name.isEmpty || step.isDiscardable || !step.userInfo.isEmpty {
-                    let made = StepMetadata()
-                    made.name = step.name
-                    made.isDiscardable = step.isDiscardable
-                    for (key, value) in step.userInfo {
-                        made.userInfo[ActionStack.UserInfoKey(rawValue: key)] = value.value
-                    }
-                    metadata = made
-                }
-                side.appendStep(
-                    history.makeStep(
-                        count: count, metadata: metadata, low: step.low, high: step.high,
-                        node: shape == .tree ? step.node : 0))
-            }
-        }
-        fill(history.undoSide, with: undo)
-        fill(history.redoSide, with: redo)
-        if shape == .tree {
-            let store = try treeStore()
-            for number in branches.keys.sorted() {
-                let branch = branches[number]!
-                let side = Side()
-                fill(side, with: branch.chain)
-                store.add(Branch(side: side, anchor: branch.anchor, tick: 0))
-            }
-            history.installTree(store)
-        }
-        history.finishRestore(current: current, clean: clean)
-        if let remoteVersion { stack.restoreRemoteVersion(remoteVersion) }
-        var saved: SavedHistory
-        do {
-            saved = try withExtendedLifetime((objects, closureTarget)) {
-                try stack.savedHistory(maximumSteps: maximumSteps)
-            }
-        } catch {
-            throw JournalRecordProblem("the recorded history cannot be saved: \(error)")
-        }
-        // The stand-ins' commands are the recorded actions.
-        for index in saved.steps.indices {
-            var list = SavedActionList()
-            for position in 0..<saved.steps[index].actionList.count {
-                guard let stored = saved.steps[index].actionList.command(at: position) as? StoredAction else {
-                    throw JournalRecordProblem("a recorded action was lost")
-                }
-                list.append(stored.action)
-            }
-            saved.steps[index].actionList = list
-        }
-        saved.isKnownValid = false
-        if shape == .linear { saved.rootDate = nil }
-        stack.removeAllActions()
-        return saved
-    }
-
-    /// The node table of a branching history: the root, then every step's node with its parent
-    /// (the step before it on its chain, the chain's anchor for its first step) and date.
-    private func treeStore() throws -> TreeStore {
-        var parent: [NodeNumber: NodeNumber] = [:]
-        var date: [NodeNumber: Double] = [:]
-        var nodes: Set<NodeNumber> = [root]
-        func add(_ node: NodeNumber, parent up: NodeNumber, date when: Double?) throws {
-            guard nodes.insert(node).inserted else { throw JournalRecordProblem("node \(node) is held twice") }
-            parent[node] = up
-            date[node] = when ?? rootDate ?? 0
-        }
-        var up = root
-        for step in undo.steps {
-            try add(step.node, parent: up, date: step.date)
-            up = step.node
-        }
-        // The redo stack and the branches hold their next step last.
-        func chain(_ chain: JournalChain, from anchor: NodeNumber) throws {
-            var up = anchor
-            for step in chain.steps.reversed() {
-                try add(step.node, parent: up, date: step.date)
-                up = step.node
-            }
-        }
-        try chain(redo, from: up)
-        for branch in branches.values { try chain(branch.chain, from: branch.anchor) }
-        // Every branch leaves from a node of the tree, and every node leads to the root.
-        for branch in branches.values where !nodes.contains(branch.anchor) {
-            throw JournalRecordProblem("a branch leaves from node \(branch.anchor), which is not held")
-        }
-        var leadsToRoot: Set<NodeNumber> = [root]
-        for node in nodes {
-            var walked: [NodeNumber] = []
-            var at = node
-            while !leadsToRoot.contains(at) {
-                guard let next = parent[at], walked.count <= nodes.count else {
-                    throw JournalRecordProblem("node \(node) does not lead to the root")
-                }
-                walked.append(at)
-                at = next
-            }
-            leadsToRoot.formUnion(walked)
-        }
-        let store = TreeStore(root: root, date: rootDate ?? 0)
-        // The table is kept in node order, the root included wherever its number falls (a
-        // restored history's root may be numbered above other nodes), as a restore builds it.
-        store.table.removeAll()
-        for node in nodes.sorted() {
-            if node == root {
-                store.table.append(node, parent: NodeTable.noParent, date: rootDate ?? 0)
-            } else {
-                store.table.append(node, parent: parent[node]!, date: date[node]!)
-            }
-        }
-        store.nextNumber = (nodes.max() ?? root) &+ 1
-        if let nextNode {
-            // A record's next number below a node held is damage, not a choice.
-            guard nextNode >= store.nextNumber else {
-                throw JournalRecordProblem("the next node number \(nextNode) is not above every node held")
-            }
-            store.nextNumber = nextNode
-        }
-        store.lastDate = date.values.max() ?? (rootDate ?? 0)
-        return store
-    }
-}
-
-/// A stand-in for a recorded action's target while a replayed history is saved.
-private final class StandIn {}
-
-/// A recorded action, as a command, so that a replayed history's save carries it.
-private struct StoredAction: UndoCommand {
-    static let commandType = "ActionStack.journal.recordedAction"
-    let action: SavedAction
-
-    func perform(on target: StandIn, in stack: ActionStack) {}
-
-    init(action: SavedAction) { self.action = action }
-
-    init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "never read"))
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "never written"))
-    }
 }
 
 // MARK: - Replaying a journal
@@ -480,7 +238,13 @@ enum JournalReplayer {
         case .success(.archive(let archive)): return archive
         case .success(.models(let models)):
             var histories: [String: SavedHistory] = [:]
-            for (name, model) in models { histories[name] = try model.savedHistory() }
+            for (name, model) in models {
+                do {
+                    histories[name] = try model.savedHistory()
+                } catch {
+                    throw JournalRecordProblem("\(error)")
+                }
+            }
             return HistoryArchive(fingerprint: fingerprint ?? point.record.fingerprint ?? "", histories: histories)
         }
     }

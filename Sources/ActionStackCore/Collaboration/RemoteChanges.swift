@@ -30,15 +30,11 @@
 /// is dead: the stack drops it when it finds it (as a step whose targets were freed), and the
 /// changes it had not seen pass on unchanged. Closure actions and commands that do not rebase are
 /// never rewritten and never die of a remote change.
-///
-/// A `package` hook for ActionStackArchive.
-package final class RemoteChanges {
+final class RemoteChanges {
     /// The number of remote changes reported.
     var count: UInt64 = 0
     /// The app's version of the last remote change reported, if it gave one.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var version: String?
+    var version: String?
     /// Makes the stored handler of a command action holding a command, as the stack's registration
     /// makes it (a rewritten command is stored again in its action's place).
     let makeHandler: (any SavableCommand) -> ((AnyObject) -> Void)?

@@ -8,8 +8,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// The id of a document state (see ``DocumentStates``).
-///
-/// A `package` hook for ActionStackArchive (the journal's record format, the journal's record maker, the journal's replay).
 package typealias StateID = UInt32
 
 /// The clean-state concern: ids for document states, the current one, and the one marked clean.
@@ -26,17 +24,11 @@ package typealias StateID = UInt32
 /// of a call, when no id is held anywhere but in the stack's storage, each id in use gets a small
 /// new number (equal ids stay equal, different ones stay different). That costs one pass over the
 /// steps every two billion changes: O(1) amortized.
-///
-/// A `package` hook for ActionStackArchive.
-package struct DocumentStates {
+struct DocumentStates {
     /// The state the document is in.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package private(set) var current: StateID = 0
+    private(set) var current: StateID = 0
     /// The state marked by `markClean()`; a new stack is clean.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package private(set) var clean: StateID = 0
+    private(set) var clean: StateID = 0
     /// The next fresh id.
     private var next: StateID = 1
     /// How many times the ids were renumbered (a test hook reads it).

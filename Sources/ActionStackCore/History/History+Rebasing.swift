@@ -218,9 +218,7 @@ extension History {
     ///
     /// - Complexity: O(a · r) for the a actions held and the r changes they had not seen, plus
     ///   O(n) for the n actions of a side where a command died.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package func rebaseEverything() {
+    func rebaseEverything() {
         guard let remote else { return }
         var sides = [undoSide, redoSide]
         sides += branchesInPassOrder.map(\.side)

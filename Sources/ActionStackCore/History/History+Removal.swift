@@ -66,9 +66,7 @@ extension History {
     ///
     /// - Complexity: O(t) for t distinct targets; plus O(n) for the n stored actions when a target
     ///   died.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package func sweepFreedTargets() {
+    func sweepFreedTargets() {
         guard registry.markDeadBoxes() else { return }
         if let candidate = coalescer.candidate, candidate.box.isMarkedDead { coalescer.clear() }
         compact(undoSide) { $0.isMarkedDead }

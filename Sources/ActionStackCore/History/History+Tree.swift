@@ -118,9 +118,7 @@ extension History {
     }
 
     /// Replaces the tree with `store` (a restored history's; the stack holds no step).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
-    package func installTree(_ store: TreeStore) {
+    func installTree(_ store: TreeStore) {
         tree = store
         noteChangeNeedingSnapshot()
     }

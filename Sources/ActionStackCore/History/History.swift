@@ -28,35 +28,23 @@
 /// deinitializer calls back into the stack (`removeAllActions(withTarget:)` in `deinit`, as on
 /// Apple platforms); a struct's mutating operation would hold exclusive access to the history
 /// across that call, while a class reads its fields again after it, as the stack always did.
-///
-/// A `package` hook for ActionStackArchive.
-package final class History {
+final class History {
     // Stored properties are `@exclusivity(unchecked)`, as the stack's own are (see ActionStack): a
     // history is confined to its stack's isolation domain.
 
     /// The undo stack.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    package let undoSide = Side()
+    let undoSide = Side()
     /// The redo stack.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    package let redoSide = Side()
+    let redoSide = Side()
     /// The distinct targets of the stored actions.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package var registry = TargetRegistry()
+    @exclusivity(unchecked) var registry = TargetRegistry()
     /// Document states and the clean point.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record format, the journal's record maker, the journal's replay).
-    @exclusivity(unchecked) package var states = DocumentStates()
+    @exclusivity(unchecked) var states = DocumentStates()
     /// Which step a coalescing registration may continue.
     @exclusivity(unchecked) var coalescer = Coalescer()
     /// The branching history: the node table and the branches off the current path. Nil while the
     /// history is linear (``ActionStack/historyShape``), so that a linear stack pays one `nil` check.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package var tree: TreeStore?
+    @exclusivity(unchecked) var tree: TreeStore?
     /// The settings of the branching history, kept while it is linear too.
     @exclusivity(unchecked) var treeSettings = TreeSettings()
     /// The serial of the last step made.
@@ -70,9 +58,7 @@ package final class History {
     /// The remote changes reported (``ActionStack/applyRemoteChange(_:version:_:)``), and how a
     /// rewritten command is stored again. Nil until the first, so that a history that never hears
     /// of one pays one `nil` check where steps go.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record format, the journal's record maker).
-    @exclusivity(unchecked) package var remote: RemoteChanges?
+    @exclusivity(unchecked) var remote: RemoteChanges?
     /// What changed since a recorder last recorded the history (see ``HistoryChanges``): kept only
     /// while a ``HistoryRecorder`` watches, nil otherwise, so that a history nobody records pays one
     /// `nil` check where it changes.
@@ -82,8 +68,7 @@ package final class History {
     var onChangeDue: (() -> Void)? {
         didSet { changes?.onDue = onChangeDue }
     }
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package var changes: HistoryChanges? {
+    @exclusivity(unchecked) var changes: HistoryChanges? {
         didSet { tracksChanges = changes != nil }
     }
     /// Whether `changes` is set: the paths that change the history read this flag first, since
@@ -202,9 +187,7 @@ extension History {
     /// A restored history is in place (see ``ActionStack/restoreHistory(_:resolvingTargets:)``): the
     /// document is in `current`, and the clean state is `clean` (none: a state the document never
     /// reaches). Nothing restored can be continued by coalescing.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
-    package func finishRestore(current: StateID, clean: StateID?) {
+    func finishRestore(current: StateID, clean: StateID?) {
         states.restore(current: current, clean: clean)
         coalescer.clear()
         noteChangeNeedingSnapshot()
@@ -217,10 +200,8 @@ extension History {
     /// A new step, with a serial of its own.
     ///
     /// - Complexity: O(1).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
     @inline(__always)
-    package func makeStep(
+    func makeStep(
         count: Int, metadata: consuming StepMetadata?, low: StateID, high: StateID, node: NodeNumber = 0
     ) -> Step {
         nextStepSerial &+= 1

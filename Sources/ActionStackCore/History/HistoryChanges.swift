@@ -32,29 +32,19 @@
 /// off, rewritten); the oldest step was taken away (a trim, a pruned branch leaf); or a coalescing
 /// registration appended an action to the newest step. The first two say where the side differs
 /// from what it was; the third lets a record carry the appended actions alone.
-///
-/// A `package` hook for ActionStackArchive (the journal's record maker).
-package struct SideChanges: Equatable {
+struct SideChanges: Equatable {
     /// The lowest position from which the steps may differ from those when the changes were last
     /// taken (after the `dropped` oldest ones went); `Int.max` when none differs.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var low = Int.max
+    var low = Int.max
     /// The steps taken from the bottom since, before the positions `low` counts.
-    ///
-    /// A `package` hook for ActionStackArchive (HistoryJournal.swift, the journal's record maker, the recorder).
-    package var dropped = 0
+    var dropped = 0
     /// When more than 0, the step at `low` kept every action it had and gained this many at its end
     /// (a coalescing registration); its other fields may have changed. When 0, the step at `low` is
     /// sent whole.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    package var grown = 0
+    var grown = 0
 
     /// Whether nothing changed.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var isEmpty: Bool { low == .max && dropped == 0 }
+    var isEmpty: Bool { low == .max && dropped == 0 }
 
     /// The steps from `position` on changed.
     @inline(__always)
@@ -128,9 +118,7 @@ package struct SideChanges: Equatable {
 
 /// A change to the branches of a tree that no side sees: what a record must replay, in order,
 /// before the sides' own changes (see ``HistoryChanges``).
-///
-/// A `package` hook for ActionStackArchive.
-package enum BranchChange {
+enum BranchChange {
     /// The redo stack became `branch`, leaving from `anchor`; the redo stack is empty.
     case redoBecameBranch(Branch, anchor: NodeNumber)
     /// The redo stack and `branch` swapped their steps; `branch` then leaves from `anchor`, or is
@@ -149,9 +137,7 @@ package enum BranchChange {
 /// and whether only a snapshot can describe what happened. At the end of each call that changed
 /// something, the stack hands it all to every log (``drain(undoSide:redoSide:states:)``) and tells
 /// the recorders.
-///
-/// A `package` hook for ActionStackArchive (the journal's record maker).
-package final class HistoryChanges {
+final class HistoryChanges {
     /// The sides whose ``Side/changes`` are not empty, each once.
     private(set) var touched: [Side] = []
     /// The branch changes since the last drain, in order.
@@ -181,9 +167,7 @@ package final class HistoryChanges {
     }
 
     /// Whether a log still listens.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package var hasLogs: Bool {
+    var hasLogs: Bool {
         logs.removeAll { $0.value == nil }
         return !logs.isEmpty
     }
@@ -191,15 +175,13 @@ package final class HistoryChanges {
     /// The logs that listen.
     var liveLogs: [StackChangeLog] { logs.compactMap(\.value) }
 
-    /// A `package` hook for ActionStackArchive.
-    package func add(_ log: StackChangeLog) {
+    func add(_ log: StackChangeLog) {
         logs.removeAll { $0.value == nil || $0.value === log }
         logs.append(WeakLog(value: log))
         log.count(in: pending)
     }
 
-    /// A `package` hook for ActionStackArchive.
-    package func remove(_ log: StackChangeLog) {
+    func remove(_ log: StackChangeLog) {
         logs.removeAll { $0.value == nil || $0.value === log }
         log.count(in: nil)
     }
@@ -230,19 +212,15 @@ package final class HistoryChanges {
     func noteChange() { isDue = true }
 
     /// Whether a record may be due: something was noted, or the document's states moved.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
     @inline(__always)
-    package func mayBeDue(_ states: DocumentStates) -> Bool {
+    func mayBeDue(_ states: DocumentStates) -> Bool {
         isDue || states.current != seenCurrent || states.clean != seenClean
     }
 
     /// Hands everything noted since the last drain to every log, and starts over.
     ///
     /// - Complexity: O(t + b) for the t sides touched and b branch changes, times the logs.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package func drain(undoSide: Side, redoSide: Side, states: DocumentStates) {
+    func drain(undoSide: Side, redoSide: Side, states: DocumentStates) {
         let live = liveLogs
         logs.removeAll { $0.value == nil }
         let changes = branchChanges
@@ -275,31 +253,18 @@ package final class HistoryChanges {
 
 /// One recorder's view of one stack's changes since its last record: the sides' changes, merged
 /// drain after drain, and the branch changes in order (see ``HistoryChanges``).
-///
-/// A `package` hook for ActionStackArchive (the journal's record maker).
-package final class StackChangeLog {
+final class StackChangeLog {
     /// The changes of the undo and redo stacks.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var undo = SideChanges()
-    /// A `package` hook for ActionStackArchive.
-    package var redo = SideChanges()
+    var undo = SideChanges()
+    var redo = SideChanges()
     /// The changes of branch sides, by side (held, so that an identifier is never reused meanwhile).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    package var branches: [ObjectIdentifier: (side: Side, changes: SideChanges)] = [:]
+    var branches: [ObjectIdentifier: (side: Side, changes: SideChanges)] = [:]
     /// The branch changes since the last record, in order.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package var branchChanges: [BranchChange] = []
+    var branchChanges: [BranchChange] = []
     /// Whether only a snapshot can describe what changed.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the recorder).
-    package var needsSnapshot = false
+    var needsSnapshot = false
     /// Whether anything changed since the last record.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package var hasChanges = false {
+    var hasChanges = false {
         didSet {
             if hasChanges != oldValue { pending?.count += hasChanges ? 1 : -1 }
         }
@@ -320,8 +285,7 @@ package final class StackChangeLog {
     /// Called at the end of a call that changed the history (the recorder decides what to do).
     let onChange: () -> Void
 
-    /// A `package` hook for ActionStackArchive.
-    package init(onChange: @escaping () -> Void) { self.onChange = onChange }
+    init(onChange: @escaping () -> Void) { self.onChange = onChange }
 
     /// Replays branch changes on the changes gathered so far: they travel with the steps, as the
     /// sides' own changes did.
@@ -359,9 +323,7 @@ package final class StackChangeLog {
     }
 
     /// Forgets everything gathered (a record was made).
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package func reset() {
+    func reset() {
         undo = SideChanges()
         redo = SideChanges()
         branches.removeAll()
@@ -386,9 +348,7 @@ extension History {
     /// Starts keeping what changes (a recorder watches): every side marks its changes from now on.
     ///
     /// - Complexity: O(b) for the b branches.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package func startTrackingChanges() -> HistoryChanges {
+    func startTrackingChanges() -> HistoryChanges {
         if let changes { return changes }
         let made = HistoryChanges(states: states)
         made.onDue = onChangeDue
@@ -400,9 +360,7 @@ extension History {
     /// Stops keeping what changes (no recorder watches any more).
     ///
     /// - Complexity: O(b) for the b branches.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package func stopTrackingChanges() {
+    func stopTrackingChanges() {
         guard changes != nil else { return }
         for side in trackedSides { side.stopTracking() }
         changes = nil
@@ -411,9 +369,7 @@ extension History {
     /// Makes every side mark its changes again (after a snapshot: a restore builds new branches).
     ///
     /// - Complexity: O(b) for the b branches.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package func trackEverySide() {
+    func trackEverySide() {
         guard let changes else { return }
         for side in trackedSides where side.collector !== changes { side.startTracking(changes) }
     }

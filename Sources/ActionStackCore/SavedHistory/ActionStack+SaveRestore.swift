@@ -244,17 +244,6 @@ extension ActionStack {
         return depth
     }
 
-    /// Whether the stack holds a whole history to record: no group open, no asynchronous operation
-    /// in progress or waiting, no broken step (``savedHistory(maximumSteps:)`` would not refuse for
-    /// these reasons).
-    ///
-    /// A `package` hook for ActionStackArchive's `HistoryRecorder`, which records a stack only then.
-    ///
-    /// - Complexity: O(1).
-    package var holdsWholeHistory: Bool {
-        !steps.refusesHistoryMoves && steps.inFlight == nil && steps.queue.pendingCount == 0 && undoSide.frames.isEmpty
-    }
-
     /// The part of the history that can be saved, as values: the steps whose live actions are all
     /// commands, from the current state outward, each walk stopping at the first step that cannot
     /// be saved (see ``savableDepth``). At most `maximumSteps` steps are saved: the nearest to the

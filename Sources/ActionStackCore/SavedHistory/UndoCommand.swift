@@ -137,20 +137,15 @@ extension ActionStack {
 /// The object a command action's handler is called with to hand over its command instead of
 /// performing it (the stack knows command actions by their target box, so a closure's handler is
 /// never called with it).
-///
-/// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-package final class CommandCapture {
+final class CommandCapture {
     /// Unchecked: only the saving walk that made the capture reads and writes it, one handler at
     /// a time.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package var command: (any SavableCommand)?
+    @exclusivity(unchecked) var command: (any SavableCommand)?
     /// Whether a command handed over had a type whose version is below 1 (the history saved is
     /// then not known to be valid: restoring and encoding validate it, and refuse it).
     @exclusivity(unchecked) var sawVersionBelowOne = false
 
-    /// A `package` hook for ActionStackArchive.
-    package init() {}
+    init() {}
 }
 
 @available(*, unavailable) extension CommandCapture: Sendable {}

@@ -10,9 +10,7 @@
 /// One stored undo action: the target's box and the client's handler. 24 bytes, stored inline in a
 /// ``Side``'s ring buffer: an action costs no allocation beyond the client's own closure. (Its cost,
 /// when registrations state costs, is kept beside it; see ``Side/costs``.)
-///
-/// A `package` hook for ActionStackArchive (the journal's replay).
-package struct Action {
+struct Action {
     /// The box of the target. Not retained: the ``TargetRegistry`` keeps a box alive while any
     /// stored action counts on it, so this reference is valid for as long as the action is stored.
     /// `Unmanaged`, so that reading it costs no retain and release.
@@ -20,20 +18,15 @@ package struct Action {
     /// The client's closure, called with the target. It was registered as `(T) -> Void` for the
     /// target's class `T` and is stored retyped, without a wrapping closure (see ``HandlerBox``);
     /// it is only ever called with that target.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay, the recorder).
-    package let handler: (AnyObject) -> Void
+    let handler: (AnyObject) -> Void
 
-    /// A `package` hook for ActionStackArchive.
-    package init(box: Unmanaged<TargetBox>, handler: @escaping (AnyObject) -> Void) {
+    init(box: Unmanaged<TargetBox>, handler: @escaping (AnyObject) -> Void) {
         self.unmanagedBox = box
         self.handler = handler
     }
 
     /// The box (a strong reference; prefer the other accessors on hot paths).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    package var box: TargetBox { unmanagedBox.takeUnretainedValue() }
+    var box: TargetBox { unmanagedBox.takeUnretainedValue() }
 
     /// Whether the action's target is `box`.
     @inline(__always)
@@ -84,9 +77,7 @@ struct HandlerBox<Target: AnyObject> {
 ///
 /// Sharing the box makes a target's death cheap to find (one weak load per distinct target, not
 /// per action) and makes removal by target a pointer comparison per action.
-///
-/// A `package` hook for ActionStackArchive.
-package final class TargetBox {
+final class TargetBox {
     /// The target, held weakly: the stack never keeps a target alive.
     weak var object: AnyObject?
     #if !canImport(ObjectiveC)
@@ -105,14 +96,10 @@ package final class TargetBox {
     @exclusivity(unchecked) var listIndex = -1
     /// Set by a sweep on boxes whose target has died, so that the removal pass can test a flag
     /// rather than load the weak reference once per action.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    @exclusivity(unchecked) package var isMarkedDead = false
+    @exclusivity(unchecked) var isMarkedDead = false
     /// For the box of command actions (``UndoCommand``), the app's key for the target; nil for the
     /// box of closure actions. A target with both has two boxes.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package let commandKey: String?
+    let commandKey: String?
 
     init(_ object: AnyObject, commandKey: String? = nil) {
         self.commandKey = commandKey
@@ -124,10 +111,8 @@ package final class TargetBox {
     }
 
     /// Whether the target is still alive (one weak load).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
     @inline(__always)
-    package var isAlive: Bool { object != nil }
+    var isAlive: Bool { object != nil }
 
     /// Whether this is a box of `target` (its closure box or one of its command boxes).
     @inline(__always)
@@ -160,9 +145,7 @@ package final class TargetBox {
 /// Swift gives no signal when a weakly held object dies, so the stack asks when it needs to: the
 /// one action being performed (its weak load runs the handler), the step on top of a stack (see
 /// `ActionStack.canUndo`), or, for the counts, every distinct target once.
-///
-/// A `package` hook for ActionStackArchive.
-package struct TargetRegistry {
+struct TargetRegistry {
     /// The boxes by target address.
     private(set) var boxes: [ObjectIdentifier: TargetBox] = [:]
     /// The same boxes in an array, for sweeps: iterating an array is several times cheaper than a
@@ -180,10 +163,8 @@ package struct TargetRegistry {
     /// The box for `target`, created on first use; counts one more action for it.
     ///
     /// - Complexity: O(1) amortized; no weak load on Linux.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
     @inline(__always)
-    package mutating func retainBox(for target: AnyObject) -> Unmanaged<TargetBox> {
+    mutating func retainBox(for target: AnyObject) -> Unmanaged<TargetBox> {
         let id = ObjectIdentifier(target)
         if let last = lastBox,
             last._withUnsafeGuaranteedRef({ $0.id == id && Self.isBox($0, for: target) })
@@ -277,10 +258,8 @@ package struct TargetRegistry {
     /// The box of `target`'s command actions registered under `key`, retained for one more action.
     ///
     /// - Complexity: O(1) amortized.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
     @inline(__always)
-    package mutating func retainCommandBox(for target: AnyObject, key: String) -> Unmanaged<TargetBox> {
+    mutating func retainCommandBox(for target: AnyObject, key: String) -> Unmanaged<TargetBox> {
         let id = ObjectIdentifier(target)
         if let last = lastCommandBox,
             last._withUnsafeGuaranteedRef({ $0.id == id && $0.commandKey == key && Self.isBox($0, for: target) })
@@ -354,9 +333,7 @@ package struct TargetRegistry {
 extension TargetBox: CustomReflectable {
     /// What reflection shows of a box. Reflecting the stored properties would read the unowned pin,
     /// which traps once the target is freed.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var customMirror: Mirror {
+    var customMirror: Mirror {
         Mirror(self, children: ["id": id, "actionCount": actionCount, "isAlive": isAlive], displayStyle: .class)
     }
 }

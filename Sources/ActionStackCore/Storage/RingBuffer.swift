@@ -30,18 +30,14 @@
 /// buffer has one owner (a ``Side`` of one stack, which stores it inline), is never copied, and so
 /// needs neither copy-on-write, nor the uniqueness check an `Array` makes on every mutation, nor a
 /// retain of a buffer object on every access.
-///
-/// A `package` hook for ActionStackArchive.
-package struct RingBuffer<Element: BitwiseMovable>: ~Copyable {
+struct RingBuffer<Element: BitwiseMovable>: ~Copyable {
     /// The slots; `capacity` of them, a power of two (or zero).
     private var slots: UnsafeMutablePointer<Element>
     private var capacity: Int
     /// The slot of the oldest element.
     private var head = 0
     /// The number of elements.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package private(set) var count = 0
+    private(set) var count = 0
 
     init() {
         // No allocation until the first append; the pointer is never read while capacity is 0.
@@ -67,9 +63,7 @@ package struct RingBuffer<Element: BitwiseMovable>: ~Copyable {
     /// The element at `position` (0 is the oldest).
     ///
     /// - Complexity: O(1).
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package subscript(position: Int) -> Element {
+    subscript(position: Int) -> Element {
         @inline(__always) get {
             precondition(position >= 0 && position < count, "RingBuffer position out of range")
             return slots[slot(position)]
@@ -202,9 +196,7 @@ package struct RingBuffer<Element: BitwiseMovable>: ~Copyable {
 /// Objective-C object) must not conform: the runtime may keep track of that reference's address.
 /// What the stack stores conforms: actions (a box reference and a closure), steps (counts, ids and a
 /// strong reference) and costs.
-///
-/// A `package` hook for ActionStackArchive.
-package protocol BitwiseMovable {}
+protocol BitwiseMovable {}
 
 extension Action: BitwiseMovable {}
 extension Step: BitwiseMovable {}

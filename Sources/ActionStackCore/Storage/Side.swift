@@ -12,15 +12,10 @@
 /// Many steps carry nothing, so a step holds a reference that is nil until a setter runs. The
 /// reference is shared when a step moves between the stacks; a setter copies it first unless it is
 /// the only reference (copy on write).
-///
-/// A `package` hook for ActionStackArchive (the journal's replay).
-package final class StepMetadata {
-    /// A `package` hook for ActionStackArchive.
-    package var name = ""
-    /// A `package` hook for ActionStackArchive.
-    package var isDiscardable = false
-    /// A `package` hook for ActionStackArchive.
-    package var userInfo: [ActionStack.UserInfoKey: Any] = [:]
+final class StepMetadata {
+    var name = ""
+    var isDiscardable = false
+    var userInfo: [ActionStack.UserInfoKey: Any] = [:]
     /// Whether the step holds an asynchronous action (see `registerAsyncUndo`): undoing it is an
     /// asynchronous operation.
     var holdsAsyncActions = false
@@ -28,8 +23,7 @@ package final class StepMetadata {
     /// the document the step applies to (see `ActionStack.applyRemoteChange`).
     var unseenChanges: [any Sendable] = []
 
-    /// A `package` hook for ActionStackArchive.
-    package init() {}
+    init() {}
 
     var isEmpty: Bool {
         name.isEmpty && !isDiscardable && userInfo.isEmpty && !holdsAsyncActions && unseenChanges.isEmpty
@@ -54,40 +48,25 @@ package final class StepMetadata {
 /// buffer, oldest first, so the newest step's actions end where the open frames begin and the
 /// oldest step's start at the front. Every operation that needs a step's position reaches it from
 /// one of those ends (or walks the steps in one pass).
-///
-/// A `package` hook for ActionStackArchive.
-package struct Step {
+struct Step {
     /// The actions the step holds (live or dead).
     var count: Int32
     /// Identifies the step while it stays on its side (a scoped group finds the step its own group
     /// became by it). A new number for every step made, wrapping after 2^32.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record format, the journal's record maker).
-    package var serial: UInt32
+    var serial: UInt32
     /// Name, discardable flag, user info; nil when none was ever set.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    package var metadata: StepMetadata?
+    var metadata: StepMetadata?
     /// The document state with the step not applied.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var low: StateID
+    var low: StateID
     /// The document state with the step applied.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var high: StateID
+    var high: StateID
     /// With a branching history, the number of the node the step leads to (the state with the
     /// step applied): it travels with the step between the stacks. 0 in a linear history.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var node: UInt32 = 0
+    var node: UInt32 = 0
 
-    /// A `package` hook for ActionStackArchive.
-    package var actionCount: Int { Int(count) }
-    /// A `package` hook for ActionStackArchive.
-    package var name: String { metadata?.name ?? "" }
-    /// A `package` hook for ActionStackArchive.
-    package var isDiscardable: Bool { metadata?.isDiscardable ?? false }
+    var actionCount: Int { Int(count) }
+    var name: String { metadata?.name ?? "" }
+    var isDiscardable: Bool { metadata?.isDiscardable ?? false }
 }
 
 /// An open group. Its items are the actions from `start` to the end of the side's held actions,
@@ -211,18 +190,9 @@ struct NestedGroup {
 ///
 /// Costs: appending an action or a step, removing the newest, and removing the oldest are O(1)
 /// (amortized for appends); a removal pass over everything is O(n).
-///
-/// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-package final class Side {
-    /// An empty side.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay fills the branch sides of the
-    /// history it rebuilds).
-    package init() {}
-
+final class Side {
     @exclusivity(unchecked) private(set) var actions = RingBuffer<Action>()
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package private(set) var steps = RingBuffer<Step>()
+    @exclusivity(unchecked) private(set) var steps = RingBuffer<Step>()
     /// The costs of the held actions, one per action in the same positions, kept only once a
     /// registration on this side has stated a cost (see `ActionStack.maximumCost`): most programs
     /// state none, and then an action is 24 bytes.
@@ -260,10 +230,8 @@ package final class Side {
     var end: Int { base &+ actions.count &- inFlight }
 
     /// Absolute index where the open frames' actions begin (`end` when nothing is open).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
     @inline(__always)
-    package var openStart: Int { frames.isEmpty ? end : frames[0].start }
+    var openStart: Int { frames.isEmpty ? end : frames[0].start }
 
     /// The number of actions in the open frames.
     var openCount: Int { end - openStart }
@@ -272,25 +240,19 @@ package final class Side {
     var closedCount: Int { steps.count }
 
     /// The action at absolute index `index`.
-    ///
-    /// A `package` hook for ActionStackArchive.
     @inline(__always)
-    package func action(at index: Int) -> Action { actions[index &- base] }
+    func action(at index: Int) -> Action { actions[index &- base] }
 
     /// The cost of the action at absolute index `index`.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package func cost(at index: Int) -> Int { hasCosts ? costs[index &- base] : 0 }
+    func cost(at index: Int) -> Int { hasCosts ? costs[index &- base] : 0 }
 
     // MARK: Actions
 
     /// Appends an action with its cost at the end.
     ///
     /// - Complexity: O(1) amortized; O(n) once, when the first cost is stated.
-    ///
-    /// A `package` hook for ActionStackArchive.
     @inline(__always)
-    package func append(_ action: consuming Action, cost: Int) {
+    func append(_ action: consuming Action, cost: Int) {
         if cost > 0 && !hasCosts { startKeepingCosts() }
         actions.append(action)
         if hasCosts {
@@ -377,10 +339,8 @@ package final class Side {
     /// appended them, or closed the frame that held them).
     ///
     /// - Complexity: O(1) amortized.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
     @inline(__always)
-    package func appendStep(_ step: consuming Step) {
+    func appendStep(_ step: consuming Step) {
         if isTracking { noteChanged(at: steps.count) }
         steps.append(step)
     }

@@ -11,22 +11,16 @@ import Foundation
 
 /// A node's number: vim's change number. The root of a new tree is 0; every change made outside
 /// undo and redo takes the next number, once.
-///
-/// A `package` hook for ActionStackArchive (the journal's record format, the journal's record maker, the journal's replay).
 package typealias NodeNumber = UInt32
 
 /// What the tree knows of one node apart from the step that leads to it: its parent, when it was
 /// made, and whether it still exists.
-///
-/// A `package` hook for ActionStackArchive.
-package struct NodeRecord {
+struct NodeRecord {
     var number: NodeNumber
     /// The parent's number; ``NodeTable/noParent`` for the root.
     var parent: NodeNumber
     /// When the change was made, as `Date.timeIntervalSinceReferenceDate`.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package var date: Double
+    var date: Double
     var isAlive: Bool
 }
 
@@ -38,11 +32,8 @@ package struct NodeRecord {
 /// `Array`: every change in a tree appends one, and an `Array` in a class's property makes each
 /// append check its uniqueness, keep the class alive around the call that may grow it, and copy
 /// when it grows (about 80 instructions a change), where the ring buffer grows with `realloc`.
-///
-/// A `package` hook for ActionStackArchive (the journal's replay).
-package struct NodeTable: ~Copyable {
-    /// A `package` hook for ActionStackArchive (the journal's replay).
-    package static let noParent = NodeNumber.max
+struct NodeTable: ~Copyable {
+    static let noParent = NodeNumber.max
 
     private var records = RingBuffer<NodeRecord>()
     private var deadCount = 0
@@ -53,10 +44,8 @@ package struct NodeTable: ~Copyable {
     /// Adds a node with a number greater than every other.
     ///
     /// - Complexity: O(1) amortized.
-    ///
-    /// A `package` hook for ActionStackArchive.
     @inline(__always)
-    package mutating func append(_ number: NodeNumber, parent: NodeNumber, date: Double) {
+    mutating func append(_ number: NodeNumber, parent: NodeNumber, date: Double) {
         records.append(NodeRecord(number: number, parent: parent, date: date, isAlive: true))
     }
 
@@ -114,9 +103,7 @@ package struct NodeTable: ~Copyable {
     /// The record of a node that exists.
     ///
     /// - Complexity: O(log n).
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package func record(_ number: NodeNumber) -> NodeRecord? {
+    func record(_ number: NodeNumber) -> NodeRecord? {
         guard let index = index(of: number), records[index].isAlive else { return nil }
         return records[index]
     }
@@ -159,9 +146,7 @@ package struct NodeTable: ~Copyable {
     }
 
     /// Removes every node.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package mutating func removeAll() {
+    mutating func removeAll() {
         records.removeAll()
         deadCount = 0
     }
@@ -217,23 +202,16 @@ extension NodeRecord: BitwiseMovable {}
 ///
 /// Its side holds the steps as the redo stack holds them: the last step leads from the anchor to
 /// the branch's first node, the first step to its deepest node.
-///
-/// A `package` hook for ActionStackArchive (the journal's replay).
-package final class Branch {
+final class Branch {
     /// The steps (a side with no open frame).
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay, the recorder).
-    package let side: Side
+    let side: Side
     /// The node the branch leaves from.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record format, the journal's record maker, the journal's replay).
-    package var anchor: NodeNumber
+    var anchor: NodeNumber
     /// When the branch was last left: the order of ``TreeStore/detachOrder``; the least recently
     /// visited branch has the smallest.
     var tick: UInt64
 
-    /// A `package` hook for ActionStackArchive.
-    package init(side: Side, anchor: NodeNumber, tick: UInt64) {
+    init(side: Side, anchor: NodeNumber, tick: UInt64) {
         self.side = side
         self.anchor = anchor
         self.tick = tick
@@ -252,25 +230,17 @@ package final class Branch {
 /// node down the branch visited last); each closed step carries the number of the node it leads
 /// to. A branch holds steps exactly as the redo stack does, so entering one swaps its storage with
 /// the redo stack's, and leaving one swaps it back: O(1), whatever its length.
-///
-/// A `package` hook for ActionStackArchive (the journal's replay).
-package final class TreeStore {
+final class TreeStore {
     // Stored properties are `@exclusivity(unchecked)`, as the stack's own are (see ActionStack):
     // a dynamic exclusivity check costs about 120 instructions per access, and making a node (every
     // change in a tree) modifies the table.
 
     /// The nodes.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package var table = NodeTable()
+    @exclusivity(unchecked) var table = NodeTable()
     /// The root's number.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    @exclusivity(unchecked) package var root: NodeNumber
+    @exclusivity(unchecked) var root: NodeNumber
     /// The next node number.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker, the journal's replay).
-    @exclusivity(unchecked) package var nextNumber: NodeNumber
+    @exclusivity(unchecked) var nextNumber: NodeNumber
     /// The branches, by the node they leave from.
     @exclusivity(unchecked) var branches: [NodeNumber: [Branch]] = [:]
     /// The branches in the order they were left, oldest first, each with the tick it was left at;
@@ -289,15 +259,12 @@ package final class TreeStore {
     /// The largest number of steps held in branches; 0 for no limit.
     @exclusivity(unchecked) var maximumBranchSteps = 0
     /// The date the last node was made, so that dates never decrease with the numbers.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's replay).
-    @exclusivity(unchecked) package var lastDate: Double
+    @exclusivity(unchecked) var lastDate: Double
     /// Moves through the tree in progress: pruning waits until they end, so that it never takes
     /// a branch the move is about to enter.
     @exclusivity(unchecked) var pruningHolds = 0
 
-    /// A `package` hook for ActionStackArchive.
-    package init(root: NodeNumber, date: Double) {
+    init(root: NodeNumber, date: Double) {
         self.root = root
         self.nextNumber = root &+ 1
         self.lastDate = date
@@ -349,9 +316,7 @@ package final class TreeStore {
     /// Adds `branch` to those that leave from its anchor, as the most recently left.
     ///
     /// - Complexity: O(1) amortized.
-    ///
-    /// A `package` hook for ActionStackArchive.
-    package func add(_ branch: Branch) {
+    func add(_ branch: Branch) {
         branch.tick = nextTick
         nextTick &+= 1
         branches[branch.anchor, default: []].append(branch)
@@ -409,9 +374,7 @@ package final class TreeStore {
     /// (`ActionStack._goesThroughBranchesInReverseOrder`).
     ///
     /// - Complexity: O(b log b) for the b anchors.
-    ///
-    /// A `package` hook for ActionStackArchive (the journal's record maker).
-    package var allBranches: [Branch] { branches.sorted { $0.key < $1.key }.flatMap(\.value) }
+    var allBranches: [Branch] { branches.sorted { $0.key < $1.key }.flatMap(\.value) }
 
     /// Drops every record of ``detachOrder`` and recounts what branches hold (after a pass that
     /// changed them in place).

@@ -7,23 +7,23 @@
 //
 // SPDX-License-Identifier: Apache-2.0
 
-import ActionStackCore
 import Foundation
 
 // Making a recorder's journal records for one watched stack (issue 29): a snapshot of the chains the
 // stack holds, or a delta made from the stack's change log (`StackChangeLog`, see
-// `HistoryChanges.swift`) that costs what changed. The format is described in
-// `JournalRecordFormat.swift`; the replay in `JournalReplay.swift`.
+// `HistoryChanges.swift`) that costs what changed, as values (`RecordedHistory.swift`). The archive
+// module writes them (`JournalRecordFormat.swift`, which describes the format) and replays them
+// (`JournalReplay.swift`).
 
 /// Makes the records of one stack's history, and keeps what the last record said of it.
-final class JournalRecordMaker {
+package final class JournalRecordMaker {
     /// The stack (held weakly: a freed stack is no longer recorded).
-    private(set) weak var stack: ActionStack?
+    package private(set) weak var stack: ActionStack?
     /// The history's changes and this recorder's log of them.
     private let changes: HistoryChanges
     let log: StackChangeLog
     /// The most steps a recovery saves.
-    let maximumSteps: Int
+    package let maximumSteps: Int
     /// The recorder's number for each branch side held, with the side (held, so that an identifier
     /// is never reused while it names a branch).
     private var branchIDs: [ObjectIdentifier: (side: Side, id: Int)] = [:]
@@ -42,9 +42,9 @@ final class JournalRecordMaker {
     /// snapshot, so that it holds about what one snapshot does.
     private var encodedCommands: [UInt32: (count: Int, bytes: Data)] = [:]
     /// How many steps a snapshot took encoded from an earlier record (a test reads it).
-    private(set) var reusedEncodings = 0
+    package private(set) var reusedEncodings = 0
 
-    init(stack: ActionStack, maximumSteps: Int) {
+    package init(stack: ActionStack, maximumSteps: Int) {
         self.stack = stack
         self.maximumSteps = maximumSteps
         changes = stack.history.startTrackingChanges()
@@ -54,7 +54,7 @@ final class JournalRecordMaker {
 
     /// Stops tracking the stack's changes for this recorder (and altogether when no other recorder
     /// watches it).
-    func stop() {
+    package func stop() {
         changes.remove(log)
         if let stack, stack.history.changes === changes, !changes.hasLogs { stack.history.stopTrackingChanges() }
     }
@@ -62,7 +62,7 @@ final class JournalRecordMaker {
     /// Whether the history may have changed since the last record.
     ///
     /// - Complexity: O(1).
-    var mayHaveChanged: Bool {
+    package var mayHaveChanged: Bool {
         guard let stack else { return false }
         return log.hasChanges || changes.mayBeDue(stack.history.states)
     }
@@ -70,14 +70,17 @@ final class JournalRecordMaker {
     /// Whether the stack holds a whole history to record: no group open, no asynchronous operation
     /// in progress or waiting, no broken step (``ActionStack/savedHistory(maximumSteps:)`` would
     /// not refuse).
-    var isReady: Bool {
+    package var isReady: Bool {
         guard let stack else { return false }
-        return stack.holdsWholeHistory
+        if stack.steps.refusesHistoryMoves || stack.steps.inFlight != nil || stack.steps.queue.pendingCount > 0 {
+            return false
+        }
+        return stack.undoSide.frames.isEmpty
     }
 
     /// Gathers the history's changes into the log, after sweeping freed targets and rebasing the
     /// steps on remote changes as a save does (both are changes the log sees).
-    func gather() {
+    package func gather() {
         guard let stack else { return }
         stack.enterCall()
         stack.history.sweepFreedTargets()
@@ -89,14 +92,14 @@ final class JournalRecordMaker {
     }
 
     /// Whether only a snapshot can describe what the log holds.
-    var needsSnapshot: Bool { log.needsSnapshot || lastCurrent == nil }
+    package var needsSnapshot: Bool { log.needsSnapshot || lastCurrent == nil }
 
     /// The snapshot of the history as the stack holds it. The steps that have not changed since
     /// the last record bring their commands encoded as that record's encoding left them.
     ///
     /// - Complexity: O(n) for the n actions held (only the commands of the steps changed since the
     ///   last record are encoded; the others' encodings are copied).
-    func snapshot() -> JournalHistoryRecord? {
+    package func snapshot() -> JournalHistoryRecord? {
         guard let stack else { return nil }
         let history = stack.history
         // Below which position each side's steps are those of the last record (nothing is reused
@@ -143,7 +146,7 @@ final class JournalRecordMaker {
     /// What changed since the last record, from the log; nil when only a snapshot describes it.
     ///
     /// - Complexity: O(c + b) for the c actions changed and b branch changes.
-    func delta() -> JournalHistoryRecord? {
+    package func delta() -> JournalHistoryRecord? {
         guard let stack, !needsSnapshot else { return nil }
         let history = stack.history
         var record = JournalHistoryRecord()
@@ -191,7 +194,7 @@ final class JournalRecordMaker {
 
     /// The record was appended: what it said is now what the journal holds, and its steps'
     /// encoded commands are kept (a snapshot's replace those kept).
-    func recorded(_ record: JournalHistoryRecord, isSnapshot: Bool) {
+    package func recorded(_ record: JournalHistoryRecord, isSnapshot: Bool) {
         if isSnapshot { encodedCommands.removeAll(keepingCapacity: true) }
         for step in record.steps {
             guard let encoded = step.encodedCommands, !step.isPartial, !step.holdsClosure else {
@@ -205,7 +208,7 @@ final class JournalRecordMaker {
     }
 
     /// The record was appended (one that changed nothing of the steps).
-    func recorded() {
+    package func recorded() {
         guard let stack else { return }
         let history = stack.history
         lastCurrent = history.states.current
@@ -217,7 +220,7 @@ final class JournalRecordMaker {
     }
 
     /// The record could not be appended: the next one is a snapshot.
-    func failed() {
+    package func failed() {
         lastCurrent = nil
         encodedCommands.removeAll()
         log.reset()
