@@ -24,4 +24,10 @@ if [ "$output" != "$expected" ]; then
   printf '%s\n' "$expected" >&2
   exit 1
 fi
-echo "client package: builds beside ActionStack with targets named board and BoardModel, and runs"
+core=$("$(swift build --package-path Tests/ClientPackage --scratch-path "$scratch" --show-bin-path)/core-only")
+printf '%s\n' "$core"
+if [ "$core" != "6 Undo Add 3 3" ]; then
+  echo "error: the client of ActionStackCore alone printed something else; expected: 6 Undo Add 3 3" >&2
+  exit 1
+fi
+echo "client package: builds beside ActionStack with targets named board and BoardModel, and runs; a target that links ActionStackCore alone saves and restores a history"

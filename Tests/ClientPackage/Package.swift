@@ -26,5 +26,8 @@ let package = Package(
         .target(name: "BoardModel", dependencies: [.product(name: "ActionStack", package: "ActionStack")]),
         .executableTarget(
             name: "board", dependencies: ["BoardModel", .product(name: "ActionStack", package: "ActionStack")]),
+        // A client that links the core only (the ActionStackCore product).
+        .executableTarget(
+            name: "core-only", dependencies: [.product(name: "ActionStackCore", package: "ActionStack")]),
     ]
 )
