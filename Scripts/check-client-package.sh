@@ -30,4 +30,10 @@ if [ "$core" != "6 Undo Add 3 3" ]; then
   echo "error: the client of ActionStackCore alone printed something else; expected: 6 Undo Add 3 3" >&2
   exit 1
 fi
-echo "client package: builds beside ActionStack with targets named board and BoardModel, and runs; a target that links ActionStackCore alone saves and restores a history"
+mixed=$("$(swift build --package-path Tests/ClientPackage --scratch-path "$scratch" --show-bin-path)/mixed")
+printf '%s\n' "$mixed"
+if [ "$mixed" != "true true 1 1 Undo Add 1" ]; then
+  echo "error: the client that mixes ActionStackCore and ActionStack printed something else; expected: true true 1 1 Undo Add 1" >&2
+  exit 1
+fi
+echo "client package: builds beside ActionStack with targets named board and BoardModel, and runs; a target that links ActionStackCore alone saves and restores a history; a module of each product passes the other the same stack and saved history"

@@ -29,5 +29,10 @@ let package = Package(
         // A client that links the core only (the ActionStackCore product).
         .executableTarget(
             name: "core-only", dependencies: [.product(name: "ActionStackCore", package: "ActionStack")]),
+        // A module that links ActionStackCore alone, used by a module that imports ActionStack: the
+        // two products give the same types.
+        .target(name: "CoreCounter", dependencies: [.product(name: "ActionStackCore", package: "ActionStack")]),
+        .executableTarget(
+            name: "mixed", dependencies: ["CoreCounter", .product(name: "ActionStack", package: "ActionStack")]),
     ]
 )
