@@ -12,8 +12,8 @@
 #
 # Usage: Scripts/fuzz-history-archive.sh [SECONDS=60] [extra libFuzzer flags...]
 #
-# Builds Fuzz/HistoryArchiveFuzzer and the library's two modules (ActionStackCore, then
-# ActionStackArchive) with `swiftc -sanitize=fuzzer,address` (rebuilt only when a source is newer
+# Builds Fuzz/HistoryArchiveFuzzer and the library's two modules with code (ActionStackCore, then
+# ActionStackArchive; the umbrella ActionStack only re-exports them) with `swiftc -sanitize=fuzzer,address` (rebuilt only when a source is newer
 # than the binary), then runs it for SECONDS over the committed seeds (Fuzz/corpus/history-archive,
 # never modified), with the format's words as a dictionary (Fuzz/history-archive.dict), and a work
 # corpus in .build/fuzz/corpus that keeps what earlier runs found. Fails on a crash, a sanitizer
@@ -31,7 +31,8 @@ build=.build/fuzz
 binary=$build/history-archive-fuzzer
 mkdir -p "$build/corpus" "$build/artifacts"
 
-# The library is two modules (ActionStackCore, and ActionStackArchive, which imports it), built here
+# The library's code is in two modules (ActionStackCore, and ActionStackArchive, which imports it;
+# the umbrella ActionStack only re-exports them and is not needed here), built here
 # as the package builds them: each module with whole-module optimization into one object and its
 # .swiftmodule, then the fuzzer, a third module that imports both, linked with the two objects.
 modules=$build/modules

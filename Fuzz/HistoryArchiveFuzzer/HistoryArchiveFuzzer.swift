@@ -8,7 +8,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // The libFuzzer target for the history archive's reader. Scripts/fuzz-history-archive.sh compiles
-// it as a module of its own that imports the library's two modules (built by the script too), all
+// it as a module of its own that imports the library's two modules with code, ActionStackCore and
+// ActionStackArchive (built by the script too; the umbrella only re-exports them), all
 // with `-sanitize=fuzzer,address`.
 //
 // For each input it checks what the reader promises: it reads into histories that validate and
