@@ -188,9 +188,11 @@ final class AJWorld {
     /// closes the group, empties the queue, or discards or retries the broken step."
     /// (HistoryRecorder). And a registration from another task while an operation awaits "is a
     /// step of its own" (Undoing through a server).
-    @Test(arguments: ["undo", "redo", "jump"])
-    func anAwaitedMoveIsRecordedOnceItSettlesWithTheChangesMadeMeanwhile(_ move: String) async throws {
-        let world = try AJWorld()
+    @Test(arguments: ["undo", "redo", "jump"], [ActionStack.HistoryShape.linear, .tree])
+    func anAwaitedMoveIsRecordedOnceItSettlesWithTheChangesMadeMeanwhile(
+        _ move: String, shape: ActionStack.HistoryShape
+    ) async throws {
+        let world = try AJWorld(shape: shape)
         defer { world.tearDown() }
         let stack = world.stack
         world.asyncStep([("a", 1)], named: "One")
@@ -496,6 +498,34 @@ final class AJWorld {
         try world.expectRecoveryIsTheLiveSave("after the reset and the undo")
     }
 
+    /// "A record that cannot be written (a full disk) changes no stack: the recorder reports it
+    /// (onError) and tries again at the next change, with a snapshot." Here the record is the one
+    /// an awaited undo makes when it settles.
+    @Test func aRecordThatCannotBeWrittenWhenAnUndoSettlesIsMadeUpAtTheNextChange() async throws {
+        let world = try AJWorld()
+        defer { world.tearDown() }
+        let stack = world.stack
+        world.asyncStep([("a", 1)], named: "One")
+        world.asyncStep([("b", 1)], named: "Two")
+        let gate = Gate()
+        AJGates.gates["b"] = gate
+        world.revision += 1
+        let task = Task { @MainActor in try await stack.performUndo() }
+        await settle(until: { gate.waitingCount == 1 })
+        try FileManager.default.removeItem(at: world.directory)
+        var errors = 0
+        world.recorder.onError = { _ in errors += 1 }
+        gate.openForGood()
+        #expect(try await task.value)
+        await settle(until: { world.isIdle })
+        #expect(errors == 1 && world.recorder.lastError != nil)
+        #expect(world["b"].value == 0 && stack.redoCount == 1, "the failure changed no stack")
+        try FileManager.default.createDirectory(at: world.directory, withIntermediateDirectories: true)
+        world.syncStep("c", to: 1, named: "Three")
+        #expect(world.recorder.lastError == nil)
+        try world.expectRecoveryIsTheLiveSave("after the next change")
+    }
+
     // MARK: Jumps that stop early
 
     /// "if one fails, the jump stops at the last position it reached, which is where the stack
@@ -597,6 +627,60 @@ final class AJWorld {
         try world.expectRecoveryIsTheLiveSave("after the discard")
     }
 
+    /// A broken redo in a branching history, a change recorded while it is broken (which, in a
+    /// tree, keeps the redo side as a branch), then the discard: "the step leaves the history".
+    @Test(arguments: [ActionStack.HistoryShape.linear, .tree])
+    func aBrokenRedoDiscardedAfterAChangeIsRecordedAsTheLiveSave(shape: ActionStack.HistoryShape) async throws {
+        let world = try AJWorld(shape: shape)
+        defer { world.tearDown() }
+        let stack = world.stack
+        world.asyncStep([("c", 1)], named: "C")
+        world.asyncStep([("a", 1), ("b", 1)], named: "Both")
+        world.revision += 1
+        try await stack.performUndo()
+        let count = world.recorder.recordCount
+        // The redo runs a's action, then b's (refused); rolling a back is refused too.
+        world["a"].refused = [0]
+        world["b"].refused = [1]
+        world.revision += 1
+        await #expect(throws: ActionStack.OperationError.self) { try await stack.performRedo() }
+        let broken = try #require(stack.brokenStep)
+        #expect(!broken.isUndo)
+        world.syncStep("c", to: 5, named: "While broken")
+        #expect(world.recorder.recordCount == count)
+        stack.discardBrokenStep()
+        #expect(world.recorder.recordCount > count)
+        try world.expectRecoveryIsTheLiveSave("after the discard")
+        world.syncStep("c", to: 6, named: "After")
+        try world.expectRecoveryIsTheLiveSave("after a change")
+    }
+
+    /// removeAllActions() on a broken stack: "both stacks are empty, and a broken step goes too";
+    /// the recorder writes a snapshot for a removal, and the stack is empty again for a restore.
+    @Test func aRemovalOfABrokenHistoryIsRecordedAndARestoreFollows() async throws {
+        let world = try AJWorld()
+        defer { world.tearDown() }
+        let stack = world.stack
+        world.asyncStep([("a", 1), ("b", 1)], named: "Both")
+        let saved = try stack.savedHistory()
+        let count = world.recorder.recordCount
+        world["a"].refused = [0]
+        world["b"].refused = [1]
+        world.revision += 1
+        await #expect(throws: ActionStack.OperationError.self) { try await stack.performUndo() }
+        #expect(stack.brokenStep != nil)
+        stack.removeAllActions()
+        #expect(stack.brokenStep == nil && stack.undoCount == 0)
+        #expect(world.recorder.recordCount == count + 1)
+        try world.expectRecoveryIsTheLiveSave("after the removal")
+        world["a"].refused = []
+        world["b"].refused = []
+        world.revision += 1
+        let report = try stack.restoreHistory(saved) { world.boxes[$0] }
+        #expect(report.restoredSteps == 1)
+        try world.expectRecoveryIsTheLiveSave("after the restore")
+    }
+
     // MARK: Asynchronous groups
 
     /// "changes other tasks record while it awaits are steps of their own (its step goes on top of
@@ -643,6 +727,67 @@ final class AJWorld {
         #expect(world.recorder.recordCount > count)
         try world.expectRecoveryIsTheLiveSave("after the group")
         #expect(stack.lastMisuse == nil)
+    }
+
+    /// An asynchronous group in a branching history: the steps other tasks record while it awaits
+    /// keep the redo side as a branch, and "its step goes on top of them when it closes".
+    @Test(arguments: [false, true])
+    func anAsyncGroupInATreeIsRecordedAsTheLiveSave(throwing: Bool) async throws {
+        struct Stop: Error {}
+        let world = try AJWorld(shape: .tree)
+        defer { world.tearDown() }
+        let stack = world.stack
+        world.asyncStep([("c", 1)], named: "One")
+        world.asyncStep([("c", 2)], named: "Two")
+        world.revision += 1
+        try await stack.performUndo()
+        let count = world.recorder.recordCount
+        let gate = Gate()
+        let a = world["a"]
+        world.revision += 1
+        let task = Task { @MainActor in
+            try await stack.asyncGroup(named: "Group") {
+                stack.registerAsyncUndo(AJAsyncSet(value: a.value), on: a, key: "a")
+                a.value = 1
+                await gate.pass()
+                if throwing { throw Stop() }
+            }
+        }
+        await settle(until: { gate.waitingCount == 1 })
+        world.syncStep("b", to: 3, named: "Meanwhile")
+        #expect(world.recorder.recordCount == count)
+        gate.openForGood()
+        _ = await task.result
+        await settle(until: { world.isIdle })
+        #expect(world.recorder.recordCount > count)
+        try world.expectRecoveryIsTheLiveSave("after the group")
+    }
+
+    /// A throwing asynchronous group whose rollback fails: "If the rollback cannot undo everything
+    /// (..., an inverse that throws), the document is in a new state, never clean." No step is
+    /// left, and the record says the clean state is gone.
+    @Test func aThrowingAsyncGroupWhoseRollbackFailsRecordsNoCleanState() async throws {
+        struct Stop: Error {}
+        let world = try AJWorld()
+        defer { world.tearDown() }
+        let stack = world.stack
+        world.asyncStep([("c", 1)], named: "One")
+        stack.markClean()
+        let a = world["a"]
+        a.refused = [0]
+        world.revision += 1
+        await #expect(throws: Stop.self) {
+            try await stack.asyncGroup(named: "Group") {
+                stack.registerAsyncUndo(AJAsyncSet(value: a.value), on: a, key: "a")
+                a.value = 1
+                throw Stop()
+            }
+        }
+        await settle(until: { world.isIdle })
+        #expect(stack.brokenStep == nil)
+        #expect(!stack.isClean)
+        #expect(stack.undoMenuItemTitle == "Undo One")
+        try world.expectRecoveryIsTheLiveSave("after the failed rollback")
     }
 
     /// restoreHistory: "Empty means: ... no asynchronous operation in progress or waiting. ...
