@@ -274,7 +274,9 @@ extension ActionStack {
     /// - Returns: The history, for ``HistoryArchive``.
     /// - Throws: ``HistoryPersistenceError/groupIsOpen`` while a group is open,
     ///   ``HistoryPersistenceError/busy`` while an asynchronous operation is in progress or waiting
-    ///   or a step is broken (see ``brokenStep``),
+    ///   or a step is broken (see ``brokenStep``); `busy` when both apply. An asynchronous group
+    ///   whose body is running is an asynchronous operation in progress: `busy` (its group is on a
+    ///   side of its own, not open on the undo stack).
     ///   ``HistoryPersistenceError/misuse(_:)``.
     /// - Complexity: O(n + s log s) for the n actions and s steps held.
     public func savedHistory(maximumSteps: Int = .max) throws(HistoryPersistenceError) -> SavedHistory {

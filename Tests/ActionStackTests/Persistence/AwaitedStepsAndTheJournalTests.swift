@@ -232,6 +232,32 @@ final class AJWorld {
         #expect(stack.lastMisuse == nil)
     }
 
+    /// "busy ... which wins when both apply" (SavingTheHistory, savedHistory's Throws): another
+    /// task opens a group on the undo stack while an awaited undo holds the turn.
+    @Test func busyWinsOverAGroupOpenedWhileAnUndoRuns() async throws {
+        let world = try AJWorld()
+        defer { world.tearDown() }
+        let stack = world.stack
+        world.asyncStep([("a", 1)], named: "One")
+        world.asyncStep([("b", 1)], named: "Two")
+        let gate = Gate()
+        AJGates.gates["b"] = gate
+        world.revision += 1
+        let task = Task { @MainActor in try await stack.performUndo() }
+        await settle(until: { gate.waitingCount == 1 })
+        stack.beginUndoGrouping()
+        #expect(stack.groupingLevel == 1)
+        #expect(throws: ActionStack.HistoryPersistenceError.busy) { try stack.savedHistory() }
+        gate.openForGood()
+        _ = try await task.value
+        await settle(until: { world.isIdle })
+        // The operation is over; the group is still open: now the open group is the reason.
+        #expect(throws: ActionStack.HistoryPersistenceError.groupIsOpen) { try stack.savedHistory() }
+        stack.endUndoGrouping()
+        try world.expectRecoveryIsTheLiveSave("after the group closed")
+        #expect(stack.lastMisuse == nil)
+    }
+
     /// "If action k throws: ... the step stays where it was ... When the rollback restores
     /// everything, the document is as it was, and so is isClean." A call "that changes no history
     /// ... appends nothing" (Saving the History).
@@ -709,7 +735,9 @@ final class AJWorld {
             }
         }
         await settle(until: { gate.waitingCount == 1 })
-        #expect(throws: ActionStack.HistoryPersistenceError.self) { try stack.savedHistory() }
+        // "An asynchronous group whose body is running is an asynchronous operation in progress:
+        // busy (its group is on a side of its own, not open on the undo stack)" (savedHistory).
+        #expect(throws: ActionStack.HistoryPersistenceError.busy) { try stack.savedHistory() }
         world.syncStep("b", to: 3, named: "Meanwhile 1")
         world.syncStep("c", to: 4, named: "Meanwhile 2")
         #expect(world.recorder.recordCount == count, "nothing is recorded while the group holds the turn")
