@@ -111,7 +111,7 @@ extension ActionStack {
         defer { leaveCall() }
         history.endCoalescing()
         let run = StepInFlight(recordingFrom: history.states.current, serialMark: history.nextStepSerial)
-        history.openFrame(on: run.built)
+        history.openBuiltStep(on: run.built, from: history.states.current, carrying: nil)
         carryOut(steps.begin(run))
         return run
     }

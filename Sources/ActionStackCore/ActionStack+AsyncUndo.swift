@@ -715,14 +715,16 @@ extension ActionStack {
             serialMark: history.nextStepSerial, pending: pending, chainID: chainID)
         carryOut(steps.begin(step))
         // Opened after the will-notification, as a synchronous undo opens it: its observers read
-        // the grouping level 0.
-        history.openFrame(on: step.built)
+        // the grouping level 0. It carries a copy of the step's metadata (the step stays on its
+        // side while it runs), without what belongs to the step performed.
+        var carried: StepMetadata?
         if let metadata = newest.metadata {
             let copy = metadata.copy()
             copy.holdsAsyncActions = false
             copy.unseenChanges = []
-            if !copy.isEmpty { step.built.setFrameMetadata(copy) }
+            if !copy.isEmpty { carried = copy }
         }
+        history.openBuiltStep(on: step.built, from: history.states.current, carrying: carried)
         steps.actionsStarted()
         return .success(step)
     }
@@ -845,7 +847,7 @@ extension ActionStack {
         if !run.removedAll {
             history.finishAwaited(
                 run, builtCount: builtCount, builtMetadata: builtMetadata,
-                keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled, maximumCost: maximumCost,
+                keepsEmptyRedoStep: keepsEmptyRedoSteps, maximumCost: maximumCost,
                 restructuringAllowed: mayRestructure)
         }
         history.emptySide(built)
@@ -860,19 +862,14 @@ extension ActionStack {
     }
 
     /// Closes what the handlers (or a group's body) left open in the step being built, then the
-    /// step itself; returns how many actions it holds and its metadata. Empties the rollback's bin.
+    /// step itself (``History/closeBuiltStep(on:)``); returns how many actions it holds and its
+    /// metadata (none when `removeAllActions()` abandoned its frames meanwhile). Empties the
+    /// rollback's bin.
     func closeBuiltStep(of run: StepInFlight) -> (count: Int, metadata: StepMetadata?) {
         let built = run.built
-        while built.frames.count > 1 { history.closeNestedFrame(of: built) }
-        var count = 0
-        var metadata: StepMetadata?
-        if !built.frames.isEmpty {
-            let closed = built.closeOutermostFrame()
-            count = built.end - closed.frame.start
-            metadata = closed.metadata
-        }
+        let closed = built.frames.isEmpty ? (0, nil) : history.closeBuiltStep(on: built)
         history.emptySide(run.bin)
-        return (count, metadata)
+        return closed
     }
 
     /// An action failed: the step stays; the failure is told.

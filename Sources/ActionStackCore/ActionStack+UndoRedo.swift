@@ -127,6 +127,14 @@ extension ActionStack {
         return false
     }
 
+    /// Whether a redo whose handlers built nothing leaves a do-nothing step in its place, as
+    /// Foundation's does: it builds that step with `beginUndoGrouping()` and `endUndoGrouping()`,
+    /// which keep an empty group (unless ``dropsEmptyGroups`` is on) and do nothing while
+    /// registration is disabled. (A rollback's own disable is never in the count here: a rollback
+    /// refuses redo, and one run by a handler of a redo has ended before the handler returns.)
+    @inline(__always)
+    var keepsEmptyRedoSteps: Bool { !dropsEmptyGroups && registration.isEnabled }
+
     /// Which group of a side ``perform(_:from:to:group:)`` performs.
     enum NewestGroup {
         /// The newest closed step.
@@ -168,7 +176,7 @@ extension ActionStack {
 
         // Close what the handlers left open inside the built group, then the built group itself,
         // silently.
-        let (builtCount, builtMetadata) = history.closeBuiltFrame(on: destination, of: detached)
+        let (builtCount, builtMetadata) = history.closeBuiltStep(on: destination)
 
         if ran == 0 && count > 0 && !postsNotifications {
             // Every target was freed: the step was dead. Nothing ran, nothing was built or told.
@@ -176,15 +184,14 @@ extension ActionStack {
             if history.tree != nil { history.nodeVanished(detached.node) }
             return false
         }
-        // Foundation keeps the step a redo builds even when its handlers registered nothing, but
-        // only while registration is enabled: it builds that step with beginUndoGrouping() and
-        // endUndoGrouping(), which do nothing while it is disabled. (A rollback's own disable is
-        // never in the count here: a rollback refuses redo, and one run by a handler of this redo
-        // has ended before the handler returns.)
-        history.finishPerformed(
-            detached, undoing: undoing, everyActionRan: ran == count, builtCount: builtCount,
-            builtMetadata: consume builtMetadata, on: destination, stateBefore: stateBefore,
-            keepsEmptyRedoStep: !dropsEmptyGroups && registration.isEnabled)
+        // Settles as an awaited step does, with nothing else having happened meanwhile: the
+        // built step's actions are on `destination` already.
+        history.settle(
+            undoing: undoing, low: detached.low, high: detached.high, node: detached.node,
+            departure: history.states.current, stateBefore: stateBefore, everyActionRan: ran == count,
+            builtCount: builtCount, builtMetadata: consume builtMetadata, sawNewChange: false, serialMark: 0,
+            keepsEmptyRedoStep: keepsEmptyRedoSteps
+        ) { destination.appendStep($0) }
         if !undoing { trimAfterRedo() }
         carryOut(steps.finishedSynchronous(direction), discardable: detached.isDiscardable)
         return true

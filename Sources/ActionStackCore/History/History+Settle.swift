@@ -8,64 +8,91 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // How a performed step settles in the history (issue 31): the one place that says where the
-// document arrives and what takes the step's place, for a synchronous undo or redo
-// (`finishPerformed`, run to the end without awaiting), for an awaited one (`finishAwaited`,
-// which other tasks' changes may have overtaken while it awaited), and for the step an
-// asynchronous group recorded (`finishRecorded`). The step machine
-// (`StepMachine`) decides what is told and who runs next; the history decides what the history
-// becomes.
+// document arrives and what takes the step's place. A synchronous undo or redo and an awaited one
+// settle through the same rule (`settle`): the synchronous one ran with nothing else happening,
+// the awaited one while other tasks' changes may have overtaken it (`finishAwaited` takes it out
+// of its side first, and ends the redo future after). The step an asynchronous group recorded
+// settles by `finishRecorded`. The step machine (`StepMachine`) decides what is told and who runs
+// next; the history decides what the history becomes.
 
 extension History {
-    /// An undo (`undoing`) or a redo of `detached` ran: the document moves to where the step leads
-    /// (a new state when not `everyActionRan`, or when it was not where the step begins), and the
-    /// step the handlers built (`builtCount` actions, with `builtMetadata`) takes its place on `destination`, leading back to
-    /// `stateBefore`, with its node. A redo whose handlers built nothing leaves a do-nothing step
-    /// when `keepsEmptyRedoStep`; otherwise a step that built nothing is gone, and so is its node.
+    /// An undo (`undoing`) or a redo of a step leading from `low` to `high` ran, from the state
+    /// `departure`: the document arrives where the step leads (a new state when not
+    /// `everyActionRan`, or when it did not depart from where the step begins), and the step the
+    /// handlers built (`builtCount` actions, with `builtMetadata`) takes its place on the other
+    /// side, leading back to `stateBefore`, with its `node` (nil: `removeAllActions(withTarget:)`
+    /// took the step while it ran). `place` puts it there (the built actions are already on the
+    /// side, or moved onto it).
     ///
-    /// - Complexity: O(1) (O(b log n) in a tree whose node vanishes with b branches).
+    /// A redo whose handlers built nothing leaves a do-nothing step when `keepsEmptyRedoStep`, and
+    /// the step was not taken; otherwise a step that built nothing is gone, and so is its node.
+    /// When other tasks recorded changes while the step ran (`sawNewChange`, only for an awaited
+    /// step), those changes now lead from where it arrived (the first made after `serialMark`),
+    /// and an undo's built step is kept only as a branch of a tree (the redo future ends).
+    ///
+    /// Returns whether a step was placed. The synchronous core's path: inlined, so that the
+    /// synchronous caller's constants (`sawNewChange` false, a node) fold away.
+    ///
+    /// - Complexity: O(1) plus `place` (O(b log n) in a tree whose node vanishes with b branches;
+    ///   O(k) for the k do-nothing steps other tasks recorded meanwhile).
     @inline(__always)
-    func finishPerformed(
-        _ detached: DetachedStep,
+    @discardableResult
+    func settle(
         undoing: Bool,
+        low: StateID,
+        high: StateID,
+        node: NodeNumber?,
+        departure: StateID,
+        stateBefore: StateID,
         everyActionRan: Bool,
         builtCount: Int,
         builtMetadata: consuming StepMetadata?,
-        on destination: Side,
-        stateBefore: StateID,
-        keepsEmptyRedoStep: @autoclosure () -> Bool
-    ) {
+        sawNewChange: Bool,
+        serialMark: UInt32,
+        keepsEmptyRedoStep: @autoclosure () -> Bool,
+        place: (Step) -> Void
+    ) -> Bool {
         let stateAfter =
             undoing
-            ? states.destination(from: detached.high, to: detached.low, everyActionRan: everyActionRan)
-            : states.destination(from: detached.low, to: detached.high, everyActionRan: everyActionRan)
-        states.move(to: stateAfter)
-        if builtCount > 0 {
-            destination.appendStep(
+            ? states.arrival(startingFrom: departure, from: high, to: low, everyActionRan: everyActionRan)
+            : states.arrival(startingFrom: departure, from: low, to: high, everyActionRan: everyActionRan)
+        if sawNewChange {
+            relinkNewChanges(after: serialMark, to: stateAfter)
+        } else {
+            states.move(to: stateAfter)
+        }
+        // With other tasks' changes on top, an undo's redo future ends: its built step stays only
+        // as the start of a branch.
+        if builtCount > 0 && (!undoing || !sawNewChange || tree != nil) {
+            place(
                 makeStep(
                     count: builtCount,
                     metadata: consume builtMetadata,
                     low: undoing ? stateAfter : stateBefore,
                     high: undoing ? stateBefore : stateAfter,
-                    node: detached.node
+                    node: node ?? 0
                 )
             )
-        } else if !undoing && keepsEmptyRedoStep() {
-            destination.appendStep(
-                makeStep(
-                    count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: detached.node))
-        } else if tree != nil {
-            // Nothing was built: the node the step led to is gone from the history.
-            nodeVanished(detached.node)
+            return true
         }
+        if !undoing && builtCount == 0, let node, keepsEmptyRedoStep() {
+            // A step the redo's handlers left empty does nothing: it leads from where it ends.
+            place(makeStep(count: 0, metadata: consume builtMetadata, low: stateAfter, high: stateAfter, node: node))
+            return true
+        }
+        if tree != nil, let node {
+            // Nothing was built: the node the step led to is gone from the history.
+            nodeVanished(node)
+        }
+        return false
     }
 
     /// An awaited undo or redo of `run` succeeded (the step machine is settling it): the step
-    /// leaves its side and the step its handlers built (`builtCount` actions, with
-    /// `builtMetadata`) takes its place on the other, leading back to where the operation started;
-    /// the remote changes reported meanwhile go below it; changes other tasks recorded meanwhile
-    /// stay on top, now leading from where the operation arrived, and end the redo future. A redo
-    /// whose handlers built nothing leaves a do-nothing step when `keepsEmptyRedoStep`, unless
-    /// `removeAllActions(withTarget:)` took the step meanwhile.
+    /// leaves its side (the remote changes reported meanwhile go below it) and settles as a
+    /// synchronous one does (``settle(undoing:low:high:node:departure:stateBefore:everyActionRan:builtCount:builtMetadata:sawNewChange:serialMark:keepsEmptyRedoStep:place:)``),
+    /// from where the operation started: changes other tasks recorded meanwhile stay on top, now
+    /// leading from where the operation arrived, and end the redo future. A redo's step goes below
+    /// them.
     ///
     /// `maximumCost` and `restructuringAllowed` are the stack's, for pruning the branch the redo
     /// future may become.
@@ -81,45 +108,29 @@ extension History {
         let built = run.built
         let source = undoing ? undoSide : redoSide
         let found = source.locateStep(serial: run.serial)
-        let node = found.map { source.steps[$0.position].node } ?? 0
-        // Gone when `removeAllActions(withTarget:)` took its every action meanwhile: no do-nothing
+        // Nil when `removeAllActions(withTarget:)` took its every action meanwhile: no do-nothing
         // step stands in for it.
-        let stepVanished = found == nil
+        let node = found.map { source.steps[$0.position].node }
         // The remote changes reported meanwhile, as they read once the step ran, go below it.
         if remote != nil, let found, !run.carriedBelow.isEmpty, !run.sawNewChange {
             deliver(run.carriedBelow, pastStepAt: found.position, of: source)
         }
         removeStep(serial: run.serial, from: source, passingUnseenChanges: false)
-        let everyActionRan = !run.skippedAny && run.ranges.allSatisfy(\.ran)
-        // Measured from the state the operation started in: a new change from another task has
-        // moved the document on since, and goes on top of where the operation arrives.
-        let (from, to) = undoing ? (run.high, run.low) : (run.low, run.high)
-        let stateAfter = states.arrival(
-            startingFrom: run.stateBefore, from: from, to: to, everyActionRan: everyActionRan)
-        if run.sawNewChange {
-            relinkNewChanges(after: run.serialMark, to: stateAfter)
-        } else {
-            states.move(to: stateAfter)
-        }
-        let low = undoing ? stateAfter : run.stateBefore
-        let high = undoing ? run.stateBefore : stateAfter
-        if undoing {
-            // A branching history keeps the step as the start of a branch, even when other tasks'
-            // changes came in.
-            if (!run.sawNewChange || tree != nil) && builtCount > 0 {
+        let placed = settle(
+            undoing: undoing, low: run.low, high: run.high, node: node, departure: run.stateBefore,
+            stateBefore: run.stateBefore, everyActionRan: !run.skippedAny && run.ranges.allSatisfy(\.ran),
+            builtCount: builtCount, builtMetadata: builtMetadata, sawNewChange: run.sawNewChange,
+            serialMark: run.serialMark, keepsEmptyRedoStep: keepsEmptyRedoStep
+        ) { step in
+            if undoing {
                 redoSide.appendActions(movedFrom: built)
-                redoSide.appendStep(
-                    makeStep(count: builtCount, metadata: builtMetadata, low: low, high: high, node: node))
+                redoSide.appendStep(step)
+            } else {
+                // Below the changes other tasks recorded meanwhile.
+                placeStep(step, movedFrom: built, onto: undoSide, at: undoSide.firstStep(madeAfter: run.serialMark))
             }
-        } else if builtCount > 0 || (keepsEmptyRedoStep && !stepVanished) {
-            // A step the redo's handlers left empty does nothing: it leads from where it ends.
-            let (stepLow, stepHigh) = builtCount > 0 ? (low, high) : (stateAfter, stateAfter)
-            let above = undoSide.firstStep(madeAfter: run.serialMark)
-            placeStep(
-                makeStep(count: builtCount, metadata: builtMetadata, low: stepLow, high: stepHigh, node: node),
-                movedFrom: built, onto: undoSide, at: above)
-            deferTrim()
         }
+        if placed && !undoing { deferTrim() }
         endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
         // A step that built nothing leaves its node behind; other tasks' changes made meanwhile
         // were made on the node the document was at then, and now follow where it arrived: the

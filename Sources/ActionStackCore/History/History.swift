@@ -374,25 +374,35 @@ extension History {
         // The undo side's top changes (its newest step leaves, or a step is built on it): nothing
         // older can be continued.
         coalescer.clear()
-        let builtStart = destination.end
         let discardable = metadata?.isDiscardable ?? false
-        destination.openFrame(Frame(start: builtStart, low: stateBefore, id: nextFrameID), carrying: consume metadata)
-        nextFrameID &+= 1
-        return DetachedStep(
-            count: count, low: low, high: high, node: node, builtStart: builtStart, isDiscardable: discardable)
+        openBuiltStep(on: destination, from: stateBefore, carrying: consume metadata)
+        return DetachedStep(count: count, low: low, high: high, node: node, isDiscardable: discardable)
     }
 
-    /// Closes what the handlers left open inside the step built on `destination`, then the built
-    /// step's own frame, silently; returns how many actions it holds and its metadata.
+    /// Opens the step an undo or redo builds (frame 0 of `side`), from `state`, carrying the
+    /// `metadata` of the step performed; or the one an asynchronous group records (no metadata).
+    /// The one open of a built step: a synchronous undo or redo builds it on the other side, an
+    /// awaited one and an asynchronous group on a side of their own. (Nothing older can be
+    /// continued: the caller ended coalescing.)
     ///
-    /// - Complexity: O(f) for the f frames the handlers left open.
+    /// - Complexity: O(1).
     @inline(__always)
-    func closeBuiltFrame(
-        on destination: Side, of detached: DetachedStep
-    ) -> (count: Int, metadata: StepMetadata?) {
-        while destination.frames.count > 1 { closeNestedFrame(of: destination) }
-        let metadata = destination.closeOutermostFrame().metadata
-        return (destination.end - detached.builtStart, metadata)
+    func openBuiltStep(on side: Side, from state: StateID, carrying metadata: consuming StepMetadata?) {
+        side.openFrame(Frame(start: side.end, low: state, id: nextFrameID), carrying: consume metadata)
+        nextFrameID &+= 1
+    }
+
+    /// Closes what the handlers (or an asynchronous group's body) left open inside the step being
+    /// built on `side`, then the step's own frame, silently; returns how many actions it holds and
+    /// its metadata. The one close of a built step: a synchronous undo or redo builds it on the
+    /// other side, an awaited one and an asynchronous group on a side of their own.
+    ///
+    /// - Complexity: O(f) for the f frames left open.
+    @inline(__always)
+    func closeBuiltStep(on side: Side) -> (count: Int, metadata: StepMetadata?) {
+        while side.frames.count > 1 { closeNestedFrame(of: side) }
+        let closed = side.closeOutermostFrame()
+        return (side.end - closed.frame.start, closed.metadata)
     }
 }
 
@@ -406,8 +416,6 @@ struct DetachedStep {
     let high: StateID
     /// The node it leads to (0 in a linear history).
     let node: NodeNumber
-    /// Where the step the handlers build begins on the other side.
-    let builtStart: Int
     /// Whether it is discardable.
     let isDiscardable: Bool
 }

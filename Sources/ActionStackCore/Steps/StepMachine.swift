@@ -42,8 +42,8 @@
 ///
 /// Who owns what: the state, the awaited step's bookkeeping (``StepInFlight``, the machine's
 /// storage), the broken mark and the request queue are the machine's. What a step does to the
-/// history is ``History``'s (`History.finishPerformed` for a synchronous step; an awaited one and
-/// a group place their built step through History's operations when they settle). The
+/// history is ``History``'s (`History.settle`, for a synchronous and an awaited undo or redo
+/// alike; `History.finishRecorded` for an asynchronous group's step). The
 /// notifications the events return are posted in one place, `ActionStack.carryOut(_:)`
 /// (ActionStack+Steps.swift), for all three kinds of step; handlers and the re-entrancy table are
 /// the stack's.
@@ -311,7 +311,7 @@ struct StepMachine {
     }
 
     /// The synchronous undo or redo in progress finished (its actions ran, and
-    /// `History.finishPerformed` put its opposite in place): post its did-notification, then end
+    /// `History.settle` put its opposite in place): post its did-notification, then end
     /// it. The same answer as ``finished()`` gives in the `performing` state, which the stack drove
     /// the machine to inside this call: nothing is read, so the synchronous core pays for no
     /// decision it has already made.

@@ -498,11 +498,6 @@ final class Side {
         if metadata != nil { frameMetadata = metadata }
     }
 
-    /// Gives frame 0 the metadata of the step it is building (an asynchronous operation's copy).
-    func setFrameMetadata(_ metadata: StepMetadata?) {
-        frameMetadata = metadata
-    }
-
     /// Applies `change` to frame 0's metadata: copied first unless this is its only reference (a
     /// step's metadata is shared with the step it was copied from when it moved between the
     /// stacks), made when there is none, and dropped when it is left with nothing set.
