@@ -122,11 +122,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         let built = run.built
-        if postsNotifications {
-            activities.push(.closingGroup)
-            post(ActionStack.willCloseUndoGroupNotification)
-            activities.pop()
-        }
+        postWillCloseGroup()
         var (count, metadata) = closeBuiltStep(of: run)
         // The group ends here: what runs from now on (the redo side's end, the trim) is outside it.
         let finish = steps.finished()
@@ -158,9 +154,7 @@ extension ActionStack {
         defer { leaveCall() }
         activities.push(.closingScope)
         defer { activities.pop() }
-        activities.push(.closingGroup)
-        post(ActionStack.willCloseUndoGroupNotification)
-        activities.pop()
+        postWillCloseGroup()
         post(ActionStack.didCloseUndoGroupNotification, discardable: run.built.frameMetadata?.isDiscardable ?? false)
     }
 
@@ -171,19 +165,8 @@ extension ActionStack {
         carryOut(steps.rolledBack(rollback, failed: (-1, error)))
         // A change another task made meanwhile ends the redo future, as it would have at once.
         if run.sawNewChange { clearRedoSide() }
-        if case .restored = rollback.code {
-            // The body's changes are undone: the document is where the group began, plus other
-            // tasks' changes, which now lead from there.
-            if run.removedAll { return }
-            if run.sawNewChange {
-                history.relinkNewChanges(after: run.serialMark, to: run.stateBefore)
-            } else {
-                history.states.move(to: run.stateBefore)
-            }
-            return
-        }
-        // Something the body did could not be undone: the document is in a state the history does
-        // not know.
-        if !run.removedAll { history.states.move(to: history.states.fresh()) }
+        // The body's changes are undone (the document is where the group began, plus other
+        // tasks' changes, which now lead from there), or something it did could not be undone.
+        history.settleFailedRecording(run, restored: rollback.isRestored)
     }
 }

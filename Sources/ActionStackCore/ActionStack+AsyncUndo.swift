@@ -274,7 +274,7 @@ extension ActionStack {
         steps.liftBrokenMark()
         history.removeStep(serial: mark.serial, from: mark.isUndo ? undoSide : redoSide)
         if history.tree != nil { history.resyncTree() }
-        history.states.move(to: history.states.fresh())
+        history.documentChanged()
     }
 
     /// Tries the broken step's operation again (an undo when it was being undone, a redo when it
@@ -331,7 +331,7 @@ extension ActionStack {
                 // broken.
                 enterCall()
                 steps.markBroken(BrokenMark(serial: mark.serial, isUndo: mark.isUndo, failure: failure))
-                history.states.move(to: history.states.fresh())
+                history.documentChanged()
                 leaveCall()
             }
         )
@@ -682,21 +682,13 @@ extension ActionStack {
         }
         postCheckpoint()
         if closingOpenGroup {
-            let level = undoSide.frames.count
-            guard level < 2 else {
-                let misuse = Misuse.nestedGroupsOpen(operation.reported, groupingLevel: level)
-                report(misuse)
-                return .failure(.misuse(misuse))
-            }
-            if level == 1 {
-                activities.push(undoing ? .preparingUndo : .preparingRedo)
-                postCheckpoint()
-                closeInnermostFrame(of: undoSide, notify: true)
-                activities.pop()
-                // Trimmed now, as the synchronous close trims it: the group is a change made before
-                // the request moved anything (a limit set while it runs still waits for its end).
-                trimAfterClosingTheOpenGroup()
-            }
+            if let misuse = refusesMoveWithNestedGroupsOpen(operation.reported) { return .failure(.misuse(misuse)) }
+            activities.push(undoing ? .preparingUndo : .preparingRedo)
+            let closed = closeTheOpenGroupBeforeMoving()
+            activities.pop()
+            // Trimmed now, as the synchronous close trims it: the group is a change made before
+            // the request moved anything (a limit set while it runs still waits for its end).
+            if closed { trimAfterClosingTheOpenGroup() }
         }
         history.endCoalescing()
         let source = undoing ? undoSide : redoSide
@@ -879,26 +871,9 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         leaveMidwayMarks(of: run)
-        let undoing = run.direction == .undo
-        let source = undoing ? undoSide : redoSide
-        switch rollback.code {
-        case .restored:
-            break
-        case .incomplete, .failed:
-            // The document is in a state the history does not know: a new one, not clean. The step
-            // stays, leading from that state.
-            if !run.removedAll {
-                let fresh = history.states.fresh()
-                if !run.sawNewChange { history.states.move(to: fresh) }
-                if let found = source.locateStep(serial: run.serial) {
-                    if undoing {
-                        source.relinkStep(at: found.position, high: fresh)
-                    } else {
-                        source.relinkStep(at: found.position, low: fresh)
-                    }
-                }
-            }
-        }
+        // The document is back where the step began, or in a state the history does not know
+        // (the step stays, leading from that state).
+        history.settleFailedStep(run, restored: rollback.isRestored)
         // The machine makes the failure, and marks the step broken if its rollback failed.
         let settled = steps.rolledBack(rollback, failed: failed)
         history.endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
@@ -969,19 +944,13 @@ extension ActionStack {
     /// it; with one, closes it (the newest change, a node of its own in a branching history) and
     /// trims the history to the limits at once. Called within a call.
     func closeOpenGroupBeforeAwaitedMove(_ operation: Misuse.Operation) -> OperationError? {
-        let level = undoSide.frames.count
-        if level > 1 {
-            let misuse = Misuse.nestedGroupsOpen(operation, groupingLevel: level)
-            report(misuse)
-            return .misuse(misuse)
-        }
+        if let misuse = refusesMoveWithNestedGroupsOpen(operation) { return .misuse(misuse) }
         // (A broken step refuses the first step before anything changes: see `startStep`.)
-        guard level == 1, steps.broken == nil else { return nil }
+        guard steps.broken == nil else { return nil }
         activities.push(.jumping)
-        postCheckpoint()
-        closeInnermostFrame(of: undoSide, notify: true)
+        let closed = closeTheOpenGroupBeforeMoving()
         activities.pop()
-        trimAfterClosingTheOpenGroup()
+        if closed { trimAfterClosingTheOpenGroup() }
         return nil
     }
 

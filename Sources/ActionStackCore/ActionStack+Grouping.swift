@@ -244,11 +244,7 @@ extension ActionStack {
     /// A nested frame becomes a closed nested group of its parent. Frame 0 becomes a step (see
     /// ``closeTopLevelFrame(of:)``).
     func closeInnermostFrame(of side: Side, notify: Bool, dropsIfEmpty: Bool = false) {
-        if notify && postsNotifications {
-            activities.push(.closingGroup)
-            post(ActionStack.willCloseUndoGroupNotification)
-            activities.pop()
-        }
+        if notify { postWillCloseGroup() }
         var discardable = false
         if side.frames.count > 1 {
             history.closeNestedFrame(of: side)

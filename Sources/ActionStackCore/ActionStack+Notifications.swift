@@ -71,6 +71,20 @@ extension ActionStack {
         )
     }
 
+    /// Posts ``willCloseUndoGroupNotification`` for a group about to close (of
+    /// `endUndoGrouping()`, the event's close, a scope, an asynchronous group), its observers
+    /// running in the `closingGroup` activity. Every close posts it here; its did-close follows with
+    /// `post(_:discardable:)` once the group is closed.
+    ///
+    /// - Complexity: O(1) beyond the observers.
+    @inline(__always)
+    func postWillCloseGroup() {
+        guard postsNotifications else { return }
+        activities.push(.closingGroup)
+        post(ActionStack.willCloseUndoGroupNotification)
+        activities.pop()
+    }
+
     /// Posts ``checkpointNotification``, unless observers of a checkpoint are running now: an
     /// observer that reads ``canRedo`` (which posts one, as in Foundation) or calls
     /// ``endUndoGrouping()`` would otherwise hear its own checkpoint, again and again, until the

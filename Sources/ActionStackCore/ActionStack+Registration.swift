@@ -243,11 +243,7 @@ extension ActionStack {
             noteNewChangeDuringOperation()
             return
         }
-        guard redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
-        if history.tree != nil {
-            detachRedoSide()
-        } else {
-            history.emptySide(redoSide)
-        }
+        guard redoSide.holdsSomething else { return }
+        history.endRedoFuture(maximumCost: maximumCost, restructuringAllowed: mayRestructure)
     }
 }

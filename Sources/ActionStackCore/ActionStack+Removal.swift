@@ -161,11 +161,6 @@ extension ActionStack {
         history.finishPutOffWork(limits)
     }
 
-    /// A change is being made: the redo stack becomes a branch (see ``History/detachRedoSide(maximumCost:restructuringAllowed:)``).
-    func detachRedoSide() {
-        history.detachRedoSide(maximumCost: maximumCost, restructuringAllowed: mayRestructure)
-    }
-
     /// Makes the redo stack the chain that leads to `child` (see
     /// ``History/enterBranch(leadingTo:maximumCost:restructuringAllowed:)``).
     @discardableResult

@@ -144,12 +144,8 @@ extension ActionStack {
             }
             // Close the scope's own group with its notifications, but never make it a step.
             postCheckpoint()
-            let notify = steps.performing == nil && postsNotifications
-            if notify {
-                activities.push(.closingGroup)
-                post(ActionStack.willCloseUndoGroupNotification)
-                activities.pop()
-            }
+            let notify = steps.performing == nil
+            if notify { postWillCloseGroup() }
             let (frame, metadata) = side.abandonInnermostFrame()
             count = side.end - frame.start
             farEnd = frame.low

@@ -15,18 +15,10 @@ extension ActionStack {
         if steps.usesAwaitedSteps, routesToAsyncOperation(.undo, .undo) { return }
         // Observers of the first checkpoint run before the decision.
         postCheckpoint()
-        let level = undoSide.frames.count
-        guard level < 2 else {
-            report(.nestedGroupsOpen(.undo, groupingLevel: level))
-            return
-        }
+        if refusesMoveWithNestedGroupsOpen(.undo) != nil { return }
         activities.push(.preparingUndo)
         defer { activities.pop() }
-        if level == 1 {
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
-            if steps.usesAwaitedSteps, routesAfterClosingTheOpenGroup() { return }
-        }
+        if closeTheOpenGroupBeforeMoving() && steps.usesAwaitedSteps && routesAfterClosingTheOpenGroup() { return }
         undoNewest(checkpoint: true)
     }
 
@@ -56,21 +48,44 @@ extension ActionStack {
         if refusesReentrantCall(.redo) { return }
         if steps.usesAwaitedSteps, routesToAsyncOperation(.redo, .redo) { return }
         postCheckpoint()
-        let level = undoSide.frames.count
-        guard level < 2 else {
-            report(.nestedGroupsOpen(.redo, groupingLevel: level))
-            return
-        }
+        if refusesMoveWithNestedGroupsOpen(.redo) != nil { return }
         activities.push(.preparingRedo)
         defer { activities.pop() }
-        if level == 1 {
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
-        }
+        closeTheOpenGroupBeforeMoving()
         redoNewest()
     }
 
     // MARK: Internals
+
+    /// Before an undo, redo or move through the history (synchronous or awaited): with more than
+    /// one group open, reports ``Misuse/nestedGroupsOpen(_:groupingLevel:)`` for `operation` and
+    /// returns it; nothing changes. Foundation's undo raises then.
+    ///
+    /// - Complexity: O(1) beyond the misuse handler.
+    @inline(__always)
+    func refusesMoveWithNestedGroupsOpen(_ operation: Misuse.Operation) -> Misuse? {
+        let level = undoSide.frames.count
+        guard level > 1 else { return nil }
+        let misuse = Misuse.nestedGroupsOpen(operation, groupingLevel: level)
+        report(misuse)
+        return misuse
+    }
+
+    /// Before an undo, redo or move through the history, once
+    /// ``refusesMoveWithNestedGroupsOpen(_:)`` let it go on: closes the one open group, if any, as
+    /// Foundation's undo does (a checkpoint, then the close with its notifications), and returns
+    /// whether it did. The caller holds the activity the observers see (preparing the undo or
+    /// redo, jumping) and trims as its kind of move does.
+    ///
+    /// - Complexity: O(1) beyond the observers; the close trims the history to the limits.
+    @inline(__always)
+    @discardableResult
+    func closeTheOpenGroupBeforeMoving() -> Bool {
+        guard undoSide.frames.count == 1 else { return false }
+        postCheckpoint()
+        closeInnermostFrame(of: undoSide, notify: true)
+        return true
+    }
 
     /// `undoNestedGroup()` after its refusal checks: posts its checkpoint, then undoes the newest
     /// closed group (a step, or a closed group nested in the innermost open frame). Also one step of

@@ -158,18 +158,74 @@ extension History {
         if !undoSide.frames.isEmpty { undoSide.relinkOutermostFrame(low: high) }
     }
 
-    /// A new change from another task came in while `run` was in flight: the redo stack is emptied
-    /// (a linear history) or becomes a branch (a branching history).
+    /// A new change ends the redo future: the redo stack is emptied (a linear history, its
+    /// actions released) or becomes a branch (a branching history). The one rule for every new
+    /// change: a registration, a group closed empty, a join of a coalesced step, an asynchronous
+    /// group's step, and (through ``endRedoFuture(afterNewChangesOf:maximumCost:restructuringAllowed:)``)
+    /// a change another task made while an awaited step ran.
+    ///
+    /// `maximumCost` and `restructuringAllowed` are the stack's, for pruning the new branch. The
+    /// caller asked `redoSide.holdsSomething` first (the stack asks it of its own reference to the
+    /// side, on the registration path).
     ///
     /// - Complexity: O(r) for the r actions of a linear redo stack (released); O(1) plus pruning
     ///   in a tree.
-    func endRedoFuture(afterNewChangesOf run: StepInFlight, maximumCost: Int, restructuringAllowed: Bool) {
-        guard run.sawNewChange, redoSide.actions.count != 0 || redoSide.closedCount != 0 else { return }
+    func endRedoFuture(maximumCost: Int, restructuringAllowed: Bool) {
         if tree != nil {
             detachRedoSide(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
-            resyncTree()
         } else {
             emptySide(redoSide)
+        }
+    }
+
+    /// A new change from another task came in while `run` was in flight: the redo future ends as
+    /// it would have at once (``endRedoFuture(maximumCost:restructuringAllowed:)``), and in a tree
+    /// the node table follows the chains again (the step settled under that change).
+    ///
+    /// - Complexity: as ``endRedoFuture(maximumCost:restructuringAllowed:)``; O(s log s) more in
+    ///   a tree, for the s steps held.
+    func endRedoFuture(afterNewChangesOf run: StepInFlight, maximumCost: Int, restructuringAllowed: Bool) {
+        guard run.sawNewChange, redoSide.holdsSomething else { return }
+        endRedoFuture(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
+        resyncTree()
+    }
+
+    /// An awaited undo or redo of `run` failed and its rollback settled (`restored`: every action
+    /// that ran was undone). A rollback that restored the document leaves the history as it was;
+    /// otherwise the document is in a state the history does not know: a new one, not clean, and
+    /// the step stays on its side, leading from that state (unless `removeAllActions()` took the
+    /// history meanwhile). Changes other tasks recorded meanwhile keep the document's state theirs.
+    ///
+    /// - Complexity: O(log s) to find the step among the s steps of its side.
+    func settleFailedStep(_ run: StepInFlight, restored: Bool) {
+        guard !restored, !run.removedAll else { return }
+        let fresh = states.fresh()
+        if !run.sawNewChange { states.move(to: fresh) }
+        let undoing = run.direction == .undo
+        let source = undoing ? undoSide : redoSide
+        guard let found = source.locateStep(serial: run.serial) else { return }
+        if undoing {
+            source.relinkStep(at: found.position, high: fresh)
+        } else {
+            source.relinkStep(at: found.position, low: fresh)
+        }
+    }
+
+    /// An asynchronous group's body threw and its registrations were rolled back (`restored`:
+    /// every one was undone): no step is left. When restored, the document is where the group
+    /// began, plus other tasks' changes, which now lead from there; otherwise something the body
+    /// did could not be undone, and the document is in a state the history does not know. Nothing
+    /// changes when `removeAllActions()` took the history meanwhile.
+    ///
+    /// - Complexity: O(k) for the k do-nothing steps at the bottom of other tasks' changes.
+    func settleFailedRecording(_ run: StepInFlight, restored: Bool) {
+        guard !run.removedAll else { return }
+        if !restored {
+            states.move(to: states.fresh())
+        } else if run.sawNewChange {
+            relinkNewChanges(after: run.serialMark, to: run.stateBefore)
+        } else {
+            states.move(to: run.stateBefore)
         }
     }
 

@@ -324,7 +324,9 @@ extension History {
     }
 
     /// The document changed outside the history's own operations (a registration in the body of an
-    /// asynchronous group, recorded on the group's own side): it is in a new state.
+    /// asynchronous group, recorded on the group's own side; an awaited step that broke part-way,
+    /// discarded or retried in vain): it is in a new state, which no step leads to and which is
+    /// not clean.
     ///
     /// - Complexity: O(1).
     func documentChanged() { _ = states.change() }

@@ -239,6 +239,13 @@ final class Side {
     /// The number of closed steps.
     var closedCount: Int { steps.count }
 
+    /// Whether the side holds a step or an action (for the redo side: whether there is a redo
+    /// future for a new change to end).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var holdsSomething: Bool { actions.count != 0 || steps.count != 0 }
+
     /// The action at absolute index `index`.
     @inline(__always)
     func action(at index: Int) -> Action { actions[index &- base] }
