@@ -344,7 +344,7 @@ extension ActionStack {
         defer { leaveCall() }
         let side = mark.isUndo ? undoSide : redoSide
         guard side.frames.isEmpty else { return false }
-        if isIdle { dropDeadSteps(atTopOf: side) }
+        if mayDropFreedSteps { dropDeadSteps(atTopOf: side) }
         return side.steps.last?.serial == mark.serial
     }
 
@@ -430,7 +430,9 @@ extension ActionStack {
     /// group, listed first when `undo()` decided, may be gone once closed (empty, or holding only
     /// actions whose targets were freed), leaving the step below it next.
     func routesAfterClosingTheOpenGroup() -> Bool {
-        guard nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true else { return false }
+        guard nextStep(of: undoSide, noticing: mayDropFreedSteps)?.metadata?.holdsAsyncActions == true else {
+            return false
+        }
         startFromSynchronousCall(.undo, .undo)
         return true
     }
@@ -441,9 +443,9 @@ extension ActionStack {
     private func pathHoldsAsyncActions(_ kind: OperationRequest.Kind) -> Bool {
         switch kind.code {
         case .undo:
-            return nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+            return nextStep(of: undoSide, noticing: mayDropFreedSteps)?.metadata?.holdsAsyncActions == true
         case .redo:
-            return nextStep(of: redoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+            return nextStep(of: redoSide, noticing: mayDropFreedSteps)?.metadata?.holdsAsyncActions == true
         case .group:
             return false
         case .jump(let position):

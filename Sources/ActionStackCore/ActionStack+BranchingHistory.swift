@@ -213,7 +213,7 @@ extension ActionStack {
             enterCall()
             defer { leaveCall() }
             guard newValue != historyShape || history.treeSettings.pendingShape != nil else { return }
-            if isIdle && mayRestructure {
+            if mayDropFreedSteps && mayRestructure {
                 history.switchShape(to: newValue)
             } else {
                 history.switchShapeLater(to: newValue)
@@ -276,7 +276,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard history.tree != nil else { return nil }
-        if isIdle && steps.isIdle { history.sweepFreedTargets() }
+        if mayDropFreedSteps && steps.isIdle { history.sweepFreedTargets() }
         return makeTreeSnapshot()
     }
 

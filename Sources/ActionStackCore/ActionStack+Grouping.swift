@@ -63,7 +63,7 @@ extension ActionStack {
     /// undoing, the undo stack otherwise.
     @inline(__always)
     var currentSide: Side {
-        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() { return step.handlerSide }
+        if steps.hasAwaitedStep, let step = steps.stepOfCurrentTask() { return step.handlerSide }
         return steps.performing == .undo ? redoSide : undoSide
     }
 
@@ -76,7 +76,7 @@ extension ActionStack {
     @inline(__always)
     var performingAsSeen: Direction? {
         if let now = steps.performing { return now }
-        if steps.inFlight == nil { return nil }
+        if !steps.hasAwaitedStep { return nil }
         return steps.directionSeenByCurrentTask
     }
 
@@ -93,7 +93,7 @@ extension ActionStack {
         defer { leaveCall() }
         guard registration.isEnabled else { return nil }
         if refusesReentrantCall(.beginUndoGrouping) { return nil }
-        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() {
+        if steps.hasAwaitedStep, let step = steps.stepOfCurrentTask() {
             // An asynchronous group's body opens groups as any code does; an operation's handlers
             // open them inside the step being built, silently.
             return beginGroup(on: step.handlerSide, forScope: forScope, notifies: step.isRecording)
@@ -138,7 +138,7 @@ extension ActionStack {
         postCheckpoint()
         guard registration.isEnabled else { return }
         let performing = steps.performing
-        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() {
+        if steps.hasAwaitedStep, let step = steps.stepOfCurrentTask() {
             endUndoGrouping(on: step.handlerSide, notifies: step.isRecording)
         } else if performing == .undo {
             endUndoGrouping(on: redoSide, notifies: false)

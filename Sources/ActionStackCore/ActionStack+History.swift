@@ -61,7 +61,7 @@ extension ActionStack {
     public var undoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
-        if isIdle { history.sweepFreedTargets() }
+        if mayDropFreedSteps { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
         // The document state right after each step, walking down from the current one; nil once
         // it is no longer a known state.
@@ -92,7 +92,7 @@ extension ActionStack {
     public var redoEntries: [HistoryEntry] {
         enterCall()
         defer { leaveCall() }
-        if isIdle { history.sweepFreedTargets() }
+        if mayDropFreedSteps { history.sweepFreedTargets() }
         var result: [HistoryEntry] = []
         var state: StateID? = history.states.current
         let marks = stepMarks(undoSide: false)
@@ -126,7 +126,7 @@ extension ActionStack {
     public var isCleanAtStart: Bool {
         enterCall()
         defer { leaveCall() }
-        if isIdle { history.sweepFreedTargets() }
+        if mayDropFreedSteps { history.sweepFreedTargets() }
         var state: StateID? = history.states.current
         if openStepIsListed { state = sweptOpenRegion().lostSome ? nil : undoSide.frames[0].low }
         forEachSweptStep(of: undoSide) { step, _, lostSome, _ in
@@ -215,7 +215,7 @@ extension ActionStack {
 
     /// The marks of one side (or of every side, for `undoSide` nil: the tree's nodes).
     func stepMarks(undoSide: Bool?) -> StepMarks? {
-        guard steps.inFlight != nil || steps.broken != nil else { return nil }
+        guard steps.hasAwaitedStep || steps.broken != nil else { return nil }
         var marks = StepMarks()
         if let step = steps.inFlight, let direction = step.direction,
             undoSide == nil || undoSide == (direction == .undo)
@@ -244,7 +244,7 @@ extension ActionStack {
     func forEachSweptStep(
         of side: Side, _ body: (_ step: Step, _ kept: Int, _ lostSome: Bool, _ start: Int) -> Void
     ) {
-        let idle = isIdle
+        let idle = mayDropFreedSteps
         var end = side.openStart
         for position in stride(from: side.steps.count - 1, through: 0, by: -1) {
             let step = side.steps[position]
@@ -262,7 +262,7 @@ extension ActionStack {
     /// The number of closed steps of `side` a sweep of freed targets leaves (see
     /// `forEachSweptStep(of:_:)`); sweeps first at idle.
     func sweptStepCount(of side: Side) -> Int {
-        if isIdle {
+        if mayDropFreedSteps {
             history.sweepFreedTargets()
             return side.closedCount
         }
@@ -275,7 +275,7 @@ extension ActionStack {
     /// would remove some (then frame 0 would no longer lead back to where it began).
     func sweptOpenRegion() -> (kept: Int, lostSome: Bool) {
         let held = undoSide.openCount
-        guard !isIdle else { return (held, false) }
+        guard !mayDropFreedSteps else { return (held, false) }
         let kept = undoSide.liveActionCount(from: undoSide.openStart, to: undoSide.end)
         return (kept, kept < held)
     }

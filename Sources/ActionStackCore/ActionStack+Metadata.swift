@@ -87,7 +87,7 @@ extension ActionStack {
     /// no synchronous step is in flight (an awaited step between its awaits does not count: see
     /// `steps.isIdle` for "no step in flight at all").
     @inline(__always)
-    var isIdle: Bool { activities.isEmpty && steps.performing == nil }
+    var mayDropFreedSteps: Bool { activities.isEmpty && steps.performing == nil }
 
     /// Runs a query about the next undo (or redo) step as a call.
     @inline(__always)
@@ -98,10 +98,10 @@ extension ActionStack {
     }
 
     /// The step `undo()` would undo; freed steps on top are dropped when the stack is idle.
-    func nextUndoStep() -> NextStep? { nextStep(of: undoSide, noticing: isIdle) }
+    func nextUndoStep() -> NextStep? { nextStep(of: undoSide, noticing: mayDropFreedSteps) }
 
     /// The step `redo()` would redo; freed steps on top are dropped when the stack is idle.
-    func nextRedoStep() -> NextStep? { nextStep(of: redoSide, noticing: isIdle) }
+    func nextRedoStep() -> NextStep? { nextStep(of: redoSide, noticing: mayDropFreedSteps) }
 
     /// The next step of `side`: on the undo side an open group counts (with ``dropsEmptyGroups`` on,
     /// only when it holds a live action, since it would be dropped otherwise); then the newest

@@ -477,7 +477,7 @@ extension ActionStack {
             report(.reentrantCall(operation.reported, during: activity.reported))
             return true
         }
-        guard steps.inFlight != nil, activities.isEmpty, let step = steps.stepOfCurrentTask() else {
+        guard steps.hasAwaitedStep, activities.isEmpty, let step = steps.stepOfCurrentTask() else {
             return false
         }
         // The body of an asynchronous group records changes as any code does.

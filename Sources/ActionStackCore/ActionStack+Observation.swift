@@ -392,7 +392,7 @@ extension ActionStack {
     }
 
     /// The state now, dropping freed steps from the top of each stack when the stack is idle.
-    func snapshot() -> State { snapshot(noticing: isIdle) }
+    func snapshot() -> State { snapshot(noticing: mayDropFreedSteps) }
 
     /// The state now, without dropping anything.
     func readOnlySnapshot() -> State { snapshot(noticing: false) }

@@ -136,7 +136,7 @@ extension ActionStack {
         misuseOperation: OperationKey,
         commandKey: String? = nil
     ) -> Bool {
-        if steps.inFlight != nil, let step = steps.stepOfCurrentTask() {
+        if steps.hasAwaitedStep, let step = steps.stepOfCurrentTask() {
             // A handler of the asynchronous operation in flight: into the step it builds, unless
             // `removeAllActions(withTarget:)` removed its target meanwhile (the removal took the
             // target's actions from every step, the one being built included, and what comes for
@@ -239,7 +239,7 @@ extension ActionStack {
     /// are cancelled, since they meant an older state.
     @inline(__always)
     func clearRedoSide() {
-        if steps.inFlight != nil {
+        if steps.hasAwaitedStep {
             noteNewChangeDuringOperation()
             return
         }

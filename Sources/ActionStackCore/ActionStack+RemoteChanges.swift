@@ -152,7 +152,7 @@ extension ActionStack {
     /// stays on its side, and what it has not seen is kept for a rollback, until it settles.
     @inline(__always)
     func rebaseNewestSteps(of side: Side) {
-        guard history.remote != nil, steps.inFlight == nil else { return }
+        guard history.remote != nil, !steps.hasAwaitedStep else { return }
         history.rebaseNewestSteps(of: side)
     }
 

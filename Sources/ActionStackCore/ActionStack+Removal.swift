@@ -90,7 +90,7 @@ extension ActionStack {
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if !(mayRestructure && isIdle) {
+        if !(mayRestructure && mayDropFreedSteps) {
             history.deferTrim()
         } else {
             history.trimToLimits(limits)
@@ -139,7 +139,7 @@ extension ActionStack {
     /// - Complexity: O(k) for the k actions dropped.
     func trimAfterClosingTheOpenGroup() {
         let levelsOfUndo = levelsOfUndo
-        guard levelsOfUndo > 0 || maximumCost > 0, !scopes.isRunning, steps.inFlight == nil else { return }
+        guard levelsOfUndo > 0 || maximumCost > 0, !scopes.isRunning, !steps.hasAwaitedStep else { return }
         history.trimToLimits(HistoryLimits(levelsOfUndo: levelsOfUndo, maximumCost: maximumCost))
     }
 

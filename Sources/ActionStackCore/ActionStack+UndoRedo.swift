@@ -29,7 +29,7 @@ extension ActionStack {
         if steps.usesAwaitedSteps,
             steps.refusesHistoryMoves
                 || (undoSide.frames.isEmpty
-                    ? nextStep(of: undoSide, noticing: isIdle)?.metadata?.holdsAsyncActions == true
+                    ? nextStep(of: undoSide, noticing: mayDropFreedSteps)?.metadata?.holdsAsyncActions == true
                     : undoSide.frameMetadata?.holdsAsyncActions == true)
         {
             report(.notWhileAsync(.undoNestedGroup))

@@ -72,10 +72,7 @@ package final class JournalRecordMaker {
     /// not refuse).
     package var isReady: Bool {
         guard let stack else { return false }
-        if stack.steps.refusesHistoryMoves || stack.steps.inFlight != nil || stack.steps.queue.pendingCount > 0 {
-            return false
-        }
-        return stack.undoSide.frames.isEmpty
+        return !stack.steps.holdsHistory && stack.undoSide.frames.isEmpty
     }
 
     /// Gathers the history's changes into the log, after sweeping freed targets and rebasing the

@@ -231,7 +231,7 @@ extension ActionStack {
     public var savableDepth: SavableDepth {
         enterCall()
         defer { leaveCall() }
-        if isIdle && steps.isIdle { history.sweepFreedTargets() }
+        if mayDropFreedSteps && steps.isIdle { history.sweepFreedTargets() }
         let layout = historyLayout()
         var depth = SavableDepth(undoSteps: 0, redoSteps: 0, branchSteps: 0)
         for item in layout.savableOrder(limit: .max) {
@@ -414,7 +414,7 @@ extension ActionStack {
     /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is empty (see
     /// ``restoreHistory(_:resolvingTargets:)``).
     func refuseUnlessEmpty() throws(HistoryPersistenceError) {
-        if isIdle { history.sweepFreedTargets() }
+        if mayDropFreedSteps { history.sweepFreedTargets() }
         let busy = steps.isBusy
         let hasBranches = history.tree.map { !$0.branches.isEmpty } ?? false
         guard undoSide.closedCount == 0, redoSide.closedCount == 0, undoSide.frames.isEmpty, !hasBranches, !busy

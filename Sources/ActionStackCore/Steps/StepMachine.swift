@@ -143,6 +143,20 @@ struct StepMachine {
         return inFlight
     }
 
+    /// Whether an awaited step (an undo, a redo, a step of a jump, an asynchronous group's body) is
+    /// in flight, whichever task asks. The synchronous paths ask this before
+    /// ``stepOfCurrentTask()``, which copies the machine out of the stack.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var hasAwaitedStep: Bool { inFlight != nil }
+
+    /// Whether the machine holds the history (a request holds the turn or waits for it, a step is
+    /// in flight or broken): the history is not whole enough to save or record now.
+    ///
+    /// - Complexity: O(1).
+    var holdsHistory: Bool { refusesHistoryMoves || inFlight != nil || queue.pendingCount > 0 }
+
     /// The undo or redo in progress as the current task sees it: the synchronous one, or, from the
     /// task of an awaited one, that one.
     ///
