@@ -117,12 +117,6 @@ extension History {
         }
     }
 
-    /// Replaces the tree with `store` (a restored history's; the stack holds no step).
-    func installTree(_ store: TreeStore) {
-        tree = store
-        noteChangeNeedingSnapshot()
-    }
-
     /// A move through the tree (or a scope's rollback) begins: pruning waits until it ends, so that
     /// it never takes a branch the move is about to enter. Returns the tree held, for
     /// ``releasePruning(_:)``.

@@ -13,7 +13,7 @@
 ///
 /// One stack holds one history (``ActionStack/history``), and changes it only through the
 /// operations here and in the extensions beside this file (the tree's upkeep, the limits, the
-/// removals, the state renumbering). Each operation keeps the history's rules by itself: a step put
+/// removals, the state renumbering, the rebuild of a restored history). Each operation keeps the history's rules by itself: a step put
 /// on top of the undo side (or taken off it) ends coalescing, a step that goes takes its node, a
 /// step that loses some of its actions no longer leads back to where it began, and the redo future
 /// ends with a new change.
@@ -183,15 +183,6 @@ extension History {
         markClean()
         return (states.current, before)
     }
-
-    /// A restored history is in place (see ``ActionStack/restoreHistory(_:resolvingTargets:)``): the
-    /// document is in `current`, and the clean state is `clean` (none: a state the document never
-    /// reaches). Nothing restored can be continued by coalescing.
-    func finishRestore(current: StateID, clean: StateID?) {
-        states.restore(current: current, clean: clean)
-        coalescer.clear()
-        noteChangeNeedingSnapshot()
-    }
 }
 
 extension History {
@@ -330,11 +321,6 @@ extension History {
     ///
     /// - Complexity: O(1).
     func documentChanged() { _ = states.change() }
-
-    /// A new document state, equal to no other (for a history being rebuilt).
-    ///
-    /// - Complexity: O(1).
-    func freshState() -> StateID { states.fresh() }
 
     // MARK: Undo and redo
 

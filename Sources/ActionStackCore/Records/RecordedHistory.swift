@@ -14,7 +14,8 @@ package import Foundation
 // history's change log, and the history its records rebuild (`JournalHistoryModel`), with the
 // history a full save would have saved at that record. The archive module writes and reads these
 // values (`JournalRecordFormat.swift`) and applies the records (`JournalReplay.swift`); everything
-// that reads or builds the live history's storage is here, so that the archive reaches the core
+// that reads the live history's storage or rebuilds a history is here (the rebuild through
+// History's restore operations, History+Restore.swift), so that the archive reaches the core
 // through these values only.
 //
 // The rebuild's save is the stack's own: the replayed chains are put into a stack that holds them
@@ -201,58 +202,51 @@ package struct JournalHistoryModel {
         let closureTarget = StandIn()
         func fill(_ side: Side, with chain: JournalChain) {
             for step in chain.steps {
-                var count = 0
-                if step.holdsClosure {
-                    let box = history.registry.retainBox(for: closureTarget)
-                    side.append(Action(box: box, handler: { _ in }), cost: 0)
-                    count = 1
-                } else {
-                    for index in 0..<step.actions.count {
-                        let action = step.actions[index]
-                        let object: StandIn
-                        if let known = objects[action.key] {
-                            object = known
-                        } else {
-                            object = StandIn()
-                            objects[action.key] = object
+                history.appendRestoredStep(
+                    to: side, low: step.low, high: step.high, node: shape == .tree ? step.node : 0
+                ) { actions in
+                    if step.holdsClosure {
+                        actions.append(on: closureTarget, commandKey: nil, cost: 0, handler: { _ in })
+                    } else {
+                        for index in 0..<step.actions.count {
+                            let action = step.actions[index]
+                            let object: StandIn
+                            if let known = objects[action.key] {
+                                object = known
+                            } else {
+                                object = StandIn()
+                                objects[action.key] = object
+                            }
+                            let stored = StoredAction(action: action)
+                            actions.append(
+                                on: object, commandKey: action.key, cost: action.cost,
+                                handler: { capture in (capture as? CommandCapture)?.command = stored })
                         }
-                        let box = history.registry.retainCommandBox(for: object, key: action.key)
-                        let stored = StoredAction(action: action)
-                        side.append(
-                            Action(
-                                box: box,
-                                handler: { capture in (capture as? CommandCapture)?.command = stored }),
-                            cost: action.cost)
-                        count += 1
                     }
-                }
-                var metadata: StepMetadata?
-                if !step.name.isEmpty || step.isDiscardable || !step.userInfo.isEmpty {
+                    guard !step.name.isEmpty || step.isDiscardable || !step.userInfo.isEmpty else { return nil }
                     let made = StepMetadata()
                     made.name = step.name
                     made.isDiscardable = step.isDiscardable
                     for (key, value) in step.userInfo {
                         made.userInfo[ActionStack.UserInfoKey(rawValue: key)] = value.value
                     }
-                    metadata = made
+                    return made
                 }
-                side.appendStep(
-                    history.makeStep(
-                        count: count, metadata: metadata, low: step.low, high: step.high,
-                        node: shape == .tree ? step.node : 0))
             }
         }
         fill(history.undoSide, with: undo)
         fill(history.redoSide, with: redo)
         if shape == .tree {
-            let store = try treeStore()
+            let (nodes, nextNumber) = try treeNodes()
+            var filled: [(side: Side, anchor: NodeNumber)] = []
             for number in branches.keys.sorted() {
                 let branch = branches[number]!
                 let side = Side()
                 fill(side, with: branch.chain)
-                store.add(Branch(side: side, anchor: branch.anchor, tick: 0))
+                filled.append((side, branch.anchor))
             }
-            history.installTree(store)
+            history.installRestoredTree(
+                root: root, rootDate: rootDate ?? 0, nodes: nodes, branches: filled, nextNumber: nextNumber)
         }
         history.finishRestore(current: current, clean: clean)
         if let remoteVersion { stack.restoreRemoteVersion(remoteVersion) }
@@ -281,9 +275,15 @@ package struct JournalHistoryModel {
         return saved
     }
 
-    /// The node table of a branching history: the root, then every step's node with its parent
-    /// (the step before it on its chain, the chain's anchor for its first step) and date.
-    private func treeStore() throws -> TreeStore {
+    /// The nodes of a branching history but its root, in number order: every step's node with its
+    /// parent (the step before it on its chain, the chain's anchor for its first step) and date;
+    /// and the number the next change gets.
+    ///
+    /// - Throws: ``RecordedHistoryProblem`` when they are not a tree (a node held twice, a branch
+    ///   that leaves from no node held, a node that does not lead to the root) or the next number is
+    ///   not above every node.
+    /// - Complexity: O(n log n) for the n nodes.
+    private func treeNodes() throws -> (nodes: [RestoredNode], nextNumber: NodeNumber) {
         var parent: [NodeNumber: NodeNumber] = [:]
         var date: [NodeNumber: Double] = [:]
         var nodes: Set<NodeNumber> = [root]
@@ -324,27 +324,18 @@ package struct JournalHistoryModel {
             }
             leadsToRoot.formUnion(walked)
         }
-        let store = TreeStore(root: root, date: rootDate ?? 0)
-        // The table is kept in node order, the root included wherever its number falls (a
-        // restored history's root may be numbered above other nodes), as a restore builds it.
-        store.table.removeAll()
-        for node in nodes.sorted() {
-            if node == root {
-                store.table.append(node, parent: NodeTable.noParent, date: rootDate ?? 0)
-            } else {
-                store.table.append(node, parent: parent[node]!, date: date[node]!)
-            }
-        }
-        store.nextNumber = (nodes.max() ?? root) &+ 1
+        var nextNumber = (nodes.max() ?? root) &+ 1
         if let nextNode {
             // A record's next number below a node held is damage, not a choice.
-            guard nextNode >= store.nextNumber else {
+            guard nextNode >= nextNumber else {
                 throw RecordedHistoryProblem("the next node number \(nextNode) is not above every node held")
             }
-            store.nextNumber = nextNode
+            nextNumber = nextNode
         }
-        store.lastDate = date.values.max() ?? (rootDate ?? 0)
-        return store
+        let others = nodes.subtracting([root]).sorted().map {
+            RestoredNode(number: $0, parent: parent[$0]!, date: date[$0]!)
+        }
+        return (others, nextNumber)
     }
 }
 

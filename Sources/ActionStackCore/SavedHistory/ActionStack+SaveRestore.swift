@@ -1056,8 +1056,8 @@ extension ActionStack {
             at = next
         }
         for node in chain.reversed() { fill(redoSide, with: node) }
-        // The branching history: the node table, then the branches.
-        if let old = history.tree {
+        // The branching history: the branches, then the node table with them.
+        if history.tree != nil {
             let date = history.treeSettings.now()
             // The root's date: the saved root's, or the date of the change that led to the node
             // that became the root when a cut left out the steps above it; now when the history
@@ -1066,26 +1066,8 @@ extension ActionStack {
                 (plan.newRoot == saved.root
                 ? saved.rootDate : saved.steps.first(where: { $0.node == plan.newRoot })?.date)?
                 .timeIntervalSinceReferenceDate ?? date
-            let store = TreeStore(root: NodeNumber(plan.newRoot), date: rootDate)
-            store.maximumBranchSteps = old.maximumBranchSteps
-            store.table.removeAll()
-            var all = Set(plan.kept.keys)
-            all.insert(plan.newRoot)
-            for number in all.sorted() {
-                let entry = plan.kept[number]
-                let parent = number == plan.newRoot ? NodeTable.noParent : NodeNumber(entry!.step.parent)
-                let when = number == plan.newRoot ? rootDate : entry?.step.date?.timeIntervalSinceReferenceDate ?? date
-                store.table.append(NodeNumber(number), parent: parent, date: when)
-                store.lastDate = Swift.max(store.lastDate, when)
-            }
-            // Numbers go on from the saved stack's next number: a number given to a change that
-            // is gone (left out of the save, freed, pruned) is not given again. Without one, from
-            // the highest node the saved history holds, not the highest restored: a step the
-            // restore cut was a change, and keeps its number too.
-            let highestSaved = saved.steps.reduce(saved.root) { Swift.max($0, $1.node) }
-            store.nextNumber = NodeNumber(Swift.max(highestSaved + 1, saved.nextNode ?? 0))
-            history.installTree(store)
             // Each child not placed yet starts a branch that follows the redo choices.
+            var branches: [(side: Side, anchor: NodeNumber)] = []
             var placed = Set(path).union(chain)
             var anchors = [plan.newRoot] + path + chain
             var visited: Set<Int> = []
@@ -1101,10 +1083,24 @@ extension ActionStack {
                     placed.formUnion(members)
                     let side = Side()
                     for member in members.reversed() { fill(side, with: member) }
-                    store.add(Branch(side: side, anchor: NodeNumber(anchor), tick: 0))
+                    branches.append((side, NodeNumber(anchor)))
                     anchors += members
                 }
             }
+            let nodes = plan.kept.keys.sorted().map { number in
+                let step = plan.kept[number]!.step
+                return RestoredNode(
+                    number: NodeNumber(number), parent: NodeNumber(step.parent),
+                    date: step.date?.timeIntervalSinceReferenceDate ?? date)
+            }
+            // Numbers go on from the saved stack's next number: a number given to a change that
+            // is gone (left out of the save, freed, pruned) is not given again. Without one, from
+            // the highest node the saved history holds, not the highest restored: a step the
+            // restore cut was a change, and keeps its number too.
+            let highestSaved = saved.steps.reduce(saved.root) { Swift.max($0, $1.node) }
+            history.installRestoredTree(
+                root: NodeNumber(plan.newRoot), rootDate: rootDate, nodes: nodes, branches: branches,
+                nextNumber: NodeNumber(Swift.max(highestSaved + 1, saved.nextNode ?? 0)))
         }
         let cleanKept = saved.clean.map { plan.kept[$0] != nil || $0 == plan.newRoot } ?? false
         history.finishRestore(current: state(saved.current), clean: cleanKept ? state(saved.clean!) : nil)
@@ -1125,43 +1121,42 @@ extension ActionStack {
         _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber,
         cache: inout RestoreCache
     ) {
-        var count = 0
-        var holdsAsyncActions = false
-        for index in 0..<step.actionList.count {
-            // The plan kept only steps whose commands were read and fit their targets.
-            let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
-            guard let command = (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command),
-                let kind = cache.kind(of: command),
-                let target = cache.object(for: key)
-            else { continue }
-            let handler = kind.makeHandler(command, self)
-            holdsAsyncActions = holdsAsyncActions || kind.isAsync
-            let box = history.registry.retainCommandBox(for: target, key: key)
-            side.append(
-                Action(box: box, handler: handler),
-                cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost))
-            count += 1
-        }
-        var metadata: StepMetadata?
-        if !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions {
+        history.appendRestoredStep(to: side, low: low, high: high, node: node) { actions in
+            var holdsAsyncActions = false
+            for index in 0..<step.actionList.count {
+                // The plan kept only steps whose commands were read and fit their targets.
+                let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
+                guard
+                    let command =
+                        (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command),
+                    let kind = cache.kind(of: command),
+                    let target = cache.object(for: key)
+                else { continue }
+                let handler = kind.makeHandler(command, self)
+                holdsAsyncActions = holdsAsyncActions || kind.isAsync
+                actions.append(
+                    on: target, commandKey: key,
+                    cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost),
+                    handler: handler)
+            }
+            guard !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions
+            else { return nil }
             // Steps alike share their metadata, which is copied on write (see `StepMetadata`): a
             // history of steps of one name costs one object, not one per step.
             if let last = cache.lastMetadata, step.userInfo.isEmpty, last.userInfo.isEmpty,
                 last.name == step.actionName,
                 last.isDiscardable == step.isDiscardable, last.holdsAsyncActions == holdsAsyncActions
             {
-                metadata = last
-            } else {
-                let made = StepMetadata()
-                made.name = step.actionName
-                made.isDiscardable = step.isDiscardable
-                made.holdsAsyncActions = holdsAsyncActions
-                for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
-                metadata = made
-                cache.lastMetadata = made
+                return last
             }
+            let made = StepMetadata()
+            made.name = step.actionName
+            made.isDiscardable = step.isDiscardable
+            made.holdsAsyncActions = holdsAsyncActions
+            for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
+            cache.lastMetadata = made
+            return made
         }
-        side.appendStep(history.makeStep(count: count, metadata: metadata, low: low, high: high, node: node))
     }
 
     /// The stored handler of a command action.
