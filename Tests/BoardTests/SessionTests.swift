@@ -86,7 +86,7 @@ struct SessionTests {
         ("color mauve", "unknown colour 'mauve' (one of: black, red, green, blue, yellow, orange, purple)"),
         ("color", "usage: color NAME"),
         ("radius -2", "the radius must not be negative"),
-        ("radius 4.01", "the radius must be at most 4, half the figure's height (figures are 10 by 8)"),
+        ("radius 4.01", "the radius must be at most 4.0, half the figure's height (figures are 10.0 by 8.0)"),
         ("radius 1e9", "radius must be a number, not '1e9'"),
         ("radius", "usage: radius R"),
         ("redo", "nothing to redo in the board context"),

@@ -27,8 +27,9 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
             "\(point) is off the board (x from 0 to \(plain(Board.width)), y from 0 to \(plain(Board.height)))"
         case .radiusOutOfRange(let radius) where radius < 0: "the radius must not be negative"
         case .radiusOutOfRange:
-            "the radius must be at most \(plain(Figure.maximumCornerRadius)), half the figure's height "
-                + "(figures are \(plain(Figure.width)) by \(plain(Figure.height)))"
+            // The numbers as `help` states them, and as every answer prints a radius: "4.0".
+            "the radius must be at most \(Figure.maximumCornerRadius), half the figure's height "
+                + "(figures are \(Figure.width) by \(Figure.height))"
         }
     }
 
