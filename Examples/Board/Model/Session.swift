@@ -666,11 +666,16 @@ public final class Session {
     /// terminal, reorder the line it is on, or break it. The joiners that emoji sequences and some
     /// scripts are written with (U+200D, U+200C) are kept.
     public static func printable(_ text: String) -> String {
-        String(text.map { $0 == "\t" ? " " : $0.unicodeScalars.contains(where: isHidden) ? "?" : $0 })
+        String(text.map(printable))
+    }
+
+    /// `character` as `printable(_:)` shows it: itself, a space for a tab, or "?".
+    nonisolated public static func printable(_ character: Character) -> Character {
+        character == "\t" ? " " : character.unicodeScalars.contains(where: isHidden) ? "?" : character
     }
 
     /// Whether printing `scalar` as it is could hide or rearrange text, or drive the terminal.
-    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    nonisolated private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .lineSeparator, .paragraphSeparator: true
         case .format: scalar != "\u{200D}" && scalar != "\u{200C}"
