@@ -344,6 +344,43 @@ struct SessionFileTests {
         #expect(reopened.board.figures.isEmpty)
     }
 
+    /// A figure off the board when the board is saved is saved as the file holds it, with its
+    /// history: brought back by `goto`, its history is saved where it is and the status line does
+    /// not call it unsaved, in the session that saved it and after reopening alike. (Its stack once
+    /// kept its old saved mark, at its start: reopened, the figure the file holds as it is came back
+    /// "unsaved".) The reviewer's steps: figure #1 recoloured and rounded, the rounding undone,
+    /// its addition undone, another figure added, `save FILE`.
+    @Test func aFigureOffTheBoardIsSavedAsTheFileHoldsIt() throws {
+        let url = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let session = Session()
+        for command in [
+            "add 10 20", "color red", "radius 2", "figure", "undo", "board", "undo", "add 40 8", "save \(url.path)",
+        ] {
+            let output = session.handle(command)
+            #expect(output.first?.hasPrefix("error: ") == false, "\(command): \(output)")
+        }
+        #expect(session.board.figure(1) == nil, "figure #1 is off the board when it is saved")
+        let (reopened, _) = try Session.opening(url)
+        for (name, session) in [("saved", session), ("reopened", reopened)] {
+            #expect(session.handle("goto 1").first == "went to node 1: undid 1 step, then redid 1 step", "\(name)")
+            let figure = try #require(session.board.figure(1), "\(name)")
+            #expect(figure.color == .red && figure.cornerRadius == 0, "\(name)")
+            #expect(figure.isSaved, "\(name): as the file holds it")
+            _ = session.handle("select 1")
+            _ = session.handle("figure")
+            let history = try #require(session.handle("history").first).split(separator: "\n").map(String.init)
+            #expect(history.count == 4, "\(name): \(history)")
+            #expect(history.dropFirst().first == "  0  (start)", "\(name): \(history)")
+            #expect(history.dropFirst(2).first?.hasPrefix("  1  Change Color") == true, "\(name): \(history)")
+            #expect(history.dropFirst(2).first?.hasSuffix("<- you are here, saved") == true, "\(name): \(history)")
+            // Only the board moved away from where it was saved.
+            #expect(
+                session.render().last == "figure #1: [Undo Change Color] [Redo Change Corner Radius]  * unsaved: board",
+                "\(name)")
+        }
+    }
+
     @Test func aFailedSaveChangesNothing() throws {
         let session = Session()
         _ = session.handle("add 10 20")

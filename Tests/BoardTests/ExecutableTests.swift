@@ -458,16 +458,102 @@ struct TerminalTests {
         #expect(!shown.contains("removed"), "\(shown)")
     }
 
-    @Test func controlDEndsTheLineAndTheProgram() throws {
+    /// Ctrl-D on an empty line is `quit`, shown after the prompt as if typed: with unsaved
+    /// changes it warns, and a second Ctrl-D, or `quit`, leaves (it once left at once, and the
+    /// changes with it). Both ways of reading a terminal: the line editor, and the terminal's own
+    /// line input, which a "dumb" terminal gets.
+    @Test(arguments: [("env -u NO_COLOR", "C-d"), ("env -u NO_COLOR TERM=dumb", "quit")])
+    func controlDIsQuit(environment: String, secondKey: String) throws {
         try requireTmux()
-        let terminal = try Terminal("eof", running: command(try boardExecutable()))
+        let terminal = try Terminal(
+            "eof-\(secondKey)", running: command(try boardExecutable(), environment: environment))
+        defer { terminal.stop() }
+        _ = try terminal.waitFor("type help")
+        _ = try terminal.enter("add 1 1", expecting: "board: [Undo Add Figure] (Redo)  * unsaved: board")
+        let warning = "the board has unsaved changes; type quit again to quit without saving, or save first"
+        var start = try terminal.lines().count - 1
+        try terminal.tmux(["send-keys", "-t", "board", "C-d"])
+        var shown = try terminal.waitFor(warning, from: start)
+        #expect(shown.hasPrefix("> quit\n\(warning)\n"), "the changes are kept:\n\(shown)")
+        start = try terminal.lines().count - 1
+        try terminal.tmux(["send-keys", "-t", "board"] + (secondKey == "C-d" ? ["C-d"] : ["quit", "Enter"]))
+        shown = try terminal.waitFor("BOARD-EXITED", from: start)
+        #expect(shown == "> quit\nbye\nBOARD-EXITED\n", "the shell's output starts on a line of its own")
+    }
+
+    /// With nothing unsaved, Ctrl-D leaves at once, as `quit` does.
+    @Test func controlDLeavesASavedBoardAtOnce() throws {
+        try requireTmux()
+        let terminal = try Terminal("eof-saved", running: command(try boardExecutable()))
         defer { terminal.stop() }
         _ = try terminal.waitFor("type help")
         _ = try terminal.enter("add 1 1", expecting: "added figure #1")
+        _ = try terminal.enter("save", expecting: "board: [Undo Add Figure] (Redo)\n")
         let start = try terminal.lines().count - 1
         try terminal.tmux(["send-keys", "-t", "board", "C-d"])
         let shown = try terminal.waitFor("BOARD-EXITED", from: start)
-        #expect(shown == ">\nBOARD-EXITED\n", "the shell's output starts on a line of its own")
+        #expect(shown == "> quit\nbye\nBOARD-EXITED\n")
+    }
+
+    /// A line longer than the program takes, pasted at the prompt, is refused as the same line
+    /// piped is, and nothing changes (the line editor once kept its first 64 KiB, and the cut line
+    /// ran: here, "add 1 1").
+    @Test func aTooLongLineIsRefusedAtATerminalAsWhenPiped() throws {
+        try requireTmux()
+        let terminal = try Terminal("too-long", running: command(try boardExecutable()))
+        defer { terminal.stop() }
+        _ = try terminal.waitFor("type help")
+        let paste = FileManager.default.temporaryDirectory.appendingPathComponent("board-paste-\(UUID()).txt")
+        defer { try? FileManager.default.removeItem(at: paste) }
+        try Data(("add 1 1" + String(repeating: " ", count: LineBuffer.maximumLength)).utf8).write(to: paste)
+        let start = try terminal.lines().count - 1
+        try terminal.tmux(["load-buffer", paste.path])
+        try terminal.tmux(["paste-buffer", "-t", "board"])
+        try terminal.tmux(["send-keys", "-t", "board", "Enter"])
+        // The refusal of the piped line (aHugeLineIsReadQuicklyAndRefusedOnce), word for word.
+        let refusal = "error: line too long (over 65536 bytes); it was ignored"
+        var shown = try terminal.waitFor(refusal, from: start)
+        #expect(shown.contains("\n\(refusal)\n"), "\(shown)")
+        #expect(!shown.contains("added"), "\(shown)")
+        shown = try terminal.enter("history", expecting: "<- you are here")
+        #expect(shown.contains("  0  (start)  <- you are here, saved\n"), "nothing changed:\n\(shown)")
+    }
+
+    /// Wide characters at the prompt: the cursor is where the terminal shows the character it is
+    /// on (each Chinese character takes two columns), and a line wider than the terminal scrolls
+    /// instead of wrapping onto a second row.
+    @Test func theCursorCountsColumnsForWideCharacters() throws {
+        try requireTmux()
+        let terminal = try Terminal("wide", running: command(try boardExecutable()))
+        defer { terminal.stop() }
+        _ = try terminal.waitFor("type help")
+        func cursor() throws -> (x: Int, y: Int) {
+            let text = try terminal.tmux(["display-message", "-p", "-t", "board", "#{cursor_x} #{cursor_y}"])
+            let numbers = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            return (numbers.first ?? -1, numbers.last ?? -1)
+        }
+        func waitForCursor(x: Int) throws -> Int {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            var shown = try cursor().x
+            while shown != x && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                shown = try cursor().x
+            }
+            return shown
+        }
+        try terminal.tmux(["send-keys", "-t", "board", "add 你好世界", "Left", "Left"])
+        // "> " then "add " then 你好: 2 + 4 + 4 columns.
+        #expect(try waitForCursor(x: 10) == 10)
+        let row = try cursor().y
+        // 60 wide characters more, in a terminal 100 wide: one row, scrolled. The 97 columns after
+        // the prompt (the last is left for the cursor) hold 48 wide characters, then the cursor.
+        try terminal.tmux(["send-keys", "-t", "board", "End", String(repeating: "你好", count: 30)])
+        #expect(try waitForCursor(x: 98) == 98)
+        #expect(try cursor().y == row, "the line did not wrap")
+        let start = try terminal.lines().count - 1
+        try terminal.tmux(["send-keys", "-t", "board", "C-u", "add 1 1", "Enter"])
+        let shown = try terminal.waitFor("added figure #1", from: start)
+        #expect(shown.hasPrefix("> add 1 1\nadded figure #1"), "no row was left behind:\n\(shown)")
     }
 
     /// Saved at a terminal, quit, and launched again with the file: the history is back.

@@ -135,6 +135,32 @@ struct LineEditorTests {
         #expect(marks.text[0].unicodeScalars.count == 32, "one character holds at most 32 scalars")
     }
 
+    /// A line that lost what was typed beyond the limit is refused on Return, as the same line
+    /// piped is (the program answers `Session.lineTooLong`): it is not entered cut short, and not
+    /// remembered. A line of exactly the limit is entered.
+    @Test func aLineCutAtTheLimitIsRefusedNotEnteredCutShort() {
+        var editor = LineEditor()
+        type("add 1 1" + String(repeating: " ", count: LineBuffer.maximumLength), into: &editor)
+        #expect(editor.isCut)
+        #expect(type("\r", into: &editor) == [.tooLong])
+        #expect(editor.text.isEmpty && !editor.isCut, "a new, empty line")
+        #expect(editor.history.isEmpty, "a refused line is not remembered")
+
+        let longest = "add 1 1" + String(repeating: " ", count: LineBuffer.maximumLength - 7)
+        #expect(type(longest + "\r", into: &editor) == [.entered(longest)])
+
+        // An earlier line recalled over a cut one is entered; back at the cut line, it is refused.
+        type(String(repeating: "9", count: LineBuffer.maximumLength + 1) + Key.up, into: &editor)
+        #expect(!editor.isCut)
+        #expect(type(Key.down + "\r", into: &editor) == [.tooLong])
+        // Emptied, nothing of the cut line is left: what is typed next is a line of its own.
+        type(String(repeating: "9", count: LineBuffer.maximumLength + 1) + "\u{15}", into: &editor)
+        #expect(type("undo\r", into: &editor) == [.entered("undo")])
+        // Ctrl-C drops a cut line as any other.
+        type(String(repeating: "9", count: LineBuffer.maximumLength + 1), into: &editor)
+        #expect(type("\u{03}" + "redo\r", into: &editor) == [.cancelled, .entered("redo")])
+    }
+
     @Test func aTabIsASpace() {
         var editor = LineEditor()
         #expect(type("add\t1 1\r", into: &editor) == [.entered("add 1 1")])

@@ -357,10 +357,13 @@ struct Shadow {
         drag = nil
     }
 
+    /// Every figure's history is saved where it is: those on the board, and those off it, which
+    /// the board's history can bring back (it keeps every step: the board sets no limits), as a
+    /// file holds them.
     mutating func save() {
         board.saved = board.state(board.current)
         drag = nil
-        for id in order {
+        for id in stacks.keys {
             stacks[id]!.saved = stacks[id]!.current
         }
     }

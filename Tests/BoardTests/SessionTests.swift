@@ -9,6 +9,7 @@
 
 import ActionStack
 import ActionStackBoardModel
+import Foundation
 import Testing
 
 /// The command session: parsing, contexts, buttons driven by notifications, the picture.
@@ -86,7 +87,7 @@ struct SessionTests {
         ("color mauve", "unknown colour 'mauve' (one of: black, red, green, blue, yellow, orange, purple)"),
         ("color", "usage: color NAME"),
         ("radius -2", "the radius must not be negative"),
-        ("radius 4.01", "the radius must be at most 4, half the figure's height (figures are 10 by 8)"),
+        ("radius 4.01", "the radius must be at most 4.0, half the figure's height (figures are 10.0 by 8.0)"),
         ("radius 1e9", "radius must be a number, not '1e9'"),
         ("radius", "usage: radius R"),
         ("redo", "nothing to redo in the board context"),
@@ -256,6 +257,50 @@ struct SessionTests {
         for color in FigureColor.allCases { #expect(Session.help.contains(color.rawValue)) }
         // It fits an 80-column terminal without wrapping (a line of 80 would, in some terminals).
         for line in Session.help.split(separator: "\n") { #expect(line.count <= 79, "\(line)") }
+    }
+
+    /// `help` and the refusal of a radius too large state the limit alike, as every answer
+    /// prints a radius ("corner radius 4.0"), and the figure's size as `help` gives it.
+    @Test func helpAndTheRadiusRefusalStateTheSameLimit() throws {
+        #expect(Session.help.contains("(0 to 4.0)"))
+        #expect(Session.help.contains("figures are 10.0 by 8.0"))
+        let session = Session()
+        _ = session.handle("add 10 20")
+        let refusal = try #require(session.handle("radius 4.01").first)
+        #expect(refusal.contains("at most 4.0,") && refusal.contains("(figures are 10.0 by 8.0)"), "\(refusal)")
+        #expect(session.handle("radius 4").first == "figure #1 now has corner radius 4.0")
+    }
+
+    /// The keys that edit the line at a terminal, as `help` and the README list them: the same
+    /// keys in both, every key `LineEditor` acts on by name.
+    @Test func helpAndTheReadmeListTheSameEditingKeys() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../README.md").standardized,
+            encoding: .utf8)
+        func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let keys = [
+            "Left", "Right", "Home", "End", "Backspace", "Delete", "Ctrl-U", "Ctrl-K", "Ctrl-W", "Up", "Down", "Ctrl-C",
+            "Ctrl-D",
+        ]
+        let helpText = words(Session.help)
+        let readmeText = words(readme)
+        let help = try #require(helpText.range(of: "at a terminal, ").map { helpText[$0.lowerBound...] })
+        let readmeKeys = try #require(
+            readmeText.range(of: "At a terminal the line is edited as in a shell: ").map {
+                readmeText[$0.lowerBound...]
+            })
+        for key in keys {
+            #expect(help.prefix(400).contains(key), "help: \(key)")
+            #expect(readmeKeys.prefix(400).contains(key), "README: \(key)")
+        }
+        // Both say what Ctrl-D does: it is quit, which asks first when changes are unsaved.
+        #expect(
+            help.prefix(400).contains(
+                "Ctrl-D on an empty line is quit (with unsaved changes, a second Ctrl-D or quit leaves)"))
+        #expect(
+            readmeKeys.prefix(500).contains(
+                "as `quit` does (with unsaved changes it warns, and a second Ctrl-D or `quit` leaves)"))
     }
 
     @Test func renderShowsTheBoardTheSelectionAndTheButtons() {

@@ -13,9 +13,10 @@
 // `swift run board FILE` opens a board saved with `save FILE`, with its history, and
 // `swift run board --shared FILE`, in two terminals, edits one board from both (SharedBoard).
 // Everything interesting lives in the ActionStackBoardModel target (Board, Figure, Session,
-// UndoButtons, SharedBoard, LineBuffer, which cuts the input into lines, and LineEditor, which
-// edits the line typed at a terminal); this file only reads input, draws the line being edited,
-// prints answers, and, for a shared board, reads the others' changes while it waits for a key.
+// UndoButtons, SharedBoard, LineBuffer, which cuts the input into lines, LineEditor, which edits
+// the line typed at a terminal, and LineView, which fits it in the terminal's row, counting columns
+// with TerminalColumns); this file only reads input, draws the line being edited, prints answers,
+// and, for a shared board, reads the others' changes while it waits for a key.
 
 import ActionStackBoardModel
 import Foundation
@@ -70,14 +71,21 @@ func waitForInput(_ idle: (@MainActor () -> Void)?) {
 final class InputReader {
     private var buffer = LineBuffer()
     private var atEnd = false
+    /// Whether reading goes on after the end of input: at a terminal, Ctrl-D ends only the read
+    /// it answers, and the user can go on typing (the program asks before it quits with unsaved
+    /// changes). Piped input that ends has ended.
+    var readsPastEnd = false
     /// Called while the reader waits for input (a shared board's timer).
     var idle: (@MainActor () -> Void)?
 
-    /// The next line; nil at the end of input.
+    /// The next line; nil at the end of input (at a terminal, Ctrl-D on an empty line).
     func nextLine() -> LineBuffer.Line? {
         while true {
             if let line = buffer.nextLine() { return line }
-            if atEnd { return buffer.finish() }
+            if atEnd {
+                if readsPastEnd { atEnd = false }
+                return buffer.finish()
+            }
             waitForInput(idle)
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
@@ -132,36 +140,58 @@ final class LineEditingReader {
     private var next = 0
     /// The first character of the line that is shown, when the line is wider than the terminal.
     private var scroll = 0
+    /// Whether the line changed since the row was last drawn.
+    private var needsDraw = false
     private let prompt = "> "
     /// Called while the reader waits for a key (a shared board's timer).
     var idle: (@MainActor () -> Void)?
 
-    /// The next line entered; nil at the end of input (Ctrl-D on an empty line).
-    func nextLine() -> String? {
+    /// What the user entered.
+    enum Entry {
+        /// A line to handle. Ctrl-D on an empty line is `quit`, shown after the prompt as if typed.
+        case line(String)
+        /// A line longer than the program takes, refused (`LineEditor.Event.tooLong`).
+        case tooLong
+    }
+
+    /// The next line entered; nil when the terminal is gone (its input ended or failed).
+    func nextLine() -> Entry? {
         scroll = 0
         draw()
         while true {
-            if next == bytes.count && !refill() {
-                print()
-                return nil
+            if next == bytes.count {
+                // The row is drawn once the keys that arrived together are all fed: a paste of a
+                // long line is drawn a few times, not once for each of its characters.
+                if needsDraw { draw() }
+                if !refill() {
+                    print()
+                    return nil
+                }
             }
             let byte = bytes[next]
             next += 1
+            // A key that ends the line (Return, Ctrl-C, Ctrl-D) shows it first as it stands: the
+            // row stays on the screen above the answer.
+            if needsDraw && [0x0D, 0x0A, 0x03, 0x04].contains(byte) { draw() }
             switch editor.feed(byte) {
             case .none:
                 continue
             case .changed:
-                draw()
+                needsDraw = true
             case .entered(let line):
                 print()
-                return line
+                return .line(line)
+            case .tooLong:
+                print()
+                return .tooLong
             case .cancelled:
                 print("^C")
                 scroll = 0
                 draw()
             case .endOfInput:
-                print()
-                return nil
+                // As a shell prints "exit": the row reads "> quit", and what quit answers follows.
+                print("quit")
+                return .line("quit")
             }
         }
     }
@@ -190,17 +220,18 @@ final class LineEditingReader {
     }
 
     /// Redraws the prompt's row: the prompt, the part of the line that fits, the cursor in place.
+    /// Counted in columns (`LineView`): a wide character takes two, and the row never wraps.
     private func draw() {
+        needsDraw = false
         let text = editor.text
-        let cursor = editor.cursor
-        let room = max(terminalColumns() - prompt.count - 1, 8)
-        scroll = min(scroll, max(0, text.count - room))
-        if cursor < scroll { scroll = cursor }
-        if cursor - scroll > room { scroll = cursor - room }
-        let end = min(text.count, scroll + room)
+        // The last column is left for the cursor at the end of the line.
+        let room = max(terminalColumns() - TerminalColumns.width(of: prompt) - 1, 8)
+        let view = LineView(text: text, cursor: editor.cursor, scroll: scroll, room: room)
+        scroll = view.shown.lowerBound
         // Shown as `printable` makes it: a typed escape or control character cannot drive the terminal.
-        var output = "\r" + prompt + Session.printable(String(text[scroll..<end])) + "\u{1B}[K"
-        if end > cursor { output += "\u{1B}[\(end - cursor)D" }
+        var output = "\r" + prompt + String(text[view.shown].map(Session.printable)) + "\u{1B}[K"
+        let back = view.width - view.cursorColumn
+        if back > 0 { output += "\u{1B}[\(back)D" }
         print(output, terminator: "")
         fflush(nil)
     }
@@ -305,6 +336,7 @@ let interactive = isatty(STDIN_FILENO) != 0
 let dumbTerminal = getenv("TERM").map { String(cString: $0) == "dumb" } ?? true
 let editing = interactive && isatty(STDOUT_FILENO) != 0 && !dumbTerminal && startLineEditing()
 let input = InputReader()
+input.readsPastEnd = interactive
 let editingReader = LineEditingReader()
 if let shared {
     // A shared board reads the others' changes while it waits for input, and prints them with the
@@ -332,8 +364,11 @@ for line in openingNotes { print(line) }
 for line in session.render() { print(line) }
 reading: while !session.isFinished && shared?.hasLeft != true {
     if editing {
-        guard let line = editingReader.nextLine() else { break reading }
-        for output in handle(line) { print(output) }
+        switch editingReader.nextLine() {
+        case nil: break reading
+        case .tooLong: print(Session.lineTooLong)
+        case .line(let line): for output in handle(line) { print(output) }
+        }
         continue
     }
     if interactive {
@@ -342,9 +377,13 @@ reading: while !session.isFinished && shared?.hasLeft != true {
     }
     switch input.nextLine() {
     case nil:
-        // Ctrl-D on an empty line: end the prompt's line, so the shell's prompt starts on its own.
-        if interactive { print() }
-        break reading
+        // Piped input that ends: the program ends, as it is (a script's last line is its last).
+        guard interactive else { break reading }
+        // Ctrl-D on an empty line at a terminal: quit, shown after the prompt as if typed. With
+        // unsaved changes it warns, and a second Ctrl-D (or quit) quits. Two in a row always
+        // quit, so a terminal that is gone (its reads end at once, again and again) ends it.
+        print("quit")
+        for output in handle("quit") { print(output) }
     case .tooLong(let start):
         if !interactive { print("> \(Session.printable(start))...") }
         print(Session.lineTooLong)

@@ -27,8 +27,9 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
             "\(point) is off the board (x from 0 to \(plain(Board.width)), y from 0 to \(plain(Board.height)))"
         case .radiusOutOfRange(let radius) where radius < 0: "the radius must not be negative"
         case .radiusOutOfRange:
-            "the radius must be at most \(plain(Figure.maximumCornerRadius)), half the figure's height "
-                + "(figures are \(plain(Figure.width)) by \(plain(Figure.height)))"
+            // The numbers as `help` states them, and as every answer prints a radius: "4.0".
+            "the radius must be at most \(Figure.maximumCornerRadius), half the figure's height "
+                + "(figures are \(Figure.width) by \(Figure.height))"
         }
     }
 
@@ -175,13 +176,43 @@ public final class Board {
 
     /// Marks the board saved (the session's `save FILE` first writes `fileContents()` to the file,
     /// and calls this once the write succeeded): the board's stack and the stack of every figure on
-    /// it are marked clean, so `hasUnsavedChanges` is false until
-    /// the next change, and true again after undoing past this point.
+    /// it are marked clean, so `hasUnsavedChanges` is false until the next change, and true again
+    /// after undoing past this point.
+    ///
+    /// The figures off the board that the board's history can bring back are marked clean too:
+    /// the file holds each of them as it is now, with its history saved there (`file()`). A figure
+    /// that undo or redo brings back is then as it was saved, and its history says so, in this
+    /// session as after the file is opened again. (Were they left as they were, a figure the file
+    /// holds as it is would come back from the file "unsaved", its saved mark where it was before.)
     public func save() {
         // `markClean()` also ends coalescing: a nudge after a save starts a new step, so the
         // saved step stays as it was saved.
         undoStack.markClean()
         for figure in figures { figure.markSaved() }
+        // Found as `file()` finds them. The history cannot be taken only while a change is in
+        // progress, and then no file was written either.
+        if let history = try? undoStack.savedHistory() {
+            for figure in figuresOffBoard(in: history) { figure.markSaved() }
+        }
+    }
+
+    /// The figures off the board that `history`, the board's, can bring back: those its
+    /// `InsertFigure` commands hold, in the order of their numbers. A file holds them (`file()`).
+    ///
+    /// - Complexity: O(*n* log *n*) in the actions of `history`.
+    func figuresOffBoard(in history: SavedHistory) -> [Figure] {
+        var offBoard: [UUID: Figure] = [:]
+        let onBoard = Set(figures.map(\.uuid))
+        for step in history.steps {
+            for action in step.actions {
+                if let insert = action.command as? InsertFigure, let figure = insert.object,
+                    !onBoard.contains(figure.uuid)
+                {
+                    offBoard[figure.uuid] = figure
+                }
+            }
+        }
+        return offBoard.values.sorted { $0.id < $1.id }
     }
 
     // MARK: Changes made elsewhere (a shared board)

@@ -333,7 +333,7 @@ extension Board {
     public func file(remoteVersion: String? = nil) throws -> (data: Data, leftOut: [String]) {
         var histories: [String: SavedHistory] = [:]
         var leftOut: [String] = []
-        func history(of stack: ActionStack, savedHere: Bool, named name: String) throws -> SavedHistory {
+        func history(of stack: ActionStack, named name: String) throws -> SavedHistory {
             var history: SavedHistory
             do {
                 history = try stack.savedHistory()
@@ -343,35 +343,21 @@ extension Board {
             // The file will hold the board as it is now: its history's saved state is the current
             // one. `save()` marks the stacks clean once the file is written, and not before, so a
             // write that fails leaves the board unsaved, as it is.
-            if savedHere { history.clean = history.current }
+            history.clean = history.current
             if !history.omissions.isEmpty {
                 leftOut.append("\(name): " + history.omissions.map(\.description).joined(separator: ", and "))
             }
             if let remoteVersion { history.remoteVersion = remoteVersion }
             return history
         }
-        let boardHistory = try history(of: undoStack, savedHere: true, named: "the board's history")
+        let boardHistory = try history(of: undoStack, named: "the board's history")
         histories[BoardFile.boardHistoryName] = boardHistory
-        var offBoard: [UUID: Figure] = [:]
-        let onBoard = Set(figures.map(\.uuid))
-        for step in boardHistory.steps {
-            for action in step.actions {
-                if let insert = action.command as? InsertFigure, let figure = insert.object,
-                    !onBoard.contains(figure.uuid)
-                {
-                    offBoard[figure.uuid] = figure
-                }
-            }
-        }
-        let removed = offBoard.values.sorted { $0.id < $1.id }
-        for figure in figures {
+        let removed = figuresOffBoard(in: boardHistory)
+        // A figure off the board is saved as it is now, as one on the board is: the file holds
+        // it so, and `save()` marks its stack clean too.
+        for figure in figures + removed {
             histories[BoardFile.historyName(of: figure.uuid)] = try history(
-                of: figure.undoStack, savedHere: true, named: "figure #\(figure.id)'s history")
-        }
-        // A figure off the board keeps its saved state where it was: `save()` does not mark it.
-        for figure in removed {
-            histories[BoardFile.historyName(of: figure.uuid)] = try history(
-                of: figure.undoStack, savedHere: false, named: "figure #\(figure.id)'s history")
+                of: figure.undoStack, named: "figure #\(figure.id)'s history")
         }
         let document = BoardDocument(
             nextNumber: nextNumber, figures: figures.map(\.record), offBoard: removed.map(\.record))

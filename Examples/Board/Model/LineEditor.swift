@@ -18,9 +18,13 @@
 ///   kept, and comes back below the newest one.
 /// - Return enters the line; Ctrl-C abandons it; Ctrl-D on an empty line ends the input, and on a
 ///   line with text deletes at the cursor.
+/// - A line is at most `LineBuffer.maximumLength` bytes, the longest line the program reads. What
+///   is typed (or pasted) beyond that is dropped, and Return then refuses the line (`tooLong`)
+///   rather than enter a line cut short, as the program refuses such a line piped to it.
 ///
-/// The editor only keeps the state; the program draws it (`text`, `cursor`) after each byte that
-/// changed it. It holds no terminal and does no I/O, so tests drive it with bytes.
+/// The editor only keeps the state; the program draws it (`text`, `cursor`, fitted to the
+/// terminal's row by `LineView`) once the bytes that arrived together are fed. It holds no
+/// terminal and does no I/O, so tests drive it with bytes.
 public struct LineEditor: Sendable {
     /// What a byte did.
     public enum Event: Equatable, Sendable {
@@ -34,6 +38,9 @@ public struct LineEditor: Sendable {
         case cancelled
         /// Ctrl-D on an empty line: the end of input.
         case endOfInput
+        /// Return on a line that lost what was typed beyond `LineBuffer.maximumLength` bytes: the
+        /// line is refused whole, and not remembered (the editor starts an empty line).
+        case tooLong
     }
 
     /// The line being edited.
@@ -54,6 +61,12 @@ public struct LineEditor: Sendable {
 
     /// `String(text).utf8.count`, kept up to date so that typing a long line stays linear.
     private var byteCount = 0
+
+    /// Whether something typed on this line was dropped for the length limit: the line is not
+    /// what the user typed, and Return refuses it. Emptying the line clears it.
+    public private(set) var isCut = false
+    /// `isCut` of the line being typed, kept while the user looks through the history.
+    private var draftIsCut = false
 
     /// The bytes of a character or an escape sequence that has not arrived whole.
     private var pending: [UInt8] = []
@@ -98,6 +111,7 @@ public struct LineEditor: Sendable {
     // MARK: Keys
 
     private mutating func enter() -> Event {
+        if isCut { return reset(.tooLong) }
         let line = String(text)
         if !line.allSatisfy(\.isWhitespace) && history.last != line {
             history.append(line)
@@ -110,14 +124,19 @@ public struct LineEditor: Sendable {
         text = []
         cursor = 0
         byteCount = 0
+        isCut = false
         draft = []
+        draftIsCut = false
         historyIndex = history.count
         return event
     }
 
     private mutating func insert(_ character: Character) -> Event {
         // At most `LineBuffer.maximumLength` bytes, the longest line the program takes.
-        guard byteCount + character.utf8.count <= LineBuffer.maximumLength else { return .none }
+        guard byteCount + character.utf8.count <= LineBuffer.maximumLength else {
+            isCut = true
+            return .none
+        }
         // A combining mark joins the character before it ("e" then U+0301 is one "é").
         if cursor > 0, String([text[cursor - 1], character]).count == 1 {
             // No real character has this many scalars; more would make each key cost more.
@@ -143,6 +162,7 @@ public struct LineEditor: Sendable {
         change(&self)
         if before == (text, cursor) { return .none }
         byteCount = String(text).utf8.count
+        if text.isEmpty { isCut = false }  // nothing is left of the line that was cut
         return .changed
     }
 
@@ -172,9 +192,10 @@ public struct LineEditor: Sendable {
 
     private mutating func showHistory(_ index: Int) -> Event {
         guard (0...history.count).contains(index), index != historyIndex else { return .none }
-        if historyIndex == history.count { draft = text }
+        if historyIndex == history.count { (draft, draftIsCut) = (text, isCut) }
         historyIndex = index
         text = index == history.count ? draft : Array(history[index])
+        isCut = index == history.count ? draftIsCut : false
         cursor = text.count
         byteCount = String(text).utf8.count
         return .changed

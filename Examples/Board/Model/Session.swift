@@ -633,11 +633,13 @@ public final class Session {
         the board runs from (0.0, 0.0), top left, to (\(Board.width), \(Board.height)), bottom right
         figures are \(Figure.width) by \(Figure.height), drawn [1], or (1) with rounded corners;
         the selected one has a star: [*1]
-        at a terminal, Left, Right, Home, End and Backspace edit the line, Up and
-        Down bring back earlier lines, Ctrl-C drops the line, and Ctrl-D on an empty
-        line quits
+        at a terminal, Left, Right, Home, End, Backspace and Delete edit the line,
+        Ctrl-U deletes to its start, Ctrl-K to its end and Ctrl-W the word before
+        the cursor; Up and Down bring back earlier lines, Ctrl-C drops the line,
+        and Ctrl-D on an empty line is quit (with unsaved changes, a second Ctrl-D
+        or quit leaves); piped input that ends leaves at once
         board FILE (swift run board FILE) opens a saved board with its history:
-        undo then takes back the last change made before it was saved
+        undo then takes back the step that led to where it was saved
         board --shared FILE (swift run board --shared FILE, in two terminals)
         edits one board from several: each change goes to the SQLite database
         FILE at once, and the others' changes show up as they are made. Undo
@@ -666,11 +668,16 @@ public final class Session {
     /// terminal, reorder the line it is on, or break it. The joiners that emoji sequences and some
     /// scripts are written with (U+200D, U+200C) are kept.
     public static func printable(_ text: String) -> String {
-        String(text.map { $0 == "\t" ? " " : $0.unicodeScalars.contains(where: isHidden) ? "?" : $0 })
+        String(text.map(printable))
+    }
+
+    /// `character` as `printable(_:)` shows it: itself, a space for a tab, or "?".
+    nonisolated public static func printable(_ character: Character) -> Character {
+        character == "\t" ? " " : character.unicodeScalars.contains(where: isHidden) ? "?" : character
     }
 
     /// Whether printing `scalar` as it is could hide or rearrange text, or drive the terminal.
-    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    nonisolated private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .lineSeparator, .paragraphSeparator: true
         case .format: scalar != "\u{200D}" && scalar != "\u{200C}"
