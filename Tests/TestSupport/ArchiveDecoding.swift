@@ -44,3 +44,13 @@ extension Result {
         return nil
     }
 }
+
+/// The archive of `history` alone, as bytes: two histories are the same when their bytes are, so a
+/// test compares a recovery with a full save, or two stacks' saves, in one expression.
+///
+/// - Parameter history: The history to encode, under the recorder's default name.
+/// - Returns: The encoded archive.
+/// - Throws: The error encoding threw (a command that could not be encoded).
+package func bytes(_ history: SavedHistory) throws -> Data {
+    try HistoryArchive(fingerprint: "doc", histories: [HistoryRecorder.defaultHistoryName: history]).encoded()
+}

@@ -301,7 +301,7 @@ final class ProbeFlags2: @unchecked Sendable {  // written and read one at a tim
     var ranOnMainThread: [Bool] = []
 }
 
-/// Hands a main-actor stack to code that runs elsewhere. Unsafe on purpose: the probes that use it
+/// Hands a main-actor stack to code that runs elsewhere. Unsafe on purpose: the tests that use it
 /// keep the main actor suspended while the other side uses the stack.
 struct ProbeUnsafeStack2: @unchecked Sendable {
     let stack: ActionStack

@@ -19,7 +19,11 @@ import Testing
 /// awaited undo kept one step more than `undo()`, and an awaited jump went one step further back
 /// than `jump(to:)` (the same flaw as `TreeMovesThatCloseAnOpenGroupUnderALimitTests`, in the
 /// linear history).
-@Suite(.timeLimit(.minutes(5))) @MainActor struct AwaitedStepsThatCloseAnOpenGroupUnderALimitTests {
+///
+/// The two forms are also compared on two copies of one history (`TrimRulesFixtures`): in both
+/// shapes, under either limit, with an empty group that is dropped, with the event's automatic
+/// group, and for a jump to where the stack already is.
+@Suite(.timeLimit(.minutes(5))) @MainActor struct AwaitedStepsThatCloseAnOpenGroupUnderALimitTests: TrimRulesFixtures {
     /// A value whose changes cost 1 and are undone synchronously or awaited: an awaited step holds
     /// an asynchronous action beside the synchronous one that states its cost (an asynchronous
     /// registration states none).
@@ -104,5 +108,82 @@ import Testing
         #expect(stack.undoEntries.map(\.actionName) == ["3", "2"])
         #expect(stack.redoEntries.isEmpty)
         stack._checkInvariants()
+    }
+
+    /// "it keeps what undo() keeps" (performUndo doc comment).
+    @Test(arguments: [false, true]) func performUndoKeepsWhatUndoKeeps(tree: Bool) async throws {
+        let (a, boxA) = history(3, open: 1, levels: 2, tree: tree)
+        let (b, boxB) = history(3, open: 1, levels: 2, tree: tree)
+        a.undo()
+        try await b.performUndo()
+        #expect(snap(a, boxA) == snap(b, boxB))
+        a.redo()
+        try await b.performRedo()
+        #expect(snap(a, boxA) == snap(b, boxB))
+        #expect(a.lastMisuse == nil && b.lastMisuse == nil)
+    }
+
+    /// "so the jump counts its steps in the history jump(to:) counts them in" (performJump).
+    @Test(arguments: [false, true], [0, 1, 2, 3]) func performJumpCountsAsJumpCounts(tree: Bool, to: Int) async throws {
+        let (a, boxA) = history(4, open: 1, levels: 2, tree: tree)
+        let (b, boxB) = history(4, open: 1, levels: 2, tree: tree)
+        a.jump(to: to)
+        try await b.performJump(to: to)
+        #expect(snap(a, boxA) == snap(b, boxB), "to \(to)")
+        #expect(a.lastMisuse == nil && b.lastMisuse == nil)
+    }
+
+    /// Under maximumCost rather than levelsOfUndo.
+    @Test(arguments: [0, 1, 2]) func performJumpUnderACostLimitAgrees(to: Int) async throws {
+        func make() -> (ActionStack, Box) {
+            let stack = makeStack()
+            let box = Box()
+            for v in 1...4 { change(box, v, cost: 2, on: stack) }
+            stack.maximumCost = 6
+            stack.beginUndoGrouping()
+            box.set(50, cost: 3, on: stack)
+            return (stack, box)
+        }
+        try await agree(make, sync: { $0.jump(to: to) }, awaited: { try await $0.performJump(to: to) })
+    }
+
+    /// dropsEmptyGroups: an empty open group closed by the undo is dropped, the undo undoes the step below.
+    @Test(arguments: [false, true]) func emptyOpenGroupWithDropsEmptyGroupsAgrees(drops: Bool) async throws {
+        func make() -> (ActionStack, Box) {
+            let stack = makeStack(dropsEmptyGroups: drops)
+            let box = Box()
+            for v in 1...3 { change(box, v, on: stack) }
+            stack.levelsOfUndo = 2
+            stack.beginUndoGrouping()
+            return (stack, box)
+        }
+        try await agree(make, sync: { $0.undo() }, awaited: { try await $0.performUndo() })
+        try await agree(make, sync: { $0.jump(to: 0) }, awaited: { try await $0.performJump(to: 0) })
+    }
+
+    /// groupsByEvent: a change outside any group opens the event's automatic group.
+    @Test func groupsByEventAgrees() async throws {
+        func make() -> (ActionStack, Box) {
+            let stack = makeStack(groupsByEvent: true)
+            let box = Box()
+            for v in 1...3 {
+                box.set(v, on: stack)
+                stack.endEvent()
+            }
+            stack.levelsOfUndo = 2
+            box.set(9, on: stack)  // left in the open automatic group
+            return (stack, box)
+        }
+        try await agree(make, sync: { $0.jump(to: 0) }, awaited: { try await $0.performJump(to: 0) })
+    }
+
+    /// "The current position does nothing" (jump(to:)): a jump to where it is with a group open.
+    @Test func jumpOfZeroStepsWithAnOpenGroupAgrees() async throws {
+        let (a, boxA) = history(3, open: 1, levels: 2)
+        let (b, boxB) = history(3, open: 1, levels: 2)
+        let here = a.historyPosition
+        a.jump(to: here)
+        try await b.performJump(to: here)
+        #expect(snap(a, boxA) == snap(b, boxB))
     }
 }

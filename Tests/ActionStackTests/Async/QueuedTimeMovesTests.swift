@@ -193,11 +193,8 @@ import Testing
     /// Seeded sequences of presses, each starting with a move that waits at the gate; and the
     /// same over a tree whose nodes 2 and 5 are synchronous steps.
     @Test(arguments: 0..<60) func seededPressesEndAsSynchronousOnes(seed: Int) async throws {
-        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 17
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = LinearCongruentialGenerator(seed: UInt64(seed), stream: 17)
+        func next(_ bound: Int) -> Int { random.next(bound) }
         var presses: [Press] = [.earlier(1 + next(3))]  // from 6: always moves over awaited steps
         for _ in 0..<(1 + next(6)) {
             switch next(7) {

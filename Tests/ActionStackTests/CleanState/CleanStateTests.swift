@@ -163,4 +163,102 @@ struct CleanStateTests {
         stack.undo()
         #expect(seen == [false, true], "only the changes are posted")
     }
+
+    // A step's target removed or freed after the save: the change it made is still applied, so the
+    // stack is not clean.
+
+    @Test func removingTheNewestStepsTargetAfterTheSaveLeavesTheDocumentChanged() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let b = Counter("b")
+        group(stack) { a.set(1, on: stack) }
+        stack.markClean()
+        group(stack) { b.set(1, on: stack) }
+        stack.removeAllActions(withTarget: b)
+        #expect(!stack.isClean, "B's change is still applied")
+        stack.undo()
+        #expect(a.value == 0)
+        #expect(!stack.isClean)
+    }
+
+    @Test func freeingTheNewestStepsTargetAfterTheSaveLeavesTheDocumentChanged() {
+        let stack = makeStack()
+        let a = Counter("a")
+        var b: Counter? = Counter("b")
+        group(stack) { a.set(1, on: stack) }
+        stack.markClean()
+        group(stack) { b!.set(1, on: stack) }
+        b = nil
+        #expect(stack.undoCount == 1)
+        #expect(!stack.isClean)
+    }
+
+    @Test func removingTheFirstStepsTargetThenUndoingTheRestIsNotTheSavedStart() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let b = Counter("b")
+        group(stack) { a.set(1, on: stack) }
+        group(stack) { b.set(1, on: stack) }
+        stack.removeAllActions(withTarget: a)
+        stack.undo()
+        #expect(b.value == 0)
+        #expect(a.value == 1)
+        #expect(!stack.isClean, "A's change was never undone")
+        #expect(!stack.isCleanAtStart)
+    }
+
+    // A scope rolled back inside an open group leaves the stack as clean as it was.
+
+    @Test(arguments: [false, true])
+    func aRolledBackScopeInsideAnOpenGroupLeavesTheStackAsItWas(automatic: Bool) {
+        let stack = makeStack(groupsByEvent: automatic)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        if !automatic { stack.beginUndoGrouping() }
+        #expect(throws: Failure.self) {
+            try stack.group {
+                counter.set(1, on: stack)
+                throw Failure()
+            }
+        }
+        #expect(counter.value == 0)
+        #expect(stack.isClean, "the model is back where it was, and so is the document state")
+        if automatic { stack.endEvent() } else { stack.endUndoGrouping() }
+        #expect(stack.isClean)
+    }
+
+    // Undoing a nested group is a change: the stack is clean only when it is back at the saved
+    // state.
+
+    @Test func undoingANestedGroupAfterTheSaveIsAChange() {
+        let stack = makeStack()
+        let a = Counter("a")
+        let b = Counter("b")
+        stack.beginUndoGrouping()
+        a.set(1, on: stack)
+        stack.beginUndoGrouping()
+        b.set(1, on: stack)
+        stack.endUndoGrouping()
+        stack.markClean()
+        stack.undoNestedGroup()
+        #expect(b.value == 0)
+        #expect(!stack.isClean)
+        stack.endUndoGrouping()
+        #expect(!stack.isClean)
+    }
+
+    @Test func undoingANestedGroupBackToTheSavedStateIsClean() {
+        let stack = makeStack()
+        let a = Counter("a")
+        stack.beginUndoGrouping()
+        a.set(1, on: stack)
+        stack.markClean()
+        stack.beginUndoGrouping()
+        a.set(2, on: stack)
+        stack.endUndoGrouping()
+        #expect(!stack.isClean)
+        stack.undoNestedGroup()
+        #expect(a.value == 1)
+        #expect(stack.isClean, "exactly the saved state again")
+    }
 }

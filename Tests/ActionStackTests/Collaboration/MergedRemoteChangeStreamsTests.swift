@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -172,23 +173,11 @@ struct SharedChangeTextCommand: UndoCommand, RebasableCommand {
     }
 }
 
-/// A deterministic generator (SplitMix64).
-private struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @MainActor
 @Suite struct MergedRemoteChangeStreamsTests {
     /// A peer's run of edits of `text`: typing forward or backward, Delete, Backspace, or one
     /// edit anywhere, each reading in the text the one before it leaves.
-    private static func run(in text: String, using random: inout Seeded) -> [TextEdit] {
+    private static func run(in text: String, using random: inout SeededGenerator) -> [TextEdit] {
         var scalars = Array(text.unicodeScalars)
         var edits: [TextEdit] = []
         var cursor = Int.random(in: 0...scalars.count, using: &random)
@@ -226,7 +215,7 @@ private struct Seeded: RandomNumberGenerator {
     }
 
     /// A user's edit of `text`.
-    private static func userEdit(of text: String, using random: inout Seeded) -> TextEdit {
+    private static func userEdit(of text: String, using random: inout SeededGenerator) -> TextEdit {
         let scalars = Array(text.unicodeScalars)
         let at = Int.random(in: 0...scalars.count, using: &random)
         if Bool.random(using: &random), at < scalars.count {
@@ -239,7 +228,7 @@ private struct Seeded: RandomNumberGenerator {
     /// Seeded runs: a few user steps, some undone, peers' runs between them; then every undo and
     /// every redo. The text after each must be the same with the changes merged and kept apart.
     @Test(arguments: 0..<200) func mergedTextEditsLandAsOneByOne(seed: Int) {
-        var random = Seeded(state: UInt64(seed) &* 7919 &+ 1)
+        var random = SeededGenerator(seed: UInt64(seed) &* 7919 &+ 1)
         let merged = ActionStack()
         let apart = ActionStack()
         for stack in [merged, apart] {

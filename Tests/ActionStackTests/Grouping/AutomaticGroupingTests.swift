@@ -211,4 +211,31 @@ struct AutomaticGroupingTests {
         #expect(!tracker.isAlive)
         spinRunLoop()  // the scheduled block finds no stack
     }
+
+    // The event's automatic group closes at the end of the event even while registration is
+    // disabled.
+
+    @Test func theEventEndsWhileRegistrationIsDisabled() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.disableUndoRegistration()
+        stack.endEvent()
+        #expect(stack.groupingLevel == 0, "the automatic group closed although registration is disabled")
+        stack.enableUndoRegistration()
+        counter.set(2, on: stack)
+        stack.endEvent()
+        #expect(stack.undoCount == 2, "the next event is a step of its own")
+    }
+
+    @Test func theRunLoopsCloseHappensWhileRegistrationIsDisabled() {
+        let stack = makeStack(groupsByEvent: true)
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.disableUndoRegistration()
+        spinRunLoop()
+        #expect(stack.groupingLevel == 0)
+        stack.enableUndoRegistration()
+    }
 }

@@ -12,9 +12,11 @@ import Testing
 
 /// A scoped group whose body throws is rolled back, and what it does to the redo stack is each
 /// form's stated choice: `group(named:_:)` puts the body's registrations on the stack as they come,
-/// so the redo stack they emptied stays empty; `asyncGroup(named:isolation:_:)` holds them apart
-/// until the group closes, so the redo stack stays as it was.
-@Suite(.timeLimit(.minutes(5))) @MainActor struct GroupsThatThrowAndTheRedoStackTests {
+/// so in a linear history the redo stack they emptied stays empty (in a branching one they made it
+/// a branch, and the rollback leaves the tree as it was, redo choice included);
+/// `asyncGroup(named:isolation:_:)` holds them apart until the group closes, so the redo stack
+/// stays as it was, in both shapes, and under a limit nothing below is trimmed.
+@Suite(.timeLimit(.minutes(5))) @MainActor struct GroupsThatThrowAndTheRedoStackTests: TrimRulesFixtures {
     struct Failure: Error {}
 
     final class Value {
@@ -67,5 +69,53 @@ import Testing
         #expect(stack.redoEntries.map(\.actionName) == ["2"])
         stack.redo()
         #expect(value.value == 2)
+    }
+
+    @Test(arguments: [false, true]) func throwingAsyncGroupLeavesTheRedoStack(tree: Bool) async {
+        let (stack, box) = history(3, tree: tree)
+        stack.undo()
+        let redoBefore = stack.redoEntries.map(\.actionName)
+        do {
+            try await stack.asyncGroup(named: "A") {
+                box.set(20, on: stack)
+                await Task.yield()
+                throw Failure()
+            }
+        } catch {}
+        #expect(stack.redoEntries.map(\.actionName) == redoBefore)
+        #expect(box.value == 2)
+        stack.redo()
+        #expect(box.value == 3)
+    }
+
+    /// A throwing `group(named:)`: in a linear history the redo stack the body's registrations
+    /// emptied stays empty; in a branching history they made it a branch, and the rollback leaves
+    /// the tree as it was, redo choice included (the doc comment and BranchingHistory.md).
+    @Test(arguments: [false, true]) func throwingScopedGroupEmptiesTheRedoStackOnlyInALinearHistory(tree: Bool) {
+        let (stack, box) = history(3, tree: tree)
+        stack.undo()
+        do {
+            try stack.group(named: "G") {
+                box.set(20, on: stack)
+                throw Failure()
+            }
+        } catch {}
+        #expect(stack.redoEntries.map(\.actionName) == (tree ? ["v3"] : []))
+        #expect(box.value == 2)
+    }
+
+    /// A throwing asyncGroup under a limit: the trim waits, nothing below is lost.
+    @Test func throwingAsyncGroupUnderALimitKeepsTheUndoStack() async {
+        let (stack, box) = history(3, levels: 3)
+        stack.undo()
+        do {
+            try await stack.asyncGroup(named: "A") {
+                box.set(20, on: stack)
+                box.set(21, on: stack)
+                throw Failure()
+            }
+        } catch {}
+        #expect(stack.undoEntries.map(\.actionName) == ["v2", "v1"])
+        #expect(stack.redoEntries.map(\.actionName) == ["v3"])
     }
 }

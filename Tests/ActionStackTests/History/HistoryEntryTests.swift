@@ -152,4 +152,40 @@ struct HistoryEntryTests {
         #expect(stack.lastMisuse == .reentrantCall(.jump, during: .undoing))
         #expect(stack.lastMisuse?.description.hasPrefix("jump(to:) was called while an undo") == true)
     }
+
+    // With the automatic group open and holding an action, a jump to the current position keeps the
+    // pending edit: the open step is counted, as undoEntries lists it.
+
+    @Test func jumpingToTheCurrentPositionKeepsThePendingEdit() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.endEvent()
+        counter.set(2, on: stack)
+        #expect(stack.undoEntries.count == 2)
+        #expect(stack.historyPosition == 2, "the open step is counted, as undoEntries lists it")
+        stack.jump(to: stack.historyPosition)
+        #expect(counter.value == 2)
+        stack.jump(to: 1)
+        #expect(counter.value == 1)
+        #expect(stack.historyPosition == 1)
+        stack.jump(to: 2)
+        #expect(counter.value == 2)
+    }
+
+    // With an empty explicit group open, the undo title and the first entry name the same step.
+
+    @Test func withAnEmptyExplicitGroupOpenTheTitleAndTheFirstEntryAgree() {
+        let stack = makeStack(dropsEmptyGroups: true)
+        let counter = Counter()
+        group(stack, named: "Move") { counter.set(1, on: stack) }
+        stack.beginUndoGrouping()
+        stack.setActionName("Rename")
+        #expect(stack.undoMenuItemTitle == "Undo Move")
+        #expect(stack.undoEntries.first?.title == "Undo Move")
+        #expect(stack.historyPosition == 1)
+        stack.endUndoGrouping()
+        #expect(stack.undoMenuItemTitle == "Undo Move")
+    }
 }

@@ -115,4 +115,18 @@ struct CostLimitTests {
         }
         #expect(stack.undoCount == 3)
     }
+
+    // Setting maximumCost with a group open keeps the newest closed step.
+
+    @Test func settingTheCostLimitWithAGroupOpenKeepsTheNewestClosedStep() {
+        let stack = makeStack()
+        let counter = Counter()
+        group(stack) { stack.registerUndo(withTarget: counter, options: .cost(50)) { $0.value = 0 } }
+        stack.beginUndoGrouping()
+        stack.registerUndo(withTarget: counter, options: .cost(50)) { $0.value = 0 }
+        stack.maximumCost = 10
+        #expect(stack.undoCount == 1, "the newest closed step is always kept")
+        stack.endUndoGrouping()
+        #expect(stack.undoCount == 1, "now the open group is the newest closed step")
+    }
 }

@@ -103,4 +103,26 @@ struct LevelsOfUndoTests {
         group(stack) { target.set(1, on: stack) }
         #expect(!tracker.isAlive)
     }
+
+    // A scope whose body closes its own group and throws loses no step to trimming.
+
+    @Test func aScopeThatClosesItsOwnGroupAndThrowsDoesNotLoseATrimmedStep() {
+        let stack = makeStack()
+        stack.levelsOfUndo = 2
+        let counter = Counter()
+        group(stack) { counter.set(1, on: stack) }
+        group(stack) { counter.set(2, on: stack) }
+        #expect(throws: Failure.self) {
+            try stack.group {
+                counter.set(3, on: stack)
+                stack.endUndoGrouping()  // the body closes the scope's own group
+                throw Failure()
+            }
+        }
+        #expect(counter.value == 2)
+        #expect(stack.undoCount == 2, "trimming waited for the scope; the rollback took its step out")
+        stack.undo()
+        stack.undo()
+        #expect(counter.value == 0)
+    }
 }

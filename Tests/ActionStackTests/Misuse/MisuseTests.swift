@@ -262,9 +262,9 @@ struct MisusePolicyTests {
         let stack = makeStack(groupsByEvent: true)
         stack.automaticGroupClosing = .manual
         let text = Counter()
-        CoalescingCompositionTests.typing(stack, text, 1)
+        CoalescingTests.typing(stack, text, 1)
         stack.endEvent()
-        CoalescingCompositionTests.typing(stack, text, 2)
+        CoalescingTests.typing(stack, text, 2)
         stack.endEvent()
         var published = 0
         let token = stack.observe { _ in published += 1 }
@@ -278,7 +278,7 @@ struct MisusePolicyTests {
         #expect(published == 0)
         #expect(stack._stateShape == shape)
         #expect(stack._structure == structure)
-        CoalescingCompositionTests.typing(stack, text, 3)
+        CoalescingTests.typing(stack, text, 3)
         stack.endEvent()
         #expect(stack.undoCount == 1, "still one coalesced step")
         _ = token

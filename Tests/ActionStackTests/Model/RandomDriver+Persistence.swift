@@ -319,9 +319,7 @@ extension StackWorld {
         let restored: SavedHistory
         do {
             let data = try HistoryArchive(fingerprint: "driver", histories: ["stack": saved]).encoded()
-            var registry = CommandRegistry()
-            registry.register(DriverAddCommand.self)
-            let archive = try HistoryArchive(decoding: data, registry: registry)
+            let archive = try HistoryArchive(decoding: data, registry: testRegistry())
             guard let history = archive.histories["stack"], archive.fingerprint == "driver" else {
                 result("the archive lost the history")
                 return

@@ -448,7 +448,7 @@ extension ReferenceModel {
             if let misuse = refusal(.undoNestedGroup) { return report(misuse) }
             if refusesNestedUndoWhileAsync() { return }
             post(.checkpoint)
-            // A refused call (the misuse of step 3) clears nothing (finding 15).
+            // A refused call (the misuse of step 3) clears nothing: it does not end coalescing.
             if undoNestedFromStep3() { endCoalescing() }
         }
     }

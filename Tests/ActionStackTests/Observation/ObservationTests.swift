@@ -137,4 +137,47 @@ struct ObservationTests {
         _ = stack.state
         #expect(recorder.names.isEmpty)
     }
+
+    // A change made from inside an observe callback is published to every observer, in order.
+
+    @Test func anAutosaveObserverThatMarksCleanIsPublished() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        var heard: [Bool] = []
+        let autosave = stack.observe { state in
+            if !state.isClean && state.groupingLevel == 0 { stack.markClean() }
+        }
+        let display = stack.observe { heard.append($0.isClean) }
+        counter.set(1, on: stack)
+        stack.endEvent()
+        #expect(stack.isClean)
+        #expect(heard.last == true, "the observers hear the state after the observer's markClean()")
+        let model = ActionStackModel(stack)
+        counter.set(2, on: stack)
+        stack.endEvent()
+        #expect(model.isClean)
+        _ = (autosave, display)
+    }
+
+    @Test func anObserverThatUndoesIsPublishedInOrder() {
+        let stack = makeStack()
+        let counter = Counter()
+        var heard: [[Int]] = [[], []]
+        var undoOnce = true
+        let first = stack.observe { state in
+            heard[0].append(state.undoCount)
+            if undoOnce && state.undoCount == 2 {
+                undoOnce = false
+                stack.undo()
+            }
+        }
+        let second = stack.observe { heard[1].append($0.undoCount) }
+        group(stack) { counter.set(1, on: stack) }
+        group(stack) { counter.set(2, on: stack) }
+        #expect(counter.value == 1)
+        #expect(heard[0].suffix(2) == [2, 1])
+        #expect(heard[1] == heard[0], "the observer after it hears the older state first, then the new one")
+        _ = (first, second)
+    }
 }

@@ -182,7 +182,7 @@ func hsTree(_ stack: ActionStack) -> String {
     return "root \(tree.root.sequence) cur \(tree.current.sequence) | " + nodes.joined(separator: "; ")
 }
 
-/// Keeps the objects a probe resolves alive for the rest of the run (targets are held weakly).
+/// Keeps the objects a test resolves alive for the rest of the run (targets are held weakly).
 final class HSKeepAlive: @unchecked Sendable {
     static let shared = HSKeepAlive()
     private let lock = NSLock()

@@ -102,9 +102,14 @@ struct UnreadableCommand: UndoCommand {
     func perform(on figure: ArchiveFigure, in stack: ActionStack) {}
 }
 
-/// The registry every test of the persistent history reads with: every test command, the
-/// renames and version 1 forms with their migrations. The command types of each family are
-/// prefixed (`test.`, `hs.`, `hr.`, `rp.`), so a type a test names as unknown is no family's.
+/// The registry every test of the persistent history reads with: every shared test command, the
+/// renames and version 1 forms with their migrations, the random drivers' commands and the shared
+/// text's. The command types of each family are prefixed (`test.`, `hs.`, `hr.`, `rp.`,
+/// `driver.`), so a type a test names as unknown is no family's.
+///
+/// It lives here, in the test target, rather than in the shared test-support target: the commands
+/// it registers are this target's own fixtures (the figure, the box, the document, the drivers'
+/// targets, the shared text), and moving them out would move their models with them.
 func testRegistry() -> CommandRegistry {
     var registry = CommandRegistry()
     // The figure's commands (this file).
@@ -131,6 +136,11 @@ func testRegistry() -> CommandRegistry {
     registry.register(HRTyping.self)
     registry.register(HRAsyncSet.self)
     registry.register(HRBag.self)
+    // The random drivers' commands (RandomDriver+Persistence.swift, JournalAsyncReplayTests.swift).
+    registry.register(DriverAddCommand.self)
+    registry.register(DriverAsyncAddCommand.self)
+    // The shared text's command (SharedTextModel.swift).
+    registry.register(TextCommand.self)
     return registry
 }
 

@@ -11,12 +11,12 @@ import ActionStack
 import Foundation
 import Testing
 
-// One test per finding of the composition issue (#12), named after the rule it keeps. Each was a
-// real failure where two features meet; the comment says which finding.
+// An observer of a notification that an operation posts (a jump, a scope closing what its body left
+// open) may call back into the stack: the stack reads its state again after every post, so the
+// observer's calls that would empty the stack or close its groups mid-operation are refused as
+// misuses, and the operation completes.
 
 struct ObserverReentrancyTests {
-    // Finding 1: posting and then acting without reading the state again crashed.
-
     @Test func aCheckpointObserverCannotEmptyTheStackDuringAJump() {
         let stack = makeStack()
         let counter = Counter()

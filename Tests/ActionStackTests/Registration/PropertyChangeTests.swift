@@ -43,4 +43,26 @@ struct PropertyChangeTests {
         #expect(shape.radius == 2.5)
         #expect(!stack.canUndo)
     }
+
+    // setValue is one call: it publishes once, after the value changes, and reports one misuse.
+
+    @Test func setValueIsOneCallThatPublishesOnceAfterTheValueChanges() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        var values: [Int] = []
+        let token = stack.observe { _ in values.append(counter.value) }
+        stack.setValue(5, for: \.value, on: counter, actionName: "Set")
+        #expect(values == [5])
+        _ = token
+    }
+
+    @Test func setValueWithNoGroupReportsOneMisuseAndSetsNothing() {
+        let stack = makeStack()
+        let counter = Counter()
+        let misuses = MisuseLog(stack)
+        stack.setValue(5, for: \.value, on: counter, actionName: "Set")
+        #expect(misuses.all == [.noOpenGroup(.setValue)])
+        #expect(counter.value == 0, "a change without its inverse would be lost to undo")
+    }
 }

@@ -112,4 +112,46 @@ struct StackGroupTests {
         edit.undo()  // nothing to act on: nothing happens
         #expect(edit.isClean)
     }
+
+    // A stack group tells its observers the states in order, and never a state from the middle of
+    // an undo.
+
+    @Test func aGroupObserverThatSwitchesTheActiveStackKeepsTheOrder() {
+        let edit = ActionStackGroup()
+        let a = makeStack()
+        let b = makeStack()
+        let counter = Counter()
+        group(b) { counter.set(1, on: b) }
+        edit.activeStack = a
+        var heard: [[Int?]] = [[], []]
+        let first = edit.observe { state in
+            heard[0].append(state?.undoCount)
+            if state?.undoCount == 1 && edit.activeStack === a { edit.activeStack = b }
+        }
+        let second = edit.observe { heard[1].append($0?.undoCount) }
+        group(a) { counter.set(2, on: a) }  // a: 1 step; the first observer switches to b
+        #expect(heard[0].suffix(2) == [1, 1])
+        #expect(heard[1] == heard[0], "a's state, then b's, in the same order for every observer")
+        #expect(edit.activeStack === b)
+        _ = (first, second)
+    }
+
+    @Test func aHandlerThatSwitchesTheActiveStackNeverLetsAMidUndoStateOut() {
+        let edit = ActionStackGroup()
+        let stack = makeStack()
+        let other = makeStack()
+        edit.activeStack = other
+        let counter = Counter()
+        group(stack) {
+            stack.registerUndo(withTarget: counter) { _ in edit.activeStack = stack }
+        }
+        var heard: [ActionStack.State?] = []
+        let token = edit.observe { heard.append($0) }
+        stack.undo()
+        #expect(heard.count == 1)
+        #expect(heard.first??.canRedo == false, "the state after the undo (its handler registered nothing)")
+        #expect(heard.first??.groupingLevel == 0)
+        #expect(heard.first??.canUndo == false)
+        _ = token
+    }
 }

@@ -124,3 +124,38 @@ func htFork(_ doc: TreeDoc, _ clock: ManualClock) {
 }
 
 func htShape(_ stack: ActionStack) -> String { shape(stack.historyTree) }
+
+// What the tests of the branching history with the other features share (Branching*Tests.swift).
+
+/// Everything a caller can see of a tree stack, to check that a call changed nothing.
+struct Seen: Equatable {
+    var tree: ActionStack.HistoryTree?
+    var state: ActionStack.State
+    var text: String
+    var redoBranches: [ActionStack.HistoryNode.ID]
+
+    init(_ stack: ActionStack, _ document: TreeDoc) {
+        tree = stack.historyTree
+        state = stack.state
+        text = document.text
+        redoBranches = stack.redoBranches
+    }
+}
+
+/// A text field whose typing coalesces into one step, as ``ActionStack/RegistrationOptions``'
+/// example types.
+final class Field {
+    var text = ""
+
+    func type(_ character: Character, on stack: ActionStack) {
+        text.append(character)
+        stack.registerUndo(withTarget: self, options: .coalescing("typing")) { [unowned stack] field in
+            field.deleteLast(on: stack)
+        }
+    }
+
+    func deleteLast(on stack: ActionStack) {
+        let character = text.removeLast()
+        stack.registerUndo(withTarget: self) { [unowned stack] field in field.type(character, on: stack) }
+    }
+}

@@ -232,4 +232,58 @@ struct UndoRedoTests {
         stack.redo()
         #expect(target.value == 1)
     }
+
+    // redo() closes the one open group first and records the redone step at the top level, with its
+    // name and clean state; with two groups open, redo() and jump(to:) are misuses.
+
+    @Test func redoClosesTheOneOpenGroupAndRecordsATopLevelStepWithItsNameAndCleanState() {
+        let stack = makeStack(groupsByEvent: true, dropsEmptyGroups: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.setActionName("Move")
+        stack.endEvent()
+        stack.markClean()
+        stack.undo()
+        stack.setActionIsDiscardable(true)  // opens an empty automatic group in this event
+        #expect(stack.groupingLevel == 1)
+        stack.redo()
+        #expect(stack.groupingLevel == 0, "the empty group was closed (and dropped) first")
+        #expect(counter.value == 1)
+        #expect(stack.undoActionName == "Move")
+        #expect(stack.undoCount == 1)
+        #expect(stack.isClean, "back at the saved state")
+    }
+
+    @Test func inFoundationModeRedoAfterASetterFindsTheRedoStackEmptiedByTheNewStep() {
+        let stack = makeStack(groupsByEvent: true)
+        stack.automaticGroupClosing = .manual
+        let counter = Counter()
+        counter.set(1, on: stack)
+        stack.endEvent()
+        stack.undo()
+        stack.setActionName("Pending")  // an empty group: a new (do-nothing) step once closed
+        stack.redo()
+        #expect(stack.groupingLevel == 0)
+        #expect(counter.value == 0, "closing the empty group emptied the redo stack, as in Foundation")
+        #expect(stack.undoActionName == "Pending")
+        #expect(stack.lastMisuse == nil)
+    }
+
+    @Test func redoAndJumpWithTwoGroupsOpenAreMisuses() {
+        let stack = makeStack()
+        let counter = Counter()
+        group(stack) { counter.set(1, on: stack) }
+        stack.undo()
+        stack.beginUndoGrouping()
+        stack.beginUndoGrouping()
+        let before = stack._structure
+        stack.redo()
+        #expect(stack.lastMisuse == .nestedGroupsOpen(.redo, groupingLevel: 2))
+        #expect(stack.historyPosition == 1, "the open group is a step, as Foundation counts it")
+        stack.jump(to: 2)
+        #expect(stack.lastMisuse == .nestedGroupsOpen(.jump, groupingLevel: 2))
+        #expect(stack._structure == before)
+        #expect(counter.value == 0)
+    }
 }

@@ -624,7 +624,7 @@ import Testing
             let used = (peak - before) * 1024
             let ratio = Double(used) / Double(data.count)
             try? "\(data.count) bytes, \(used) bytes more at the peak: \(ratio) times; read: \(archive != nil)\n"
-                .write(toFile: "/tmp/hostile-review-memory.txt", atomically: true, encoding: .utf8)
+                .write(toFile: "/tmp/actionstack-archive-memory.txt", atomically: true, encoding: .utf8)
             if ratio > 200 { exit(1) }
         }
     }
@@ -731,7 +731,7 @@ import Testing
 
     @Test func hugeNodeNumbersDoNotOverflowLaterChanges() async {
         // A valid tree whose newest node is Int.max: the next change needs a number past it.
-        // Run in a child process: a trap there is the finding.
+        // Run in a child process, so that a trap there fails this test and not the whole run.
         await #expect(processExitsWith: .success) {
             let body =
                 #"{"commands":[["hs.mark",1]],"current":9223372036854775807,"keys":["box"],"root":9223372036854775806,"shape":"tree","steps":[{"a":[[0,0,{"value":0}]]}]}"#

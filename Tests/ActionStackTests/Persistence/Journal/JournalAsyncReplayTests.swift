@@ -61,17 +61,6 @@ struct WeakAsyncWorld {
 ///   request (then nothing is claimed).
 @MainActor
 @Suite struct JournalAsyncReplayTests {
-    static func registry() -> CommandRegistry {
-        var registry = CommandRegistry()
-        registry.register(DriverAddCommand.self)
-        registry.register(DriverAsyncAddCommand.self)
-        return registry
-    }
-
-    static func bytes(_ saved: SavedHistory) throws -> Data {
-        try HistoryArchive(fingerprint: "doc", histories: [HistoryRecorder.defaultHistoryName: saved]).encoded()
-    }
-
     /// One event of the journal driver: an event of the asynchronous driver, or an awaited jump to
     /// a node of the history tree.
     enum Event: CustomStringConvertible {
@@ -294,10 +283,10 @@ struct WeakAsyncWorld {
         func replayed() throws -> Data? {
             guard recorder.recordCount > 0,
                 let recovered = try HistoryRecorder.recover(
-                    from: journal, fingerprint: "doc", registry: Self.registry()),
+                    from: journal, fingerprint: "doc", registry: testRegistry()),
                 let history = recovered.histories[HistoryRecorder.defaultHistoryName]
             else { return nil }
-            return try Self.bytes(history)
+            return try bytes(history)
         }
         func fail(_ text: String) {
             let events = trail.suffix(16).map { "    \($0)" }.joined(separator: "\n")
@@ -334,7 +323,7 @@ struct WeakAsyncWorld {
                 }
                 let expected: Data
                 do {
-                    expected = try Self.bytes(saved)
+                    expected = try bytes(saved)
                 } catch {
                     fail("event \(index) \(event): the full save does not encode: \(error)")
                     break
@@ -412,7 +401,7 @@ struct WeakAsyncWorld {
             if Self.isIdle(world.stack), world.stack._invariantViolations().isEmpty,
                 let saved = try? world.stack.savedHistory(), recorder.recordCount > 0
             {
-                let expected = try Self.bytes(saved)
+                let expected = try bytes(saved)
                 let actual = try replayed()
                 outcome.idleChecks += 1
                 if actual != expected {
@@ -427,7 +416,7 @@ struct WeakAsyncWorld {
         // with awaited undos and redone, and the document goes through the states the stack it was
         // recorded from goes through when it is walked so.
         if problem == nil, stackBreakage == nil, Self.isIdle(world.stack), recorder.recordCount > 0,
-            let recovered = try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: Self.registry()),
+            let recovered = try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: testRegistry()),
             let history = recovered.histories[HistoryRecorder.defaultHistoryName]
         {
             let start = world.world.documentValues

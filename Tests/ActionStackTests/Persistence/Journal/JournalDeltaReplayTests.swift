@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
@@ -15,17 +16,6 @@ import Testing
 /// records after it into exactly the history a full save would have saved.
 @MainActor
 @Suite struct JournalDeltaReplayTests {
-    static func registry() -> CommandRegistry {
-        var registry = CommandRegistry()
-        registry.register(DriverAddCommand.self)
-        return registry
-    }
-
-    /// The archive of `saved`, as bytes, to compare two histories whole.
-    static func bytes(_ saved: SavedHistory) throws -> Data {
-        try HistoryArchive(fingerprint: "doc", histories: [HistoryRecorder.defaultHistoryName: saved]).encoded()
-    }
-
     /// Runs the random driver's operations (commands among closures, undo, redo, coalescing, clean
     /// marks, removals, trims, jumps, branches, saves and restores) on a recorded stack, and after
     /// each one compares the recovery from the journal with a full save.
@@ -63,10 +53,10 @@ import Testing
                 recorder.lastError == nil, "seed \(seed) op \(index) \(op): \(String(describing: recorder.lastError))")
             guard recorder.recordCount > 0 else { continue }
             let recovered = try #require(
-                try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: Self.registry()))
+                try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: testRegistry()))
             let replayed = try #require(recovered.histories[HistoryRecorder.defaultHistoryName])
-            let expected = try Self.bytes(saved)
-            let actual = try Self.bytes(replayed)
+            let expected = try bytes(saved)
+            let actual = try bytes(replayed)
             if expected != actual {
                 Issue.record(
                     """

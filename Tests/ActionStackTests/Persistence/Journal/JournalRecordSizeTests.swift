@@ -286,8 +286,7 @@ import Testing
         defer { files.cleanUp() }
         let stack = makeStack(groupsByEvent: true)
         let document = SharedText(stack: stack)
-        var registry = CommandRegistry()
-        registry.register(TextCommand.self)
+        let registry = testRegistry()
         let recorder = HistoryRecorder(journal: files.journal, stack: stack) { document.text }
         func check(_ what: String) throws {
             let saved = try stack.savedHistory()

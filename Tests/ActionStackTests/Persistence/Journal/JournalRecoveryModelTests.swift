@@ -29,12 +29,6 @@ import Testing
 /// operation (not in its dead actions), and no one observes it.
 @MainActor
 @Suite struct JournalRecoveryModelTests {
-    static func registry() -> CommandRegistry {
-        var registry = CommandRegistry()
-        registry.register(DriverAddCommand.self)
-        return registry
-    }
-
     struct Outcome {
         var compared = 0
         var steps = 0
@@ -138,7 +132,7 @@ import Testing
             defer { world.plan.enabled = planWasEnabled }
             guard let fullSave = try? world.stack.savedHistory(), recorder.recordCount > 0 else { continue }
             let recovered = try #require(
-                try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: Self.registry()))
+                try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: testRegistry()))
             let replayed = try #require(recovered.histories[HistoryRecorder.defaultHistoryName])
             let replayedText = SavedHistoryText(replayed)
             let savedText = SavedHistoryText(fullSave)

@@ -18,12 +18,6 @@ import Testing
 /// that moved them, a removal, a keystroke that grew the newest, an undo, a branch entered).
 @MainActor
 @Suite struct JournalSnapshotReuseTests {
-    nonisolated static func registry() -> CommandRegistry {
-        var registry = CommandRegistry()
-        registry.register(TextCommand.self)
-        return registry
-    }
-
     /// A recorded shared text, in a directory of its own.
     @MainActor final class Recorded {
         let directory: URL
@@ -57,11 +51,8 @@ import Testing
             let saved = try stack.savedHistory()
             let archive = try #require(
                 try HistoryRecorder.recover(
-                    from: journal, fingerprint: "doc", registry: JournalSnapshotReuseTests.registry()))
+                    from: journal, fingerprint: "doc", registry: testRegistry()))
             let replayed = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
-            func bytes(_ history: SavedHistory) throws -> Data {
-                try HistoryArchive(fingerprint: "doc", histories: ["h": history]).encoded()
-            }
             return (try bytes(replayed), try bytes(saved))
         }
 

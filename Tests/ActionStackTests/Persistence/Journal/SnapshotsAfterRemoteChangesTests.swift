@@ -20,8 +20,8 @@ import Testing
 /// time limits count the wait) in a parallel run.
 @Suite struct SnapshotsAfterRemoteChangesTests {
     static func registry() -> CommandRegistry {
-        var registry = CommandRegistry()
-        registry.register(TextCommand.self)
+        // The shared registry and this suite's own note command, which no other suite records.
+        var registry = testRegistry()
         registry.register(NoteCommand.self)
         return registry
     }
@@ -52,9 +52,6 @@ import Testing
         guard let saved = try? stack.savedHistory() else { return nil }
         let archive = try #require(try HistoryRecorder.recover(from: journal, fingerprint: "doc", registry: registry()))
         let replayed = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
-        func bytes(_ history: SavedHistory) throws -> Data {
-            try HistoryArchive(fingerprint: "doc", histories: ["h": history]).encoded()
-        }
         return (try bytes(replayed), try bytes(saved))
     }
 

@@ -108,7 +108,7 @@ import Testing
             }
             alive.append(stack)
         }
-        // Without a reused address the probe is inconclusive (allocator-dependent): nothing to check.
+        // Without a reused address the test is inconclusive (allocator-dependent): nothing to check.
         guard let stack = reused else { return }
         holder.stack = stack
         recorder.watch(stack)

@@ -22,7 +22,8 @@ import Testing
 #endif
 
 // Asynchronous operations are recorded once, when they settle; a rollback or a broken step is not an
-// ordinary step.
+// ordinary step. (More in RecorderAsyncTests+AwaitedOperations.swift: what each awaited operation
+// leaves in the journal, whatever happens while it awaits.)
 
 @MainActor
 @Suite(.serialized, .timeLimit(.minutes(5))) struct RecorderAsyncTests {

@@ -71,7 +71,7 @@ import Testing
     }
 
     /// A full journal in a directory that cannot take the compaction's temporary file... (root can
-    /// write anywhere, so this probe uses a journal whose every record needs a compaction: maximumRecords 1).
+    /// write anywhere, so this test uses a journal whose every record needs a compaction: maximumRecords 1).
     @Test func aCompactingJournalKeepsRecording() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }

@@ -119,7 +119,7 @@ import Testing
         #expect(recovered?.histories[HistoryRecorder.defaultHistoryName]?.steps.count == 4)
     }
 
-    /// Control for the probes above: a journal that has not cached the file does overwrite the damage.
+    /// Control for the tests above: a journal that has not cached the file does overwrite the damage.
     @Test func aDamagedRecordIsOverwrittenByAFreshJournalsAppend() throws {
         let files = try RecorderFiles()
         defer { files.cleanUp() }

@@ -192,11 +192,8 @@ import Testing
     /// and without a save limit and branch limit. (Seed 45 found that a recovery under a save limit
     /// kept another of two branches at one distance than a save did.)
     @Test(arguments: Array(0..<24) + [45]) func seededScriptsUnderARecorder(seed: Int) throws {
-        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 3
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = LinearCongruentialGenerator(seed: UInt64(seed), stream: 3)
+        func next(_ bound: Int) -> Int { random.next(bound) }
         let names = ["doc", "a", "b"]
         var script: [(ActionStack, Documents) -> Void] = []
         for step in 0..<24 {

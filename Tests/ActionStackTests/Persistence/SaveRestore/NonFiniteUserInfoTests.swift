@@ -39,10 +39,8 @@ import Testing
         let saved = try stack.savedHistory()
         #expect(saved.steps.count == 1)
         #expect(saved.steps.first?.userInfo == ["scale": .double(2.5)])
-        var registry = CommandRegistry()
-        registry.register(HSSet.self)
         let data = try HistoryArchive(fingerprint: "box", histories: ["main": saved]).encoded()
-        let archive = try HistoryArchive(decoding: data, registry: registry)
+        let archive = try HistoryArchive(decoding: data, registry: testRegistry())
         let restored = ActionStack()
         let fresh = HSBox(value: 1)
         try restored.restoreHistory(archive.histories["main"]!) { _ in fresh }

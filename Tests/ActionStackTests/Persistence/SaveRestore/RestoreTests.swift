@@ -376,7 +376,7 @@ import Testing
         #expect(throws: SavedHistory.StructuralProblem.self) { try negative.validate() }
         let stack = makeStack()
         let box = HSBox(value: 2)
-        // Found by this review and fixed: restoreHistory validates first and throws .malformed.
+        // restoreHistory validates first and throws .malformed.
         let error = hsCatch { try hsRestore(negative, into: stack, ["box": box]) }
         if error?.malformation != nil {
         } else {
@@ -447,9 +447,8 @@ import Testing
         }
         // Either the outer restore refuses, or it restores exactly the saved history; never a mix
         // with the change the resolver made.
-        // Found by this review and fixed: the stack is checked again after the resolver ran. The
-        // nested restore found it empty and restored the history; the outer one then refuses, so the
-        // history is there once, exactly.
+        // The stack is checked again after the resolver ran. The nested restore found it empty and
+        // restored the history; the outer one then refuses, so the history is there once, exactly.
         #expect(inner == nil)
         if case .failure(let error as ActionStack.HistoryPersistenceError) = result {
             #expect(error == .misuse(.historyNotEmpty(.restoreHistory)))
@@ -477,7 +476,7 @@ import Testing
         }
         // Never a mix: either refused (nothing but the resolver's own step), or exactly the saved history.
         let names = stack.undoEntries.map(\.actionName)
-        // Found by this review and fixed: refused, nothing of the saved history restored.
+        // Refused: nothing of the saved history restored.
         if case .success = result { Issue.record("the restore should refuse") }
         #expect(names == ["Sneaky"], "\(names)")
     }

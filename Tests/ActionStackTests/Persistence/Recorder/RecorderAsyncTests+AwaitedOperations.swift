@@ -8,12 +8,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ActionStack
+import ActionStackTestSupport
 import Foundation
 import Testing
 
-// Where awaited operations (undo, redo, jumps, asynchronous groups) meet the recorder and its
-// journal: what is recorded before, during and after an operation, and whether a recovery taken at
-// a record is the history a full save of the live stack gives then.
+// Awaited operations (undo, redo, jumps, asynchronous groups) under a recorder, more of
+// `RecorderAsyncTests`: nothing is recorded while an operation, an open group or a broken step
+// holds the history, and the record made when it settles recovers exactly the live stack's full
+// save, whatever happened meanwhile (changes from other tasks, rollbacks, cancellations, lost clean
+// states, clean marks, removals, limits and shapes set mid-await, resets, records that could not
+// be written, and records torn or damaged right after an awaited step).
 
 /// A box on a "server": its writes may wait at a gate and the server may refuse some values.
 final class AJBox {
@@ -102,6 +106,7 @@ final class AJWorld {
     subscript(_ name: String) -> AJBox { boxes[name]! }
 
     static let registry: CommandRegistry = {
+        // This world's own commands, which no other suite records: not the shared registry.
         var registry = CommandRegistry()
         registry.register(AJSet.self)
         registry.register(AJAsyncSet.self)
@@ -129,13 +134,8 @@ final class AJWorld {
         stack.endUndoGrouping()
     }
 
-    /// Encodes `history` alone, so that two histories compare byte for byte.
-    static func bytes(_ history: SavedHistory) throws -> Data {
-        try HistoryArchive(fingerprint: "-", histories: [HistoryRecorder.defaultHistoryName: history]).encoded()
-    }
-
     /// The live stack's full save, encoded.
-    func liveSave() throws -> Data { try Self.bytes(try stack.savedHistory()) }
+    func liveSave() throws -> Data { try bytes(try stack.savedHistory()) }
 
     /// The history recovered from the journal for the document as it is now, encoded (nil: none).
     func recovered(fingerprint: String? = nil) throws -> Data? {
@@ -144,7 +144,7 @@ final class AJWorld {
                 from: journal, fingerprint: fingerprint ?? "rev\(revision)", registry: Self.registry),
             let history = archive.histories[HistoryRecorder.defaultHistoryName]
         else { return nil }
-        return try Self.bytes(history)
+        return try bytes(history)
     }
 
     /// The stack holds a whole history (nothing open, in flight, queued or broken).
@@ -179,8 +179,7 @@ final class AJWorld {
     }
 }
 
-@MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedStepsAndTheJournalTests {
+extension RecorderAsyncTests {
     // MARK: An operation in flight
 
     /// "While a group is open, an asynchronous operation runs or waits in the queue, or a step is
@@ -470,7 +469,7 @@ final class AJWorld {
         #expect(recorder.recordCount == 1)
         let archive = try HistoryRecorder.recover(from: journal, fingerprint: "v1", registry: AJWorld.registry)
         let recovered = try #require(archive?.histories[HistoryRecorder.defaultHistoryName])
-        #expect(try AJWorld.bytes(recovered) == AJWorld.bytes(stack.savedHistory()))
+        #expect(try bytes(recovered) == bytes(stack.savedHistory()))
         #expect(recorder.lastError == nil)
     }
 
@@ -499,7 +498,7 @@ final class AJWorld {
         let archive = try HistoryRecorder.recover(
             from: journal, fingerprint: "r\(revision)", registry: AJWorld.registry)
         let recovered = try #require(archive?.histories[HistoryRecorder.defaultHistoryName])
-        #expect(try AJWorld.bytes(recovered) == AJWorld.bytes(stack.savedHistory(maximumSteps: 2)))
+        #expect(try bytes(recovered) == bytes(stack.savedHistory(maximumSteps: 2)))
         #expect(recorder.lastError == nil)
     }
 

@@ -34,7 +34,15 @@ struct AsyncTextCommand: AsyncUndoCommand, RebasableCommand {
     func transform(_ change: TextEdit) -> TextEdit? { edit.transform(change) }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(2))) @MainActor struct RemoteChangeCompositionTests {
+/// A remote change with the other features, as "Undo in a Shared Document" promises ("With the
+/// other features"): a jump into a branch lands on the rewritten steps; a change reported while an
+/// asynchronous step awaits rewrites the rest of the step and what it built, and a failure then
+/// rolls back to the start with the peer's change in it; a saved history keeps the remote version,
+/// and a restore moves past the changes made since; a change from a handler is a misuse; and a
+/// change whose closure throws, one that fits nothing, one that removes a target's actions, and
+/// one that kills the next step (its observers hear it) each leave the stack consistent.
+/// Serialized: the awaited command's gate and failures are shared by the tests.
+@Suite(.serialized, .timeLimit(.minutes(2))) @MainActor struct RemoteChangesWithTheOtherFeaturesTests {
     func document(_ text: String = "", shape: ActionStack.HistoryShape = .linear) -> SharedText {
         let stack = ActionStack()
         stack.groupsByEvent = false
@@ -122,10 +130,9 @@ struct AsyncTextCommand: AsyncUndoCommand, RebasableCommand {
         #expect(doc.stack.remoteVersion == "v1")
         let saved = try doc.stack.savedHistory()
         #expect(saved.remoteVersion == "v1")
-        var registry = CommandRegistry()
-        registry.register(TextCommand.self)
         let archive = try HistoryArchive(
-            decoding: HistoryArchive(fingerprint: "note", histories: ["main": saved]).encoded(), registry: registry)
+            decoding: HistoryArchive(fingerprint: "note", histories: ["main": saved]).encoded(),
+            registry: testRegistry())
         let restoredHistory = try #require(archive.histories["main"])
         #expect(restoredHistory.remoteVersion == "v1")
 
