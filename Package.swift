@@ -88,8 +88,9 @@ let package = Package(
             path: "Examples/Todo/CLI"
         ),
         // What the test targets share, written once: the manual clock of coalescing windows and
-        // history dates, the seeded generator of the random drivers and walks, and the helper that
-        // reads an archive to a result. Like the examples, it is in no product, so clients never
+        // history dates, the seeded generators of the random drivers and walks (SplitMix64, and the
+        // linear congruential one some recorded scripts were made with), the helper that reads an
+        // archive to a result, and `bytes(_:)` for journal files. Like the examples, it is in no product, so clients never
         // build it; only test targets depend on it.
         .target(
             name: "ActionStackTestSupport",
