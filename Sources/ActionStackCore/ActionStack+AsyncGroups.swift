@@ -155,7 +155,9 @@ extension ActionStack {
         activities.push(.closingScope)
         defer { activities.pop() }
         postWillCloseGroup()
-        post(ActionStack.didCloseUndoGroupNotification, discardable: run.built.frameMetadata?.isDiscardable ?? false)
+        // Its did-close is posted where every step's notifications are: as the close of a body that
+        // returned, though the group then rolls back.
+        carryOut(.postDidClose, discardable: run.built.frameMetadata?.isDiscardable ?? false)
     }
 
     /// The body threw and its registrations were rolled back: no step is left.

@@ -276,7 +276,7 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         guard history.tree != nil else { return nil }
-        if mayDropFreedSteps && steps.isIdle { history.sweepFreedTargets() }
+        if isAtRest { history.sweepFreedTargets() }
         return makeTreeSnapshot()
     }
 

@@ -169,18 +169,11 @@ extension ActionStack {
         let total = current + redoSide.closedCount
         let target = Swift.max(0, Swift.min(position, total))
         guard target != current else { return }
-        let level = undoSide.frames.count
-        guard level < 2 else {
-            report(.nestedGroupsOpen(.jump, groupingLevel: level))
-            return
-        }
+        if refusesMoveWithNestedGroupsOpen(.jump) != nil { return }
         activities.push(.jumping)
         defer { activities.pop() }
         history.endCoalescing()
-        if level == 1 {
-            postCheckpoint()
-            closeInnermostFrame(of: undoSide, notify: true)
-        }
+        closeTheOpenGroupBeforeMoving()
         if target < current {
             // Undo until `target` steps are left to undo.
             while true {

@@ -198,7 +198,7 @@ extension ActionStack {
             return
         }
         // Ids are held outside the storage while a step is in flight (its states, its marks).
-        if history.states.needsRenumbering && activities.isEmpty && steps.isIdle {
+        if history.states.needsRenumbering && isAtRest {
             history.renumberStates()
         }
         if history.needsTrim && mayRestructure { applyLimitsThatWaited() }

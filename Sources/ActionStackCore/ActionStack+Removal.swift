@@ -90,7 +90,7 @@ extension ActionStack {
     func limitsChanged() {
         enterCall()
         defer { leaveCall() }
-        if !(mayRestructure && mayDropFreedSteps) {
+        if !mayTrimAtOnce {
             history.deferTrim()
         } else {
             history.trimToLimits(limits)
@@ -139,7 +139,7 @@ extension ActionStack {
     /// - Complexity: O(k) for the k actions dropped.
     func trimAfterClosingTheOpenGroup() {
         let levelsOfUndo = levelsOfUndo
-        guard levelsOfUndo > 0 || maximumCost > 0, !scopes.isRunning, !steps.hasAwaitedStep else { return }
+        guard levelsOfUndo > 0 || maximumCost > 0, mayTrimBeforeTheRequestMoves else { return }
         history.trimToLimits(HistoryLimits(levelsOfUndo: levelsOfUndo, maximumCost: maximumCost))
     }
 
@@ -152,6 +152,40 @@ extension ActionStack {
     /// - Complexity: O(1).
     @inline(__always)
     var mayRestructure: Bool { !scopes.isRunning && steps.mayRestructure }
+
+    // The stack's other busy questions, each composed once from the machine's answers and the
+    // stack's own concerns, and asked by name where it matters.
+
+    /// Whether nothing runs now: no client code in the middle of a call, no step in flight of
+    /// either kind. Freed targets are swept and state ids renumbered only then (a step in flight
+    /// holds ids and actions outside the storage).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var isAtRest: Bool { activities.isEmpty && steps.isIdle }
+
+    /// Whether a limit set now trims at once: the history may be restructured and no client code
+    /// or synchronous step is in the middle of a call (otherwise the trim waits for its end).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var mayTrimAtOnce: Bool { mayRestructure && mayDropFreedSteps }
+
+    /// Whether work put off (a trim, a change of shape) may be done at the end of a scope: no
+    /// synchronous step runs and the history may be restructured.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var mayFinishPutOffWorkAfterScope: Bool { steps.performing == nil && mayRestructure }
+
+    /// Whether the group a request closed before its first step is trimmed now: no scoped group's
+    /// body runs and no awaited step is in flight yet. Unlike ``mayRestructure``, the request
+    /// holding the turn does not stop it: the group is a change made before the request moved
+    /// anything.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    var mayTrimBeforeTheRequestMoves: Bool { !scopes.isRunning && !steps.hasAwaitedStep }
 
     /// Applies the limits, pruning and change of shape that waited, unless a scoped group's body
     /// or client code in the middle of a call (an activity) is still running. The caller has

@@ -93,7 +93,7 @@ extension ActionStack {
     private func scopeEnded() {
         guard !scopes.isRunning else { return }
         endEventPutOffByScopes()
-        if history.needsTrim && steps.performing == nil && mayRestructure { applyLimitsThatWaited() }
+        if history.needsTrim && mayFinishPutOffWorkAfterScope { applyLimitsThatWaited() }
     }
 
     /// The index of the open frame `scope` on `side`, if it is still open.

@@ -44,13 +44,9 @@ extension ActionStack {
         if let tree = history.tree, resolve(tree) == history.currentNodeNumber {
             return history.currentNodeNumber
         }
-        let level = undoSide.frames.count
-        guard level < 2 else {
-            report(.nestedGroupsOpen(operation.reported, groupingLevel: level))
-            return nil
-        }
+        if refusesMoveWithNestedGroupsOpen(operation.reported) != nil { return nil }
         // Performed at once up to an asynchronous step, if the way comes to one.
-        let (reached, handOff) = walkAtOnce(closingTheOpenGroup: level == 1)
+        let (reached, handOff) = walkAtOnce()
         if let handOff {
             // The way changed under the move (a time move passed over a node found dead to one
             // whose way holds an asynchronous step): the rest is one request, as a move with that
@@ -63,14 +59,11 @@ extension ActionStack {
 
         /// The move performed at once: the node reached, and the node still to reach when the next
         /// step holds an asynchronous action (the walk stops before it).
-        func walkAtOnce(closingTheOpenGroup: Bool) -> (reached: NodeNumber?, handOff: NodeNumber?) {
+        func walkAtOnce() -> (reached: NodeNumber?, handOff: NodeNumber?) {
             history.sweepFreedTargets()
             activities.push(.jumping)
             defer { activities.pop() }
-            if closingTheOpenGroup {
-                postCheckpoint()
-                closeInnermostFrame(of: undoSide, notify: true)
-            }
+            closeTheOpenGroupBeforeMoving()
             guard let tree = history.tree else { return (nil, nil) }
             let target = resolve(tree)
             guard tree.table.contains(target), target != history.currentNodeNumber else {

@@ -231,7 +231,7 @@ extension ActionStack {
     public var savableDepth: SavableDepth {
         enterCall()
         defer { leaveCall() }
-        if mayDropFreedSteps && steps.isIdle { history.sweepFreedTargets() }
+        if isAtRest { history.sweepFreedTargets() }
         let layout = historyLayout()
         var depth = SavableDepth(undoSteps: 0, redoSteps: 0, branchSteps: 0)
         for item in layout.savableOrder(limit: .max) {

@@ -17,7 +17,9 @@ struct PendingAction {
 /// The bookkeeping of an awaited step in flight (an undo or redo that awaits, or an asynchronous
 /// group recording its step): the step it performs, where it builds the opposite step, and what
 /// happened meanwhile. The storage of ``StepMachine``: the machine holds it from the step's
-/// `begin` to its `ended`, and its events are what change it; the stack reads it.
+/// `begin` to its `ended`. The machine's events change its state; the stack reads it, and writes
+/// the records of what its own calls did meanwhile (the action a rollback runs, the clean marks
+/// made midway, the remote changes carried below the step), which the settle then reads.
 ///
 /// A class, because the step outlives the call that began it: its runner holds it across its
 /// awaits, while other calls (a removal by target, a remote change, a clean mark, another task's

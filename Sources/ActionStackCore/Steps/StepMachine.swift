@@ -49,9 +49,10 @@
 /// the stack's.
 ///
 /// Every question "is a step in flight?", "may the history be restructured now?", "is the stack
-/// busy?" is one of the machine's answers below (`performing`, `isIdle`, `isBusy`,
-/// `mayRestructure`, `refusesHistoryMoves`); the stack asks them and composes them with its own
-/// concerns in one place each (`ActionStack.isIdle`, `ActionStack.mayRestructure`).
+/// busy?" is one of the machine's answers below (`performing`, `hasAwaitedStep`, `isIdle`,
+/// `isBusy`, `mayRestructure`, `refusesHistoryMoves`, `holdsHistory`); the stack composes them
+/// with its own concerns once each, under a name (`ActionStack.mayDropFreedSteps`,
+/// `mayRestructure`, `isAtRest`, `mayTrimAtOnce`, ... in ActionStack+Removal.swift).
 struct StepMachine {
     /// What the stack is doing with a step.
     ///
@@ -300,7 +301,8 @@ struct StepMachine {
         /// then end it (``ended()``).
         case postDid(Direction)
         /// An asynchronous group: it has ended (its body is over, and what runs now is outside
-        /// it); post its did-close notification.
+        /// it); post its did-close notification. (A body that threw closes its group the same
+        /// way before the rollback, which then ends the group.)
         case postDidClose
     }
 
