@@ -133,13 +133,12 @@ extension ActionStack {
         }
         var discardable = false
         if !run.removedAll && (count > 0 || !dropsEmptyGroups) {
-            clearRedoSide()
-            // The body's registrations changed the document state as they came: the history places
-            // the step (see `History.finishRecorded`).
+            // The body's registrations changed the document state as they came: the history ends
+            // the redo future and places the step (see `History.finishRecorded`).
             discardable = metadata?.isDiscardable ?? false
             history.finishRecorded(
                 count: count, metadata: metadata, built: built, stateBefore: run.stateBefore,
-                sawNewChange: run.sawNewChange)
+                sawNewChange: run.sawNewChange, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
             trimOrDefer()
         }
         history.emptySide(built)
@@ -165,10 +164,10 @@ extension ActionStack {
         enterCall()
         defer { leaveCall() }
         carryOut(steps.rolledBack(rollback, failed: (-1, error)))
-        // A change another task made meanwhile ends the redo future, as it would have at once.
-        if run.sawNewChange { clearRedoSide() }
         // The body's changes are undone (the document is where the group began, plus other
-        // tasks' changes, which now lead from there), or something it did could not be undone.
-        history.settleFailedRecording(run, restored: rollback.isRestored)
+        // tasks' changes, which now lead from there), or something it did could not be undone;
+        // a change another task made meanwhile ended the redo future.
+        history.settleFailedRecording(
+            run, restored: rollback.isRestored, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
     }
 }

@@ -834,7 +834,7 @@ extension ActionStack {
     private func settleSuccess(_ run: StepInFlight) {
         enterCall()
         defer { leaveCall() }
-        leaveMidwayMarks(of: run)
+        history.leaveMidwayMarks(of: run)
         let built = run.built
         let (builtCount, builtMetadata) = closeBuiltStep(of: run)
 
@@ -872,7 +872,7 @@ extension ActionStack {
     ) -> ActionFailure {
         enterCall()
         defer { leaveCall() }
-        leaveMidwayMarks(of: run)
+        history.leaveMidwayMarks(of: run)
         // The document is back where the step began, or in a state the history does not know
         // (the step stays, leading from that state).
         history.settleFailedStep(run, restored: rollback.isRestored)
@@ -883,28 +883,6 @@ extension ActionStack {
             preconditionFailure("an undo or redo settled as a group")
         }
         return failure
-    }
-
-    /// The operation settles: the document leaves the clean marks made while its actions ran
-    /// (`markCurrentStateClean()`). Each named a new state, which the document, as the stack
-    /// records it, was put in; the state it was in before is put back wherever the mark was used
-    /// since (the current state, and the new changes other tasks recorded after it), so that the
-    /// operation settles as if the marks had not moved it, and no node has the clean state: the
-    /// document is clean again only if it comes back to exactly that state (a new mark).
-    ///
-    /// - Complexity: O(k) for the k steps and groups other tasks recorded meanwhile.
-    private func leaveMidwayMarks(of run: StepInFlight) {
-        run.isMidway = false
-        guard !run.midwayMarks.isEmpty else { return }
-        let marks = run.midwayMarks
-        run.midwayMarks = []
-        func before(_ state: StateID) -> StateID {
-            var state = state
-            // Newest first: a mark made right after another was made from it.
-            for mark in marks.reversed() where mark.mark == state { state = mark.before }
-            return state
-        }
-        history.renameStates(fromStep: undoSide.firstStep(madeAfter: run.serialMark).position, before)
     }
 
     // MARK: Internals: jumps

@@ -51,7 +51,7 @@ extension ActionStack {
 
     /// Marks the document's state clean: the current state; or, while an asynchronous undo or redo
     /// is running its actions (the document between the step's states), a new state that no node
-    /// has, which the document leaves when the operation settles (see `leaveMidwayMarks(of:)`), so
+    /// has, which the document leaves when the operation settles (see `History.leaveMidwayMarks(of:)`), so
     /// that it is clean again only if it comes back to exactly that state.
     ///
     /// - Complexity: O(1).

@@ -182,7 +182,7 @@ extension History {
     /// The document's states named `rename` maps are renamed: in the current state, and in the
     /// undo side's steps from `position` on, its frames and nested groups (an asynchronous
     /// operation settling leaves the clean marks made while it ran: see
-    /// `ActionStack.leaveMidwayMarks(of:)`).
+    /// ``leaveMidwayMarks(of:)``).
     ///
     /// - Complexity: O(s + f) for the s steps renamed and f frames and nested groups.
     func renameStates(fromStep position: Int, _ rename: (StateID) -> StateID) {

@@ -12,7 +12,9 @@
 // settle through the same rule (`settle`): the synchronous one ran with nothing else happening,
 // the awaited one while other tasks' changes may have overtaken it (`finishAwaited` takes it out
 // of its side first, and ends the redo future after). The step an asynchronous group recorded
-// settles by `finishRecorded`. The step machine (`StepMachine`) decides what is told and who runs
+// settles by `finishRecorded`; a failed awaited step by `settleFailedStep`, a failed group by
+// `settleFailedRecording`; every awaited operation leaves its midway clean marks by
+// `leaveMidwayMarks`. A new change ends the redo future by `endRedoFuture`, whoever made it. The step machine (`StepMachine`) decides what is told and who runs
 // next; the history decides what the history becomes.
 
 extension History {
@@ -139,16 +141,23 @@ extension History {
     }
 
     /// An asynchronous group recorded its step (`count` actions, with `metadata`, built on
-    /// `built`): the step goes on top of the undo stack, below the groups open there, leading
-    /// from where the group began (`stateBefore`) to the document's state now, with a node of its
-    /// own. When other tasks' changes came in while the body ran (`sawNewChange`), the state the
-    /// step leads back to (their changes without the group's) never existed: a fresh one. A step
-    /// of no action leads from the state now to itself. The caller emptied the redo side.
+    /// `built`): a new change, which ends the redo future
+    /// (``endRedoFuture(maximumCost:restructuringAllowed:)``, with the stack's `maximumCost` and
+    /// `restructuringAllowed`); the step goes on top of the undo stack, below the groups open
+    /// there, leading from where the group began (`stateBefore`) to the document's state now, with
+    /// a node of its own. When other tasks' changes came in while the body ran (`sawNewChange`),
+    /// the state the step leads back to (their changes without the group's) never existed: a fresh
+    /// one. A step of no action leads from the state now to itself.
     ///
-    /// - Complexity: O(a) for the a actions built (moved), plus O(1) for the open groups.
+    /// - Complexity: O(a) for the a actions built (moved), plus O(1) for the open groups, plus
+    ///   the end of the redo future.
     func finishRecorded(
-        count: Int, metadata: consuming StepMetadata?, built: Side, stateBefore: StateID, sawNewChange: Bool
+        count: Int, metadata: consuming StepMetadata?, built: Side, stateBefore: StateID, sawNewChange: Bool,
+        maximumCost: Int, restructuringAllowed: Bool
     ) {
+        if redoSide.holdsSomething {
+            endRedoFuture(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
+        }
         let high = states.current
         let low = count == 0 ? high : sawNewChange ? states.fresh() : stateBefore
         let node = makeChangeNode()
@@ -214,11 +223,18 @@ extension History {
     /// An asynchronous group's body threw and its registrations were rolled back (`restored`:
     /// every one was undone): no step is left. When restored, the document is where the group
     /// began, plus other tasks' changes, which now lead from there; otherwise something the body
-    /// did could not be undone, and the document is in a state the history does not know. Nothing
-    /// changes when `removeAllActions()` took the history meanwhile.
+    /// did could not be undone, and the document is in a state the history does not know. A change
+    /// another task made meanwhile (`sawNewChange`) ended the redo future, as it would have at once
+    /// (``endRedoFuture(maximumCost:restructuringAllowed:)``, with the stack's `maximumCost` and
+    /// `restructuringAllowed`). The document's state is left alone when `removeAllActions()` took
+    /// the history meanwhile.
     ///
-    /// - Complexity: O(k) for the k do-nothing steps at the bottom of other tasks' changes.
-    func settleFailedRecording(_ run: StepInFlight, restored: Bool) {
+    /// - Complexity: O(k) for the k do-nothing steps at the bottom of other tasks' changes, plus
+    ///   the end of the redo future.
+    func settleFailedRecording(_ run: StepInFlight, restored: Bool, maximumCost: Int, restructuringAllowed: Bool) {
+        if run.sawNewChange && redoSide.holdsSomething {
+            endRedoFuture(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
+        }
         guard !run.removedAll else { return }
         if !restored {
             states.move(to: states.fresh())
@@ -249,5 +265,27 @@ extension History {
         } else {
             states.move(to: state)
         }
+    }
+
+    /// An awaited operation settles: the document leaves the clean marks made while its actions ran
+    /// (`markCurrentStateClean()`). Each named a new state, which the document, as the stack
+    /// records it, was put in; the state it was in before is put back wherever the mark was used
+    /// since (the current state, and the new changes other tasks recorded after it), so that the
+    /// operation settles as if the marks had not moved it, and no node has the clean state: the
+    /// document is clean again only if it comes back to exactly that state (a new mark).
+    ///
+    /// - Complexity: O(k) for the k steps and groups other tasks recorded meanwhile.
+    func leaveMidwayMarks(of run: StepInFlight) {
+        run.isMidway = false
+        guard !run.midwayMarks.isEmpty else { return }
+        let marks = run.midwayMarks
+        run.midwayMarks = []
+        func before(_ state: StateID) -> StateID {
+            var state = state
+            // Newest first: a mark made right after another was made from it.
+            for mark in marks.reversed() where mark.mark == state { state = mark.before }
+            return state
+        }
+        renameStates(fromStep: undoSide.firstStep(madeAfter: run.serialMark).position, before)
     }
 }

@@ -174,7 +174,7 @@ extension History {
     /// Marks the document clean while an asynchronous operation is in the middle of its step: the
     /// half-changed document is a state no node has, so the document moves to a fresh state, which
     /// is marked. Returns the mark and the state it stands for, for the operation to put back when
-    /// it settles (see `ActionStack.leaveMidwayMarks(of:)`).
+    /// it settles (see ``leaveMidwayMarks(of:)``).
     ///
     /// - Complexity: O(1).
     func markCleanMidway() -> (mark: StateID, before: StateID) {
