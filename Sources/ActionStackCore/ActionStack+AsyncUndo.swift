@@ -839,20 +839,15 @@ extension ActionStack {
         let (builtCount, builtMetadata) = closeBuiltStep(of: run)
 
         if !run.removedAll {
-            history.finishAwaited(
+            let placedRedo = history.finishAwaited(
                 run, builtCount: builtCount, builtMetadata: builtMetadata,
                 keepsEmptyRedoStep: keepsEmptyRedoSteps, maximumCost: maximumCost,
                 restructuringAllowed: mayRestructure)
+            // Trimmed as a synchronous redo trims (the request holds the turn: at its end).
+            if placedRedo { trimAfterRedo() }
         }
         history.emptySide(built)
         carryOut(steps.finished(), discardable: run.metadata?.isDiscardable ?? false)
-        // (A branching history's limit and a shape change set meanwhile wait for the end of the call.)
-        if history.needsTrim && (levelsOfUndo > 0 || maximumCost > 0) == false
-            && (history.tree?.maximumBranchSteps ?? 0) == 0
-            && history.treeSettings.pendingShape == nil
-        {
-            history.cancelDeferredTrim()
-        }
     }
 
     /// Closes what the handlers (or a group's body) left open in the step being built, then the

@@ -70,9 +70,6 @@ extension History {
     /// Puts trimming (and a change of shape) off until the end of the outermost call.
     func deferTrim() { needsTrim = true }
 
-    /// Forgets trimming that was put off (the operation that put it off found nothing to trim).
-    func cancelDeferredTrim() { needsTrim = false }
-
     /// Does what was put off: the change of shape asked for in the middle of a call, then the
     /// trim to `limits`. The stack calls it at the end of the outermost call (or scope) once no
     /// activity, scope or operation is in progress.

@@ -97,15 +97,17 @@ extension History {
     /// them.
     ///
     /// `maximumCost` and `restructuringAllowed` are the stack's, for pruning the branch the redo
-    /// future may become.
+    /// future may become. Returns whether a redo placed its step on the undo side (the stack then
+    /// trims as after a synchronous redo).
     ///
     /// - Complexity: O(k + a) for the k steps other tasks recorded meanwhile and the a actions
     ///   built; in a tree, plus O(s log s) for the s steps held when the step built nothing or
     ///   other tasks changed the history meanwhile (the node table follows the chains again).
+    @discardableResult
     func finishAwaited(
         _ run: StepInFlight, builtCount: Int, builtMetadata: StepMetadata?, keepsEmptyRedoStep: Bool,
         maximumCost: Int, restructuringAllowed: Bool
-    ) {
+    ) -> Bool {
         let undoing = run.direction == .undo
         let built = run.built
         let source = undoing ? undoSide : redoSide
@@ -132,12 +134,12 @@ extension History {
                 placeStep(step, movedFrom: built, onto: undoSide, at: undoSide.firstStep(madeAfter: run.serialMark))
             }
         }
-        if placed && !undoing { deferTrim() }
         endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
         // A step that built nothing leaves its node behind; other tasks' changes made meanwhile
         // were made on the node the document was at then, and now follow where it arrived: the
         // node table follows the chains again.
         if tree != nil && (builtCount == 0 || run.sawNewChange) { resyncTree() }
+        return placed && !undoing
     }
 
     /// An asynchronous group recorded its step (`count` actions, with `metadata`, built on
