@@ -269,8 +269,11 @@ extension ActionStack {
         // An empty group kept as a step is a new change: it ends the redo future, as a
         // registration would have.
         if keepsEmpty && side.end == frame.start && side === undoSide && steps.performing == nil { clearRedoSide() }
+        // Another task's change while an awaited operation runs ends the redo future when the
+        // operation settles: the redo stack is not the groups this one nested.
         if let serial = history.appendClosedStep(
-            from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty)
+            from: frame, metadata: consume metadata, on: side, keepsEmpty: keepsEmpty,
+            redoFutureIsEnding: steps.hasAwaitedStep && steps.inFlight?.sawNewChange == true)
         {
             // A scoped group whose body closes the scope's own group finds the step by this.
             scopes.frameClosed(frame.id, into: serial)

@@ -158,7 +158,13 @@ extension ActionStack {
                 parent = step.node
             }
         }
-        chain(redoSide, from: current, onPath: true)
+        // While an awaited operation runs after another task's change, the redo stack is the redo
+        // future that change ends when the operation settles: it still leaves from the node the
+        // document was at when the change came (the table's parent), not from the change.
+        let redoAnchor =
+            steps.inFlight?.sawNewChange == true
+            ? redoSide.steps.last.flatMap { tree.table.parent(of: $0.node) } ?? current : current
+        chain(redoSide, from: redoAnchor, onPath: true)
         // Branches, once their anchor's state is known: breadth first from the current path.
         var reached = Array(places.keys)
         while let anchor = reached.popLast() {

