@@ -62,8 +62,9 @@ public struct JournalRecord: Hashable, Sendable {
 /// leaves a torn last record, which a replay detects and ignores (``Replay/Ending/tornRecord(offset:length:)``)
 /// and the next append overwrites. A damaged record before the end stops the replay there
 /// (``Replay/Ending/corruptRecord(offset:reason:droppedBytes:)``): the records after it
-/// cannot be trusted to follow it. Each append is flushed to the disk (``synchronizesAppends``),
-/// so that it also survives a power loss.
+/// cannot be trusted to follow it. By default each append is flushed to the disk, so that it also
+/// survives a power loss; ``Durability`` says when else a record may reach it, and what each
+/// choice costs.
 ///
 /// **Limits.** The journal keeps at most ``maximumRecords`` records and ``maximumBytes`` bytes. An
 /// append that would pass either first compacts the journal to the newest records that fit in
@@ -122,12 +123,17 @@ public final class HistoryJournal: Sendable {
     /// The largest the journal's file grows, in bytes, header and framing included (at least 64);
     /// also the largest journal file it reads.
     public let maximumBytes: Int
+    /// When an appended record reaches the disk: at each append (the default), within an
+    /// interval, or when the system writes its cache (see ``Durability``).
+    public let durability: Durability
     /// Whether each append is flushed to the disk before it returns (`fsync`; `F_FULLFSYNC` on
-    /// Apple platforms). When false, an append survives the app's crash but maybe not the
-    /// system's, and costs less.
-    public let synchronizesAppends: Bool
+    /// Apple platforms): ``durability`` is ``Durability/everyAppend``. When false, an append
+    /// survives the app's crash but maybe not the system's, and costs less.
+    public var synchronizesAppends: Bool { durability == .everyAppend }
     /// What the journal knows of its file between calls, under a lock.
     private let cache = JournalCache()
+    /// The flushes deferred by ``Durability/within(_:)``.
+    private let flusher = JournalFlusher()
 
     /// A journal in the file at `url`. Nothing is read or written until asked; the file is created
     /// by the first append.
@@ -137,18 +143,41 @@ public final class HistoryJournal: Sendable {
     ///     when the journal writes.
     ///   - maximumRecords: The most records to keep (at least 1).
     ///   - maximumBytes: The largest file to write or read, in bytes (at least 64).
-    ///   - synchronizesAppends: Whether each append is flushed to the disk.
+    ///   - synchronizesAppends: Whether each append is flushed to the disk
+    ///     (``Durability/everyAppend``) or the flush is left to the system
+    ///     (``Durability/system``).
     /// - Complexity: O(1).
-    public init(
+    public convenience init(
         url: URL,
         maximumRecords: Int = HistoryJournal.defaultMaximumRecords,
         maximumBytes: Int = HistoryJournal.defaultMaximumBytes,
         synchronizesAppends: Bool = true
     ) {
+        self.init(
+            url: url, maximumRecords: maximumRecords, maximumBytes: maximumBytes,
+            durability: synchronizesAppends ? .everyAppend : .system)
+    }
+
+    /// A journal in the file at `url` whose records reach the disk as `durability` says. Nothing
+    /// is read or written until asked; the file is created by the first append.
+    ///
+    /// - Parameters:
+    ///   - url: A file URL, usually beside the saved history's file. Its directory must exist
+    ///     when the journal writes.
+    ///   - maximumRecords: The most records to keep (at least 1).
+    ///   - maximumBytes: The largest file to write or read, in bytes (at least 64).
+    ///   - durability: When an appended record reaches the disk (see ``Durability``).
+    /// - Complexity: O(1).
+    public init(
+        url: URL,
+        maximumRecords: Int = HistoryJournal.defaultMaximumRecords,
+        maximumBytes: Int = HistoryJournal.defaultMaximumBytes,
+        durability: Durability
+    ) {
         self.url = url
         self.maximumRecords = Swift.max(1, maximumRecords)
         self.maximumBytes = Swift.max(64, maximumBytes)
-        self.synchronizesAppends = synchronizesAppends
+        self.durability = durability
     }
 
     /// Appends a record.
@@ -253,6 +282,9 @@ public final class HistoryJournal: Sendable {
                 state = try self.state(of: file, path: path, cached: nil).state
             }
             let offset = state.end
+            // Flushed before returning: at each append, or after a deferred flush that failed (so
+            // that its failure reaches a caller, and the records it was to flush are flushed).
+            let flushesNow = durability == .everyAppend || flusher.mustFlushNow
             var bytes = offset == 0 ? JournalFormat.fileHeader(firstSequence: state.nextSequence) : Data()
             bytes += JournalFormat.encode(
                 JournalRecord(sequence: state.nextSequence, payload: record, fingerprint: fingerprint))
@@ -261,12 +293,14 @@ public final class HistoryJournal: Sendable {
                     // Cut off what follows the intact records: a torn record, a damaged one.
                     if file.info.size > offset { try SystemFile.truncate(file.descriptor, to: offset) }
                     try SystemFile.write(file.descriptor, bytes, at: offset)
-                    if synchronizesAppends { try SystemFile.synchronize(file.descriptor) }
+                    if flushesNow { try SystemFile.synchronize(file.descriptor) }
                 }
             } catch {
                 try? SystemFile.truncate(file.descriptor, to: offset)
                 throw error
             }
+            if flushesNow { flusher.noteFlush() }
+            if case .within(let interval) = durability, !flushesNow { flusher.schedule(path, within: interval) }
             if offset == 0 { SystemFile.synchronizeDirectory(url.deletingLastPathComponent().path) }
             // The record is written. A file that cannot be looked at now, or that another program
             // wrote to meanwhile, is read again at the next call.
@@ -376,6 +410,34 @@ public final class HistoryJournal: Sendable {
             try rewrite(path, contents, keeping: count, within: maximumBytes)
         }
     }
+
+    /// Flushes the journal's file to the disk now: every record appended so far survives a crash
+    /// of the system or a power loss. For a journal whose ``durability`` is not
+    /// ``Durability/everyAppend``, when the app goes to the background or closes the document. A
+    /// journal without a file has nothing to flush.
+    ///
+    /// - Throws: ``HistoryFileError/cannotWrite(path:reason:code:)`` when the flush fails (the
+    ///   records stay in the system's cache, and the next flush tries again).
+    /// - Complexity: O(1), plus the wait for the disk.
+    public func synchronize() throws(HistoryFileError) {
+        let path = try HistoryFileStore.filePath(url, failure: .write)
+        try HistoryFileStore.attempt(.write, path) { () throws(SystemError) in
+            guard let descriptor = try SystemFile.openForReading(path) else { return }
+            defer { try? SystemFile.close(descriptor) }
+            try SystemFile.synchronize(descriptor)
+        }
+        flusher.noteFlush()
+    }
+
+    /// The flushes of appended records made so far: at each append, by ``synchronize()``, or
+    /// deferred (a test hook).
+    package var _flushCount: Int { flusher.flushCount }
+    /// Whether a deferred flush waits (a test hook).
+    package var _hasScheduledFlush: Bool { flusher.hasScheduledFlush }
+    /// Makes the next deferred flush fail, as a disk that cannot be written would (a test hook).
+    package func _failNextDeferredFlush() { flusher.failNextDeferredFlush() }
+    /// The journal's flusher, which outlives it while a flush waits (a test hook: its count).
+    package var _flushCounter: () -> Int { { [flusher] in flusher.flushCount } }
 
     /// Removes the journal, to start over: after a full save, the saved file holds everything the
     /// journal did. The next record appended is number 0 again. Removing a journal that has no

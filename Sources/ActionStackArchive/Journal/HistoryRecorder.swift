@@ -54,9 +54,9 @@ import Foundation
 /// the append; a snapshot O(s) for the s steps held, amortized O(1) per change since one is
 /// written when the records after the last outweigh it. A snapshot encodes only the commands of
 /// the steps changed since the last record and copies the others' encodings, which the recorder
-/// keeps in memory (about the size of one full save). Each append is flushed to the disk unless
-/// the journal was opened with `synchronizesAppends: false` (see
-/// ``HistoryJournal/synchronizesAppends``). A recorder that makes its own archives saves, encodes
+/// keeps in memory (about the size of one full save). Each append is flushed to the disk before
+/// it returns, or within an interval, or when the system writes its cache, as the journal's
+/// ``HistoryJournal/durability`` says. A recorder that makes its own archives saves, encodes
 /// and compares the whole history at the end of every call on a watched stack, a query included:
 /// O(s) per call.
 ///
