@@ -41,10 +41,13 @@ let arguments = CommandLine.arguments.dropFirst()
 
 // history-writer --recorder JOURNAL SEED TREE: walks a `RecorderWalk` under a `HistoryRecorder`
 // that appends to JOURNAL (started over), printing "recorded N" after step N has ended (and its
-// record, if it changed the history, is appended), until it is killed.
+// record, if it changed the history, is appended), until it is killed. The linear walk leaves the
+// flushes to the system; the branching one defers them (`.within`, 5 ms), so that kills also fall
+// while a flush runs on the journal's queue beside the appends.
 if arguments.first == "--recorder", arguments.count == 4, let seed = UInt64(arguments[arguments.startIndex + 2]) {
     let journal = HistoryJournal(
-        url: URL(fileURLWithPath: arguments[arguments.startIndex + 1]), synchronizesAppends: false)
+        url: URL(fileURLWithPath: arguments[arguments.startIndex + 1]),
+        durability: arguments.last == "tree" ? .within(.milliseconds(5)) : .system)
     try? journal.reset()
     var walk = RecorderWalk(seed: seed, tree: arguments.last == "tree")
     var steps = 0

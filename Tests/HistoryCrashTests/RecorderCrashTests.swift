@@ -24,7 +24,8 @@ import Testing
 /// through its history (new steps, coalescing, steps whose actions await, undo, redo and jumps, some
 /// awaited and some of those failing and rolled back, clean marks, removals, trims, and in a
 /// branching history time moves, jumps to nodes and branches); each time, the journal's last record, replayed, is
-/// the history a full save would have saved after the step it names.
+/// the history a full save would have saved after the step it names. The branching walk's journal
+/// defers its flushes (`HistoryJournal.Durability.within`), so kills also fall while a flush runs.
 @Suite(.timeLimit(.minutes(5)))
 struct RecorderCrashTests {
     static let kills = 8
