@@ -444,6 +444,26 @@ func timeEncodingOneCommand(changes: Int) -> Double {
     return ns / Double(changes)
 }
 
+/// The floor of any journal that a crash of the app cannot outrun: ns of CPU time per system call
+/// that writes `bytes` bytes at the end of a file (one `write` of an open file, no lock, no check,
+/// no encoding), as each record must reach the system before its change returns.
+func timeOneWrite(bytes: Int, writes: Int) -> Double {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("actionstack-bench-\(UUID().uuidString).write")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else { return .nan }
+    defer { try? FileManager.default.removeItem(at: url) }
+    guard let handle = try? FileHandle(forWritingTo: url) else { return .nan }
+    defer { try? handle.close() }
+    let descriptor = handle.fileDescriptor
+    let record = [UInt8](repeating: 0x2A, count: bytes)
+    var written = 0
+    let ns = cpuNanoseconds {
+        for _ in 0..<writes { written &+= record.withUnsafeBytes { write(descriptor, $0.baseAddress, bytes) } }
+    }
+    check(written == bytes * writes, "floor: a write fell short")
+    return ns / Double(writes)
+}
+
 /// ns of CPU time per query (`canUndo` and `undoMenuItemTitle`) on a stack of `held` steps,
 /// watched by a recorder or not.
 func timeQueries(held: Int, watched: Bool) -> Double {
@@ -510,6 +530,16 @@ func printRecorderCosts(repetitions: Int) {
         "  the floor of a journal of JSON commands: encoding the one command with JSONEncoder alone costs "
             + "\(format(floor[0])) ns, \(formatRatio(floor[0] / floor[1])) the change (\(format(floor[1])) ns); "
             + "the recorder's record is \(formatRatio((with[100] ?? 0) / floor[0])) that encoding")
+    let writeFloor = measureTogether(
+        repetitions,
+        [
+            { timeOneWrite(bytes: 300, writes: 2_000) },
+            { timeRecordedChanges(held: 100, changes: 400, recorded: false) },
+        ])
+    print(
+        "  the floor of a journal that survives the app's crash: one write call of a 300-byte record "
+            + "costs \(format(writeFloor[0])) ns, \(formatRatio(writeFloor[0] / writeFloor[1])) the change "
+            + "(\(format(writeFloor[1])) ns), before any lock, check or encoding")
     if let n = with[100], let n16 = with[1_600], let big = with[100_000] {
         print(
             "  with the recorder, 1,600 against 100 steps held: \(formatRatio(n16 / n)) (goal ≤ 1.2x); "
