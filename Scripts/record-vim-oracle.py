@@ -29,8 +29,9 @@ Commands (`op` in the fixture): `change` (`word`); `u`, `^R`, `g-`, `g+` (normal
 `:earlier` and `:later` with `n` (by count, not by time). Runs of the same command are drawn on
 purpose (several undos, then several redos, ...).
 
-Sequences: hand-written ones first (`found.*`: the smallest reproductions of the differences the
-random runs turned up, and the examples of vim's help), then `random.<seed>` ones.
+Sequences: hand-written ones first (`golden.*`: the examples of vim's help and the edges that
+BranchingHistory.md names; `found.*`: the smallest reproductions of differences the random runs
+turned up, none so far), then `random.<seed>` ones.
 
 Usage:
     python3 Scripts/record-vim-oracle.py [--sequences N] [--vim /usr/bin/vim] [--out FILE]
@@ -241,11 +242,12 @@ def changes(count, start=0):
     return [{"op": "change", "word": word(start + index)} for index in range(count)]
 
 
-# Hand-written sequences: the help's examples with words appended instead of letters deleted, and
-# the smallest reproductions of what the random runs found (each with the reason it is here).
-FOUND = [
+# Hand-written sequences (`golden.*`): the help's examples with words appended instead of letters
+# deleted, and the sentences of BranchingHistory.md that name an edge, each with what it checks.
+# The smallest reproductions of differences the random runs turn up go here too, as `found.*`.
+GOLDEN = [
     (
-        "found.helpUndoBranches",
+        "golden.helpUndoBranches",
         "`:help undo-branches`: three changes, three undos, three changes, g- six times, "
         "`:later 100` and `:earlier 100`",
         changes(3)
@@ -255,7 +257,7 @@ FOUND = [
         + [{"op": ":later", "n": 100}, {"op": ":earlier", "n": 100}],
     ),
     (
-        "found.userManualOneToo",
+        "golden.userManualOneToo",
         "usr_32.txt: two changes, undo, a change, two undos and two redos, `:undo 2`, a change, "
         "g- four times and g+ four times",
         changes(2)
@@ -265,6 +267,36 @@ FOUND = [
         + changes(1, start=3)
         + [{"op": "g-"}] * 4
         + [{"op": "g+"}] * 4,
+    ),
+    (
+        "golden.redoAtALeafThatIsNotTheNewest",
+        "redo at a leaf does nothing, even when it is not the newest change; undo then redo "
+        "enters the branch the jump entered",
+        changes(2)
+        + [{"op": "u"}]
+        + changes(1, start=2)
+        + [{"op": ":undo", "n": 2}, {"op": "^R"}, {"op": "^R", "count": 3}, {"op": ":redo"}]
+        + [{"op": "u"}, {"op": "^R"}, {"op": "u"}, {"op": "u"}, {"op": "^R"}, {"op": "^R"}],
+    ),
+    (
+        "golden.jumpsThatFailAndJumpsThatDoNotMove",
+        "`:undo N` past the newest change fails (E830) and changes nothing, on an empty history "
+        "too; `:undo 0` goes to the root; a jump to the current node does nothing",
+        [{"op": ":undo", "n": 1}, {"op": ":undo", "n": 0}]
+        + changes(2)
+        + [{"op": ":undo", "n": 3}, {"op": ":undo", "n": 2}, {"op": ":undo", "n": 0}]
+        + [{"op": ":undo", "n": 0}, {"op": ":undo", "n": 7}, {"op": ":undo", "n": 1}],
+    ),
+    (
+        "golden.timeMovesByCountToTheEnds",
+        "a count of 0 never moves; past either end a time move stops at the root or the newest "
+        "node, across branches",
+        changes(3)
+        + [{"op": "u"}, {"op": "u"}]
+        + changes(1, start=3)
+        + [{"op": ":earlier", "n": 0}, {"op": ":later", "n": 0}, {"op": "g-", "count": 2}]
+        + [{"op": ":later", "n": 100}, {"op": "g-", "count": 9}, {"op": "g-"}, {"op": "g+", "count": 3}]
+        + [{"op": ":later", "n": 1}, {"op": ":earlier", "n": 100}, {"op": "g+"}],
     ),
 ]
 
@@ -358,7 +390,7 @@ def main():
         for step in sequence["steps"]:
             print(json.dumps(step, ensure_ascii=False))
         return
-    sequences = [record(vim, sequence_id, ops, note) for sequence_id, note, ops in FOUND]
+    sequences = [record(vim, sequence_id, ops, note) for sequence_id, note, ops in GOLDEN]
     seeds = range(args.first_seed, args.first_seed + args.sequences)
     sequences += [record(vim, f"random.{seed}", random_ops(seed)) for seed in seeds]
     write(os.path.abspath(args.out), vim, sequences, seeds)

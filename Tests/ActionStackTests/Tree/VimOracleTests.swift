@@ -19,6 +19,15 @@ import Testing
 /// `later(_:)` are `g-` and `g+` (and `:earlier N`, `:later N`), `jump(toNode:)` is `:undo N`
 /// (throwing where vim says "E830: Undo number N not found"), and a change after undos starts a
 /// new branch. The replay needs no vim: it reads the recording.
+///
+/// Every recorded command is replayed as it is, none skipped or mapped: where the article names an
+/// edge (redo at a leaf that is not the newest change does nothing, a count of 0 never moves, a
+/// time move stops at the root or the newest node), vim does the same, and the `golden.*`
+/// sequences pin it. Moves by time (`:earlier 10s`, `earlier(by:)`) are not recorded: the article
+/// gives them a rule of their own ("the newest node made at least that long before the current
+/// node's change"), and vim's is another (the change whose time is closest to the target, and,
+/// going back, the state before it; after an undo, timed from the change undone), "about" the
+/// time as its help says.
 enum VimOracle {
     /// One recorded command and what vim showed after it.
     struct Step: Decodable, CustomStringConvertible {
@@ -152,6 +161,7 @@ enum VimOracle {
         #expect(recording.vim.hasPrefix("VIM - Vi IMproved"))
         let random = recording.sequences.filter { $0.id.hasPrefix("random.") }
         #expect(random.count >= 200)
+        #expect(recording.sequences.filter { $0.id.hasPrefix("golden.") }.count >= 5)
         let steps = recording.sequences.flatMap(\.steps)
         let commands = Set(steps.map(\.op))
         #expect(commands == ["change", "u", "^R", "g-", "g+", ":undo", ":redo", ":earlier", ":later"])
