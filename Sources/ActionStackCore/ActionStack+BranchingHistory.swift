@@ -418,9 +418,12 @@ extension ActionStack {
         try moveInTime(TimeMove(forward: true, distance: .changes(count)))
     }
 
-    /// Moves back in time by `duration`, as vim's `:earlier 10m`: to the newest node made at or
-    /// before the current node's date minus `duration` (the root when none was). A duration of 0
-    /// or less does not move.
+    /// Moves back in time by `duration`, in the spirit of vim's `:earlier 10m` but by a rule of its
+    /// own: to the newest node made at or before the current node's date minus `duration` (the
+    /// root when none was), so that the document is as it was then. A duration of 0 or less does
+    /// not move. (vim goes to the state before the change made closest to that time, counting
+    /// from the time of the change last undone or redone, so it may land one change earlier, or
+    /// elsewhere after an undo; counts, `g-` and `:earlier N`, agree with vim exactly.)
     ///
     /// - Parameter duration: How far back.
     /// - Returns: The node reached.
@@ -431,9 +434,10 @@ extension ActionStack {
         try moveInTime(TimeMove(forward: false, distance: .duration(duration)))
     }
 
-    /// Moves forward in time by `duration`, as vim's `:later 10m`: to the oldest node made at or
-    /// after the current node's date plus `duration` (the newest node when none was). A duration
-    /// of 0 or less does not move.
+    /// Moves forward in time by `duration`, in the spirit of vim's `:later 10m` but by a rule of its
+    /// own: to the oldest node made at or after the current node's date plus `duration` (the
+    /// newest node when none was). A duration of 0 or less does not move. (vim goes to the change
+    /// made closest to that time; see ``earlier(by:)``.)
     ///
     /// - Parameter duration: How far forward.
     /// - Returns: The node reached.

@@ -168,6 +168,26 @@ struct BranchingTimeAndWayTests {
         #expect(doc.text == "")
     }
 
+    /// The stated choice where vim differs (BranchingHistory, "move by time"): with changes made at
+    /// 10 s and 20 s, `earlier(by: 8 s)` from the second goes to the first, the document as it was
+    /// at 12 s; vim's `:earlier 8s` goes to the state before the change closest to that time, the
+    /// root (recorded with `test_settime()` in vim 9.0). After an undo the move counts from the
+    /// current node's date, where vim counts from the change just undone.
+    @Test func aMoveByTimeGoesToTheNewestNodeMadeBeforeThatTimeNotVimsClosestChange() throws {
+        let (stack, doc, clock) = htTree()
+        clock.advance(seconds: 10)
+        doc.set("a", named: "A")  // 1 @10
+        clock.advance(seconds: 10)
+        doc.set("ab", named: "B")  // 2 @20
+        #expect(try stack.earlier(by: .seconds(8)) == node(1), "vim: node 0")
+        #expect(doc.text == "a")
+        try stack.jump(toNode: node(2))
+        clock.advance(seconds: 80)
+        doc.set("abc", named: "C")  // 3 @100
+        stack.undo()  // at 2 (@20); vim counts from 3's time (100)
+        #expect(try stack.earlier(by: .seconds(50)) == node(0), "20 - 50 s is before every change; vim: node 1")
+    }
+
     @Test func earlierByDurationWithAClockThatWentBack() throws {
         // An app's clock is not monotonic (NTP, the user). The docs promise a node "made at least
         // that long before the current node's change"; earlier must never move forward in time.
