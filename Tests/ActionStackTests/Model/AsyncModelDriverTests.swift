@@ -236,6 +236,13 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
                     try await world.stack.performJump(to: position)
                 }
             }
+        case .performJumpToNode(let offset):
+            let node = ActionStack.HistoryNode.ID(sequence: (stack.currentNode?.sequence ?? 0) + offset)
+            spawn { world in
+                await Self.text { () async throws(ActionStack.OperationError) in
+                    try await world.stack.performJump(toNode: node)
+                }
+            }
         case .retryBroken:
             spawn { world in
                 await Self.text { () async throws(ActionStack.OperationError) in try await world.stack.retryBrokenStep()
@@ -305,9 +312,9 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         }
     }
 
-    func snapshot() -> AsyncSnapshot {
+    func snapshot(readTree: Bool) -> AsyncSnapshot {
         let flags = stack._flags
-        return AsyncSnapshot(
+        var snapshot = AsyncSnapshot(
             structure: stack._structure, stateShape: stack._stateShape,
             values: world.slotTarget.map { world.targets[$0]?.value },
             invariantViolations: stack._invariantViolations(),
@@ -315,6 +322,17 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
             brokenStep: stack.brokenStep.map { "\($0.isUndo ? "undo" : "redo") '\($0.stepName)'" } ?? "-",
             suspensions: suspensions.map(\.label), results: results,
             getters: [flags.groupingLevel, flags.isUndoRegistrationEnabled ? 1 : 0])
+        // (The shape in effect: a change of shape waits while a request holds the turn.)
+        if let node = stack.currentNode {
+            snapshot.currentNode = node.sequence
+            if readTree, let tree = stack.historyTree {
+                snapshot.tree = StackWorld.map(tree)
+                snapshot.treeMarks =
+                    tree.nodes.filter(\.isInFlight).map { "f#\($0.sequence)" }
+                    + tree.nodes.filter(\.isBroken).map { "b#\($0.sequence)" }
+            }
+        }
+        return snapshot
     }
 
     // MARK: The library's values as text
@@ -342,7 +360,8 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
             return "failed(\(failure.isUndo ? "undo" : "redo") '\(failure.stepName)' "
                 + "\(failure.actionIndex)/\(failure.actionCount) "
                 + "\(failure.targetType == "a freed target" ? "freed" : "target") \(errorText(failure.underlying)) "
-                + "rollback \(rollback)) reached \(failure.reachedPosition.map(String.init) ?? "-")"
+                + "rollback \(rollback)) reached "
+                + (failure.reachedNode.map { "#\($0.sequence)" } ?? failure.reachedPosition.map(String.init) ?? "-")
         }
         if let reason = error.cancellationReason {
             let names: [ActionStack.CancellationReason: ReferenceModel.CancelReason] = [
@@ -355,7 +374,7 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         if error.dropReason == .queueFull { return "dropped(queueFull)" }
         if error.isStackBroken { return "stackBroken" }
         if let misuse = error.misuse { return "misuse(\(map(misuse)))" }
-        if let error = error.historyTreeError { return "historyTree(\(error))" }
+        if let error = error.historyTreeError { return "historyTree(\(StackWorld.text(error)))" }
         return "unknown(\(error))"
     }
 
