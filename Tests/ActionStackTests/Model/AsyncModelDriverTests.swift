@@ -737,6 +737,33 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
                 ]
             )
         ),
+        // "when the operation settles, the change sits on top of the state the operation reached
+        // (or rolled back to), and the redo stack is emptied then, as any new change empties it
+        // ...; in a branching history it becomes a branch then" (the article "Undoing through a
+        // server or a database"). An asynchronous group ("Draw") awaits with node #1 on the redo
+        // stack; another task records node #2 (from #0); the group returns empty and is dropped.
+        // The stack keeps #1 as the redo stack (a linear history keeps it too), and its node
+        // table still hangs #1 from #0 while the redo chain says #2: its invariant check reports
+        // "node 1 of redo has parent 0, chain says 2". Found by the soak (seed 1000047).
+        (
+            .droppedGroupKeepsEndedRedoFuture,
+            AsyncDriverCase(
+                seed: 1_000_047,
+                config: .init(groupsByEvent: false, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
+                ops: [
+                    .asyncGroup(
+                        name: "Move",
+                        body: [.register(slot: 2, delta: 88, async: .init(suspends: true, registersInverse: true))],
+                        throwing: false),
+                    .sync(.undo),
+                    .asyncGroup(name: "Draw", body: [.suspend], throwing: false),
+                    .resume(0, fails: false),
+                    .sync(.begin),
+                    .registerAsync(slot: 0, delta: 91, suspends: true, registersInverse: true),
+                    .sync(.end),
+                ]
+            )
+        ),
     ]
 
     nonisolated static let environment = ProcessInfo.processInfo.environment

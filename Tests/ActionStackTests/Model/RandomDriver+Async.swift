@@ -221,6 +221,9 @@ enum KnownLibraryBug: CaseIterable, Hashable, Sendable {
     case inFlightRedoChild
     /// `ReferenceModel.AsyncState.mirrorsRemovalReparentingBug`.
     case removalReparentsEndingRedoFuture
+    /// `ReferenceModel.AsyncState.mirrorsDroppedGroupKeepsRedoFutureBug` (mirrored in a linear
+    /// history only: in a tree the stack's own invariant check reports it).
+    case droppedGroupKeepsEndedRedoFuture
 }
 
 /// The reference model driven by asynchronous driver events.
@@ -242,6 +245,8 @@ final class AsyncModelWorld {
         world = ModelWorld(driverCase.syncCase)
         world.model.asyncState.mirrorsInFlightRedoChildBug = mirroring.contains(.inFlightRedoChild)
         world.model.asyncState.mirrorsRemovalReparentingBug = mirroring.contains(.removalReparentsEndingRedoFuture)
+        world.model.asyncState.mirrorsDroppedGroupKeepsRedoFutureBug = mirroring.contains(
+            .droppedGroupKeepsEndedRedoFuture)
         let world = self.world
         model.asyncState.resolveSlot = { [unowned world] slot in
             let target = world.slotTarget[slot]

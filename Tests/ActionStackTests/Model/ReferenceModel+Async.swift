@@ -273,6 +273,11 @@ extension ReferenceModel {
         /// from the current node (the change), so that, in flight and once a failed operation or an
         /// asynchronous group settles, it leaves from there. true: the model says so too.
         var mirrorsRemovalReparentingBug = false
+        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): an asynchronous group dropped empty
+        /// after another task's change leaves the redo future that change ended as the redo stack
+        /// (in a tree, one whose node table still hangs it from where the change came, which the
+        /// stack's invariant check reports). true: the model keeps the redo side too.
+        var mirrorsDroppedGroupKeepsRedoFutureBug = false
         /// Posts `didFailUndoChangeNotification` (true) or `didFailRedoChangeNotification`: the
         /// synchronous model's notifications do not have them.
         var failPosted: (_ isUndo: Bool) -> Void = { _ in }
@@ -1422,6 +1427,10 @@ extension ReferenceModel {
                 if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
                 endCoalescing()
                 trim()
+            } else if run.sawNewChange && !run.removedAll && !asyncState.mirrorsDroppedGroupKeepsRedoFutureBug {
+                // Dropped, the group leaves another task's change the newest: that change ends
+                // the redo future now, as it ends it whatever the group records.
+                endRedoFutureAfterNewChange(of: run)
             }
             post(.didClose, discardable: discardable)
         }

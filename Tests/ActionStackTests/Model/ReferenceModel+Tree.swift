@@ -406,8 +406,11 @@ extension ReferenceModel {
         }
     }
 
+    /// The change of shape put off until the outermost call or scope ended; while an awaited
+    /// request holds the turn it waits for the request's end (`handOff()`; the trim that follows it
+    /// marks the wait again).
     func applyPendingShape() {
-        guard let shape = pendingShape else { return }
+        guard let shape = pendingShape, !trimWaitsForOperation else { return }
         pendingShape = nil
         applyHistoryShape(tree: shape)
     }
