@@ -44,6 +44,10 @@ extension ReferenceModel {
         case undo, redo
         case jump(Int)
         case group
+        /// A move through a branching history: to a node, or in time from where the document is
+        /// when the request starts (section 19).
+        case jumpToNode(Int)
+        case timeMove(TimeMoveSpec)
     }
 
     /// `ActionStack.CancellationReason`, by case name.
@@ -94,6 +98,8 @@ extension ReferenceModel {
         /// The side of the step performed; nil for a group's recording.
         let direction: SideName?
         let stepID: Int
+        /// The node the step leads to (section 19; 0 in a linear history or for a group).
+        let node: Int
         let metadata: Metadata
         /// The step's actions, oldest first, as they were when the operation started.
         let pending: [Action]
@@ -116,6 +122,9 @@ extension ReferenceModel {
         /// The actions that have run or were found freed, in the order they came: index, ran.
         var ranges: [(index: Int, ran: Bool)] = []
         var sawNewChange = false
+        /// The redo side's newest step (by id) and the node a removal hung it from after another
+        /// task's change (`mirrorsRemovalReparentingBug`).
+        var redoReparented: (stepID: Int, node: Int)?
         var removedAll = false
         var removedTargets: Set<Int> = []
         var skippedAny = false
@@ -136,6 +145,7 @@ extension ReferenceModel {
         ) {
             self.direction = direction
             stepID = step?.id ?? -1
+            node = step?.node ?? 0
             metadata = step?.metadata ?? Metadata()
             pending = step?.actions ?? []
             next = pending.count - 1
@@ -190,6 +200,8 @@ extension ReferenceModel {
         /// A jump: the target position, the position count beyond it, direction, moved. (Its open
         /// group closed before the first step: no step of a jump closes one.)
         var jump: (target: Int, remaining: Int, backward: Bool, moved: Bool)?
+        /// A move through a branching history: the node it goes to, and whether it moved.
+        var treeMove: (target: Int, moved: Bool)?
         /// A retry: the broken step it retries.
         var retried: BrokenMark?
         /// A group's body: the next item, and whether it runs plainly (registration disabled).
@@ -250,6 +262,22 @@ extension ReferenceModel {
         var freedWhileHeld: Set<Int> = []
         /// The driver's slots: target index of a slot, nil when the driver freed it.
         var resolveSlot: (Int) -> Int? = { _ in nil }
+        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): while an operation runs after another
+        /// task's change, the stack lists the redo future's first node as the current node's redo
+        /// child (`historyTree`'s `redoChild`, `redoBranches`), though that future leaves from the
+        /// node the document was at when the change came, and the current node (the change) has no
+        /// child. true: the model says so too, so that the random driver goes on past it.
+        var mirrorsInFlightRedoChildBug = false
+        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): a removal (by target, or a sweep of
+        /// freed targets) while an operation runs after another task's change hangs the redo future
+        /// from the current node (the change), so that, in flight and once a failed operation or an
+        /// asynchronous group settles, it leaves from there. true: the model says so too.
+        var mirrorsRemovalReparentingBug = false
+        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): an asynchronous group dropped empty
+        /// after another task's change leaves the redo future that change ended as the redo stack
+        /// (in a tree, one whose node table still hangs it from where the change came, which the
+        /// stack's invariant check reports). true: the model keeps the redo side too.
+        var mirrorsDroppedGroupKeepsRedoFutureBug = false
         /// Posts `didFailUndoChangeNotification` (true) or `didFailRedoChangeNotification`: the
         /// synchronous model's notifications do not have them.
         var failPosted: (_ isUndo: Bool) -> Void = { _ in }
@@ -417,6 +445,12 @@ extension ReferenceModel {
             return nextRedoStep().map { marked.contains($0.id) } ?? false
         case .group:
             return false
+        case .jumpToNode(let target):
+            if let frame0 = undoSide.frames.first, marked.contains(frame0.id) { return true }
+            return stepsOnTheWay(to: target).contains { marked.contains($0.id) }
+        case .timeMove(let move):
+            if let frame0 = undoSide.frames.first, marked.contains(frame0.id) { return true }
+            return stepsOnTheWay(to: timeMoveTarget(move, from: currentNode)).contains { marked.contains($0.id) }
         case .jump(let position):
             if let frame0 = undoSide.frames.first, marked.contains(frame0.id) { return true }
             // The steps on the way are those the jump performs, after the sweep it does first.
@@ -425,6 +459,67 @@ extension ReferenceModel {
             let steps = position < current ? undoSide.closed : redoSide.closed
             let count = min(abs(position - current), steps.count)
             return steps.suffix(count).contains { marked.contains($0.id) }
+        }
+    }
+
+    /// The steps a move through the tree from the current node to `target` performs: the undo
+    /// steps up to the nearest common ancestor, then the steps down to the target.
+    func stepsOnTheWay(to target: Int) -> [Step] {
+        guard tree != nil, nodeExists(target), let way = way(from: currentNode, to: target) else { return [] }
+        var steps = Array(undoSide.closed.suffix(way.up))
+        let held = redoSide.closed + tree!.branches.flatMap(\.steps)
+        for node in way.down { if let step = held.first(where: { $0.node == node }) { steps.append(step) } }
+        return steps
+    }
+
+    /// In a branching history, the node the redo side leaves from: the current node; but while an
+    /// operation (or an asynchronous group) runs after another task's change, the node the document
+    /// was at when the change came, since the change ends that future when the operation settles
+    /// (the article "Undoing through a server or a database").
+    var redoAnchor: Int {
+        guard tree != nil else { return 0 }
+        guard let run = asyncState.run, run.sawNewChange else { return currentNode }
+        if let moved = reparentedRedoAnchor(of: run) { return moved }
+        return nodeBeforeNewChanges(of: run)
+    }
+
+    /// The node a removal hung the redo side from while `run` ran after another task's change, if
+    /// it still does (`mirrorsRemovalReparentingBug`): the same newest step, the node still there.
+    func reparentedRedoAnchor(of run: RunModel) -> Int? {
+        guard let moved = run.redoReparented, redoSide.closed.last?.id == moved.stepID, nodeExists(moved.node) else {
+            return nil
+        }
+        return moved.node
+    }
+
+    /// A removal took actions from the history (section 19): with the known bug mirrored, it hangs
+    /// the redo side of an operation running after another task's change from the current node.
+    func removalWhileOperationRuns() {
+        guard asyncState.mirrorsRemovalReparentingBug, tree != nil, let run = asyncState.run, run.sawNewChange,
+            let top = redoSide.closed.last
+        else { return }
+        count("async removal hangs the ending redo future from the change (library bug)")
+        run.redoReparented = (top.id, currentNode)
+    }
+
+    /// The node of the newest undo step that is not another task's change made while `run` ran
+    /// (the root when there is none): where the document was when the first such change came,
+    /// moved by the operation once it has settled.
+    func nodeBeforeNewChanges(of run: RunModel) -> Int {
+        let index =
+            undoSide.closed.firstIndex { !run.closedAtMark.contains($0.id) && $0.id != run.builtID }
+            ?? undoSide.closed.count
+        return index > 0 ? undoSide.closed[index - 1].node : tree?.root ?? 0
+    }
+
+    /// The operation settled after another task's change: the redo side (the operation's own
+    /// opposite step included) is emptied, in a branching history left as a branch of the node the
+    /// operation reached, from which the change now hangs.
+    func endRedoFutureAfterNewChange(of run: RunModel) {
+        if tree == nil {
+            redoSide = Side()
+        } else {
+            detachRedoSide(from: reparentedRedoAnchor(of: run) ?? nodeBeforeNewChanges(of: run))
         }
     }
 
@@ -544,6 +639,7 @@ extension ReferenceModel {
         case .operation(.undo): task.operationName = .undo
         case .operation(.redo): task.operationName = .redo
         case .operation(.jump): task.operationName = .jump
+        case .operation(.jumpToNode), .operation(.timeMove): task.operationName = .jumpToNode
         case .operation(.group), .group: task.operationName = .group
         case .retry: break
         }
@@ -581,7 +677,11 @@ extension ReferenceModel {
         count("async broken step discarded")
         call {
             asyncState.broken = nil
+            // Section 19: its node goes; what left from it leaves from its parent.
+            let node = side(mark.isUndo ? .undo : .redo).closed.first { $0.id == mark.stepID }?.node
+            let parent = node.flatMap { parentMap()[$0] }
             withSide(mark.isUndo ? .undo : .redo) { side in side.closed.removeAll { $0.id == mark.stepID } }
+            if let node, let parent { nodeVanished(node, parent: parent) }
             current = newStateID()
         }
     }
@@ -673,10 +773,32 @@ extension ReferenceModel {
                     if let refusal { return end(task, refusal) }
                     task.jump = (target, total - target, target < current, false)
                     task.phase = .jumpNext
+                case .jumpToNode, .timeMove:
+                    switch startTreeMove(kind) {
+                    case .success(let target):
+                        task.treeMove = (target, false)
+                        task.phase = .jumpNext
+                    case .failure(let ended):
+                        return end(task, ended.text)
+                    }
                 case .group:
                     fatalError("a group is not an operation")
                 }
             case .jumpNext:
+                if let move = task.treeMove {
+                    switch nextTreeMoveStep(to: move.target) {
+                    case nil: return end(task, "\(move.moved)")
+                    case .some(let direction):
+                        switch startStep(direction, closingOpenGroup: false) {
+                        case .none: return end(task, "\(move.moved)")
+                        case .refused(let text): return end(task, move.moved ? "true" : text)
+                        case .started(let run):
+                            task.run = run
+                            task.phase = .step
+                        }
+                    }
+                    continue
+                }
                 guard let jump = task.jump else { fatalError("no jump") }
                 let more = call { () -> Bool in
                     sweep()
@@ -695,6 +817,14 @@ extension ReferenceModel {
                 guard let run = task.run else { fatalError("no run") }
                 guard let outcome = continueRun(run, of: task) else { return }
                 task.run = nil
+                if task.treeMove != nil {
+                    count("async tree move step")
+                    if let failure = outcome.failure { return end(task, failure + " reached #\(currentNode)") }
+                    task.treeMove!.moved = true
+                    if asyncState.lastRunSawNewChange { return end(task, "true") }
+                    task.phase = .jumpNext
+                    continue
+                }
                 if case .some = task.jump {
                     count("async jump step")
                     if let failure = outcome.failure {
@@ -722,6 +852,71 @@ extension ReferenceModel {
             case .body, .groupRollback, .done:
                 return
             }
+        }
+    }
+
+    /// The result text of a move that ends before it starts.
+    struct EndedMove: Error {
+        var text: String
+    }
+
+    /// An awaited move through the tree takes the turn: the target (a node, or a time move resolved
+    /// from where the document is now), the open group closed first (trimmed at once, as the
+    /// synchronous move's close is), then the target found again for a time move. The failure is
+    /// the result of a move that ends there: an error, or `false` when it would not move.
+    func startTreeMove(_ kind: RequestKind) -> Result<Int, EndedMove> {
+        call { () -> Result<Int, EndedMove> in
+            sweep()
+            guard tree != nil else { return .failure(EndedMove(text: "historyTree(linearHistory)")) }
+            var move: TimeMoveSpec?
+            switch kind {
+            case .jumpToNode(let id):
+                guard nodeExists(id) else { return .failure(EndedMove(text: "historyTree(noSuchNode(#\(id)))")) }
+                // A jump to the node the document is on does nothing, open group or not.
+                if id == currentNode { return .failure(EndedMove(text: "false")) }
+            case .timeMove(let spec):
+                if timeMoveTarget(spec, from: currentNode) == currentNode { return .failure(EndedMove(text: "false")) }
+                move = spec
+            default:
+                fatalError("not a tree move")
+            }
+            let level = undoSide.frames.count
+            if level >= 2 {
+                let misuse = Misuse.nestedGroupsOpen(.jumpToNode, groupingLevel: level)
+                report(misuse)
+                return .failure(EndedMove(text: "misuse(\(misuse))"))
+            }
+            if level == 1 {
+                withActivity(.jumping) { closeInnermostAsEnd() }
+                trimAfterClosingTheOpenGroup()
+            }
+            guard tree != nil else { return .failure(EndedMove(text: "false")) }
+            var target = currentNode
+            if case .jumpToNode(let id) = kind { target = id }
+            if let move {
+                target = timeMoveTarget(move, from: currentNode)
+                if target == currentNode { return .failure(EndedMove(text: "false")) }
+            }
+            endCoalescing()
+            count("async tree move")
+            return .success(target)
+        }
+    }
+
+    /// The next step of an awaited move through the tree to `target`, as the synchronous move
+    /// takes it (`walk(to:)`): an undo while the way goes up, then a redo into the branch that
+    /// leads down (entered first); nil when the move has ended (there, or its target went).
+    func nextTreeMoveStep(to target: Int) -> SideName? {
+        call { () -> SideName? in
+            sweep()
+            guard tree != nil, nodeExists(target), target != currentNode,
+                let way = way(from: currentNode, to: target)
+            else { return nil }
+            if way.up > 0 { return undoSide.closed.isEmpty ? nil : .undo }
+            guard let child = way.down.first, parentMap()[child] == currentNode, enterBranch(leadingTo: child) else {
+                return nil
+            }
+            return .redo
         }
     }
 
@@ -995,11 +1190,15 @@ extension ReferenceModel {
                 let actions = run.built.map(\.action)
                 if run.builtHoldsAsync { asyncState.asyncFrames.insert(run.builtID) }
                 if undoing {
-                    if !run.sawNewChange && !actions.isEmpty {
+                    // After another task's change it is part of the redo future that change ends.
+                    if !actions.isEmpty {
                         redoSide.closed.append(
                             Step(
                                 id: run.builtID, actions: actions, metadata: run.builtMetadata, low: after,
-                                high: run.stateBefore))
+                                high: run.stateBefore, node: run.node))
+                    } else if !stepVanished {
+                        // Section 19: nothing was built; the node is gone.
+                        nodeVanished(run.node, parent: nodeBeforeNewChanges(of: run))
                     }
                 } else if !actions.isEmpty || (!dropsEmptyGroups && disableCount == 0 && !stepVanished) {
                     // A step the redo's handlers left empty does nothing: it leads from where it ends.
@@ -1007,11 +1206,15 @@ extension ReferenceModel {
                     let position =
                         undoSide.closed.firstIndex { !run.closedAtMark.contains($0.id) } ?? undoSide.closed.count
                     undoSide.closed.insert(
-                        Step(id: run.builtID, actions: actions, metadata: run.builtMetadata, low: low, high: high),
+                        Step(
+                            id: run.builtID, actions: actions, metadata: run.builtMetadata, low: low, high: high,
+                            node: run.node),
                         at: position)
                     pendingTrim = true
+                } else if !stepVanished {
+                    nodeVanished(run.node, parent: nodeBeforeNewChanges(of: run))
                 }
-                if run.sawNewChange { redoSide = Side() }
+                if run.sawNewChange { endRedoFutureAfterNewChange(of: run) }
             }
             post(
                 undoing ? .didUndo : .didRedo, discardable: run.metadata.discardable,
@@ -1077,7 +1280,7 @@ extension ReferenceModel {
                     asyncState.broken = BrokenMark(stepID: run.stepID, isUndo: undoing, name: run.metadata.name)
                 }
             }
-            if run.sawNewChange { redoSide = Side() }
+            if run.sawNewChange { endRedoFutureAfterNewChange(of: run) }
             asyncState.failPosted(undoing)
             asyncState.run = nil
             asyncState.lastRunSawNewChange = run.sawNewChange
@@ -1210,16 +1413,24 @@ extension ReferenceModel {
             asyncState.lastRunSawNewChange = run.sawNewChange
             var discardable = false
             if !run.removedAll && (!actions.isEmpty || !dropsEmptyGroups) {
-                redoSide = Side()
+                // Section 19: a branch of the node the group began at (after another task's change,
+                // the node the document was at when it came), then the step takes the next number.
+                if run.sawNewChange { endRedoFutureAfterNewChange(of: run) } else { detachRedoSide() }
                 let high = current
                 let low = actions.isEmpty ? high : run.sawNewChange ? newStateID() : run.stateBefore
                 discardable = metadata.discardable
                 undoSide.closed.append(
-                    Step(id: run.builtID, actions: actions, metadata: metadata, low: low, high: high))
+                    Step(
+                        id: run.builtID, actions: actions, metadata: metadata, low: low, high: high,
+                        node: makeChangeNode()))
                 if run.builtHoldsAsync { asyncState.asyncFrames.insert(run.builtID) }
                 if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
                 endCoalescing()
                 trim()
+            } else if run.sawNewChange && !run.removedAll && !asyncState.mirrorsDroppedGroupKeepsRedoFutureBug {
+                // Dropped, the group leaves another task's change the newest: that change ends
+                // the redo future now, as it ends it whatever the group records.
+                endRedoFutureAfterNewChange(of: run)
             }
             post(.didClose, discardable: discardable)
         }
@@ -1230,7 +1441,7 @@ extension ReferenceModel {
         call {
             asyncState.run = nil
             asyncState.lastRunSawNewChange = run.sawNewChange
-            if run.sawNewChange { redoSide = Side() }
+            if run.sawNewChange { endRedoFutureAfterNewChange(of: run) }
             if run.rollbackFailure == nil && run.unrestored.isEmpty && !run.lostUnowned {
                 // The body's changes are undone: the document is where the group began, plus other
                 // tasks' changes, which now lead from there.
