@@ -140,6 +140,10 @@ extension ActionStack {
                 count: count, metadata: metadata, built: built, stateBefore: run.stateBefore,
                 sawNewChange: run.sawNewChange, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
             trimOrDefer()
+        } else {
+            // No step (an empty group dropped, or the history removed meanwhile), but a change
+            // another task made meanwhile ended the redo future, as it would have at once.
+            history.endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
         }
         history.emptySide(built)
         carryOut(finish, discardable: discardable)

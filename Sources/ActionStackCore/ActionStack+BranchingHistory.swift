@@ -249,14 +249,20 @@ extension ActionStack {
 
     /// The children of the current node, in the order they were made (empty in a linear history):
     /// the branches ``redo()`` could take. ``redo()`` enters the one visited last (the first node
-    /// of the redo stack); ``selectRedoBranch(_:)`` chooses another.
+    /// of the redo stack); ``selectRedoBranch(_:)`` chooses another. While an awaited operation
+    /// runs after another task's change, the redo stack is the redo future that change ends: it
+    /// leaves from the node the document was at when the change came, so it is not a child of the
+    /// change (``historyTree`` shows it there too).
     ///
     /// - Complexity: O(b log n) for the b branches that leave from the current node.
     public var redoBranches: [HistoryNode.ID] {
         asCall {
             guard let tree = history.tree else { return [] }
             var children = tree.branches(at: history.currentNodeNumber).map(\.firstNode)
-            if let next = redoSide.steps.last?.node { children.append(next) }
+            // A redo future another task's change ended may leave from another node.
+            if let next = redoSide.steps.last?.node, history.redoAnchor == history.currentNodeNumber {
+                children.append(next)
+            }
             return children.sorted().map { HistoryNode.ID(sequence: Int($0)) }
         }
     }

@@ -45,7 +45,10 @@ extension ActionStack {
         /// a linear one.
         public var currentNode: HistoryNode.ID? = nil
         /// In a branching history, the node ``ActionStack/redo()`` would enter (the branch
-        /// ``ActionStack/selectRedoBranch(_:)`` chose); nil at a leaf and in a linear history.
+        /// ``ActionStack/selectRedoBranch(_:)`` chose); nil at a leaf and in a linear history, and
+        /// while an awaited operation runs after another task's change ended the redo future and it
+        /// leaves from another node (the one the document was at then; see
+        /// ``ActionStack/redoBranches``).
         public var redoNode: HistoryNode.ID? = nil
         /// Whether an awaited operation is undoing a step right now, from its will-notification to
         /// its did- or fail-notification (the step is the undo entry marked
@@ -419,7 +422,8 @@ extension ActionStack {
             isBusy: steps.isBusy,
             pendingRequestCount: steps.queue.pendingCount,
             currentNode: history.tree == nil ? nil : HistoryNode.ID(sequence: Int(history.currentNodeNumber)),
-            redoNode: history.tree == nil ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) },
+            redoNode: history.tree == nil || history.redoAnchor != history.currentNodeNumber
+                ? nil : redoSide.steps.last.map { HistoryNode.ID(sequence: Int($0.node)) },
             isUndoInFlight: inFlight == .undo,
             isRedoInFlight: inFlight == .redo,
             hasBrokenStep: hasBrokenStep

@@ -112,7 +112,7 @@ extension ActionStack {
         problems += eventClose.invariantViolations()
         problems += activities.invariantViolations()
         problems += publisher.invariantViolations()
-        problems += history.treeInvariantViolations(redoFutureIsEnding: steps.inFlight?.sawNewChange ?? false)
+        problems += history.treeInvariantViolations()
         let newestActions: [Action]?
         if !undoSide.frames.isEmpty {
             newestActions = (undoSide.openStart..<undoSide.end).map { undoSide.action(at: $0) }

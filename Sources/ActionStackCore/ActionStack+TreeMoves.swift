@@ -136,7 +136,11 @@ extension ActionStack {
         let current = history.currentNodeNumber
         // The undo stack, from the current node up: each step's state before it.
         var state: StateID? = undoSide.frames.isEmpty ? history.states.current : undoSide.frames[0].low
-        var below: NodeNumber? = redoSide.steps.last?.node
+        // While an awaited operation runs after another task's change, the redo stack is the redo
+        // future that change ends when the operation settles: it still leaves from the node the
+        // document was at when the change came (the table's parent), not from the change.
+        let redoAnchor = history.redoAnchor
+        var below: NodeNumber? = redoAnchor == current ? redoSide.steps.last?.node : nil
         for position in stride(from: undoSide.steps.count - 1, through: 0, by: -1) {
             let step = undoSide.steps[position]
             let parent = position > 0 ? undoSide.steps[position - 1].node : tree.root
@@ -158,12 +162,6 @@ extension ActionStack {
                 parent = step.node
             }
         }
-        // While an awaited operation runs after another task's change, the redo stack is the redo
-        // future that change ends when the operation settles: it still leaves from the node the
-        // document was at when the change came (the table's parent), not from the change.
-        let redoAnchor =
-            steps.inFlight?.sawNewChange == true
-            ? redoSide.steps.last.flatMap { tree.table.parent(of: $0.node) } ?? current : current
         chain(redoSide, from: redoAnchor, onPath: true)
         // Branches, once their anchor's state is known: breadth first from the current path.
         var reached = Array(places.keys)

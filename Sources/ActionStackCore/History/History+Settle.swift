@@ -157,6 +157,7 @@ extension History {
         count: Int, metadata: consuming StepMetadata?, built: Side, stateBefore: StateID, sawNewChange: Bool,
         maximumCost: Int, restructuringAllowed: Bool
     ) {
+        tree?.redoFutureIsEnding = false
         if redoSide.holdsSomething {
             endRedoFuture(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
         }
@@ -196,6 +197,7 @@ extension History {
     /// - Complexity: as ``endRedoFuture(maximumCost:restructuringAllowed:)``; O(s log s) more in
     ///   a tree, for the s steps held.
     func endRedoFuture(afterNewChangesOf run: StepInFlight, maximumCost: Int, restructuringAllowed: Bool) {
+        tree?.redoFutureIsEnding = false
         guard run.sawNewChange, redoSide.holdsSomething else { return }
         endRedoFuture(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
         resyncTree()
@@ -234,6 +236,7 @@ extension History {
     /// - Complexity: O(k) for the k do-nothing steps at the bottom of other tasks' changes, plus
     ///   the end of the redo future.
     func settleFailedRecording(_ run: StepInFlight, restored: Bool, maximumCost: Int, restructuringAllowed: Bool) {
+        tree?.redoFutureIsEnding = false
         if run.sawNewChange && redoSide.holdsSomething {
             endRedoFuture(maximumCost: maximumCost, restructuringAllowed: restructuringAllowed)
         }

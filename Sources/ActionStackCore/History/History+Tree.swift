@@ -29,6 +29,18 @@ extension History {
         return undoSide.steps.last?.node ?? tree.root
     }
 
+    /// The node the redo stack leaves from: the current node, but while the redo future is ending
+    /// (``TreeStore/redoFutureIsEnding``) the node its first step's parent is, the node the
+    /// document was at when another task's change came (or its nearest remaining ancestor).
+    ///
+    /// - Complexity: O(1).
+    var redoAnchor: NodeNumber {
+        guard let tree, tree.redoFutureIsEnding, let top = redoSide.steps.last,
+            let parent = tree.table.parent(of: top.node)
+        else { return currentNodeNumber }
+        return parent
+    }
+
     /// A new node for a change made outside undo and redo: a child of the current node.
     ///
     /// - Complexity: O(1) amortized.
@@ -268,6 +280,11 @@ extension History {
             }
             return current
         }
+        // A redo future another task's change ended still leaves from where it left (or, when
+        // that node went, its nearest remaining ancestor): read before the table forgets it.
+        let endingRedoAnchor =
+            tree.redoFutureIsEnding
+            ? redoSide.steps.last.map { survivor(of: tree.table.parent(of: $0.node) ?? tree.root) } : nil
         for anchor in tree.branches.keys.sorted() where !present.contains(anchor) {
             let moved = tree.branches.removeValue(forKey: anchor) ?? []
             let newAnchor = survivor(of: anchor)
@@ -295,7 +312,7 @@ extension History {
             return parent
         }
         let current = chain(undoSide, from: tree.root, undo: true)
-        _ = chain(redoSide, from: current, undo: false)
+        _ = chain(redoSide, from: endingRedoAnchor ?? current, undo: false)
         // A branch taken out above is empty: its chain sets nothing.
         for branch in branches { _ = chain(branch.side, from: branch.anchor, undo: false) }
         tree.recount()
@@ -390,11 +407,11 @@ extension History {
 
     // MARK: Invariants
 
-    /// What does not hold of the tree (empty in a linear history). With `redoFutureIsEnding` (an
-    /// awaited operation in flight saw a new change, which ends the redo future when it settles:
-    /// the redo stack becomes a branch then), the redo stack still leaves from the node the
-    /// document was at before the new change, not from the current node.
-    func treeInvariantViolations(redoFutureIsEnding: Bool = false) -> [String] {
+    /// What does not hold of the tree (empty in a linear history). While the redo future is ending
+    /// (``TreeStore/redoFutureIsEnding``: an awaited operation in flight saw a new change, which
+    /// ends it when it settles: the redo stack becomes a branch then), the redo stack still leaves
+    /// from the node the document was at before the new change, not from the current node.
+    func treeInvariantViolations() -> [String] {
         guard let tree else {
             var problems: [String] = []
             for side in [undoSide, redoSide] {
@@ -426,7 +443,7 @@ extension History {
         }
         let current = check(undoSide, from: tree.root, undo: true, name: "undo")
         var redoAnchor = current
-        if redoFutureIsEnding, let top = redoSide.steps.last, let parent = tree.table.parent(of: top.node) {
+        if tree.redoFutureIsEnding, let top = redoSide.steps.last, let parent = tree.table.parent(of: top.node) {
             redoAnchor = parent
         }
         _ = check(redoSide, from: redoAnchor, undo: false, name: "redo")

@@ -246,18 +246,20 @@ extension History {
                 makeStep(count: count, metadata: consume metadata, low: frame.low, high: states.current, node: node))
             // What the redo stack holds here came from undoing groups nested in this one: it is
             // redone on top of the step.
-            if node != 0, let top = redoSide.steps.last, !redoFutureIsEnding() {
-                tree?.table.setParent(of: top.node, to: node)
+            if node != 0, let top = redoSide.steps.last {
+                if redoFutureIsEnding() {
+                    tree?.redoFutureIsEnding = true
+                } else {
+                    tree?.table.setParent(of: top.node, to: node)
+                }
             }
             return nextStepSerial
         }
         guard keepsEmpty else { return nil }
+        let node = tree == nil || side !== undoSide ? 0 : makeChangeNode()
         side.appendStep(
-            makeStep(
-                count: 0, metadata: consume metadata, low: states.current, high: states.current,
-                node: tree == nil || side !== undoSide ? 0 : makeChangeNode()
-            )
-        )
+            makeStep(count: 0, metadata: consume metadata, low: states.current, high: states.current, node: node))
+        if node != 0, redoSide.holdsSomething, redoFutureIsEnding() { tree?.redoFutureIsEnding = true }
         return nextStepSerial
     }
 

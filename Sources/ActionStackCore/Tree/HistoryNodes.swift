@@ -263,6 +263,14 @@ final class TreeStore {
     /// Moves through the tree in progress: pruning waits until they end, so that it never takes
     /// a branch the move is about to enter.
     @exclusivity(unchecked) var pruningHolds = 0
+    /// Whether the redo stack is a redo future that a change another task made while an awaited
+    /// operation ran has ended, to become a branch when the operation settles: until then it still
+    /// leaves from the node the document was at when the change came (its first node's parent in
+    /// the table), not from the current node. Set by that change, cleared when the operation
+    /// settles (``History/endRedoFuture(afterNewChangesOf:maximumCost:restructuringAllowed:)``,
+    /// ``History/finishRecorded(count:metadata:built:stateBefore:sawNewChange:maximumCost:restructuringAllowed:)``,
+    /// ``History/settleFailedRecording(_:restored:maximumCost:restructuringAllowed:)``).
+    @exclusivity(unchecked) var redoFutureIsEnding = false
 
     init(root: NodeNumber, date: Double) {
         self.root = root

@@ -661,8 +661,8 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
             ]
         ),
         // A branching history: another task's change while an asynchronous group awaits, then a
-        // removal by target (mirrored as the known bug `removalReparentsEndingRedoFuture`), then
-        // the group returns.
+        // removal by target (which once hung the ending redo future from the change, see
+        // `fixedLibraryBugs`), then the group returns.
         AsyncDriverCase(
             seed: 262,
             config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
@@ -682,10 +682,10 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         ),
     ]
 
-    /// Library bugs: each a shrunk case where the stack breaks a documented promise, replayed
-    /// with the model's documented reading of that one promise (the random driver's model mirrors
-    /// the stack there, `KnownLibraryBug`). Disabled until the library is fixed.
-    nonisolated static let libraryBugs: [(bug: KnownLibraryBug, driverCase: AsyncDriverCase)] = [
+    /// Library bugs the driver found once it learnt branching histories, each the shrunk case
+    /// where the stack broke a documented promise (quoted above each), now fixed: the model reads
+    /// the promise as documented.
+    nonisolated static let fixedLibraryBugs: [AsyncDriverCase] = [
         // "until the operation settles, canRedo and the redo stack still show the old future,
         // which leaves from the node the document was at when the change came" (the article
         // "Undoing through a server or a database"), and a node's `redoChild` is "the child redo()
@@ -693,22 +693,19 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         // closes an empty group: node #2, a child of the root. The stack gives #2 the redo child
         // #1, which is not among its children (the snapshot hangs #1 from #0), and `redoBranches`
         // at #2 lists #1 as well.
-        (
-            .inFlightRedoChild,
-            AsyncDriverCase(
-                seed: 8,
-                config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
-                ops: [
-                    .sync(.begin),
-                    .registerAsync(slot: 2, delta: 51, suspends: true, registersInverse: true),
-                    .performUndo,
-                    .resume(0, fails: false),
-                    .performRedo,
-                    .sync(.begin),
-                    .sync(.end),
-                    .sync(.treeQuery(.redoBranches)),
-                ]
-            )
+        AsyncDriverCase(
+            seed: 8,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 2, delta: 51, suspends: true, registersInverse: true),
+                .performUndo,
+                .resume(0, fails: false),
+                .performRedo,
+                .sync(.begin),
+                .sync(.end),
+                .sync(.treeQuery(.redoBranches)),
+            ]
         ),
         // The same sentence: the redo future that another task's change ends leaves from the node
         // the document was at when the change came, in flight and, for an asynchronous group, a
@@ -717,25 +714,22 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         // undone step as a branch"). A removal by target while the group awaits hangs that future
         // from the change (node #2): the snapshot shows #1 under #2, and when the group returns
         // the branch leaves from #2, so entering it redoes #1 on top of the change.
-        (
-            .removalReparentsEndingRedoFuture,
-            AsyncDriverCase(
-                seed: 262,
-                config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
-                ops: [
-                    .asyncGroup(
-                        name: nil,
-                        body: [
-                            .register(slot: 1, delta: 53, async: nil), .register(slot: 2, delta: 45, async: nil),
-                        ], throwing: false),
-                    .performUndo,
-                    .asyncGroup(name: "Draw", body: [.suspend], throwing: false),
-                    .sync(.begin),
-                    .sync(.end),
-                    .sync(.removeTarget(slot: 1)),
-                    .resume(0, fails: false),
-                ]
-            )
+        AsyncDriverCase(
+            seed: 262,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .asyncGroup(
+                    name: nil,
+                    body: [
+                        .register(slot: 1, delta: 53, async: nil), .register(slot: 2, delta: 45, async: nil),
+                    ], throwing: false),
+                .performUndo,
+                .asyncGroup(name: "Draw", body: [.suspend], throwing: false),
+                .sync(.begin),
+                .sync(.end),
+                .sync(.removeTarget(slot: 1)),
+                .resume(0, fails: false),
+            ]
         ),
         // "when the operation settles, the change sits on top of the state the operation reached
         // (or rolled back to), and the redo stack is emptied then, as any new change empties it
@@ -745,24 +739,21 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         // The stack keeps #1 as the redo stack (a linear history keeps it too), and its node
         // table still hangs #1 from #0 while the redo chain says #2: its invariant check reports
         // "node 1 of redo has parent 0, chain says 2". Found by the soak (seed 1000047).
-        (
-            .droppedGroupKeepsEndedRedoFuture,
-            AsyncDriverCase(
-                seed: 1_000_047,
-                config: .init(groupsByEvent: false, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
-                ops: [
-                    .asyncGroup(
-                        name: "Move",
-                        body: [.register(slot: 2, delta: 88, async: .init(suspends: true, registersInverse: true))],
-                        throwing: false),
-                    .sync(.undo),
-                    .asyncGroup(name: "Draw", body: [.suspend], throwing: false),
-                    .resume(0, fails: false),
-                    .sync(.begin),
-                    .registerAsync(slot: 0, delta: 91, suspends: true, registersInverse: true),
-                    .sync(.end),
-                ]
-            )
+        AsyncDriverCase(
+            seed: 1_000_047,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .asyncGroup(
+                    name: "Move",
+                    body: [.register(slot: 2, delta: 88, async: .init(suspends: true, registersInverse: true))],
+                    throwing: false),
+                .sync(.undo),
+                .asyncGroup(name: "Draw", body: [.suspend], throwing: false),
+                .resume(0, fails: false),
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 91, suspends: true, registersInverse: true),
+                .sync(.end),
+            ]
         ),
     ]
 
@@ -839,17 +830,10 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
         if let problem = await Self.run(driverCase) { Issue.record("seed \(driverCase.seed): \(problem)") }
     }
 
-    /// The library bugs, each replayed with the documented reading of its promise (and the other
-    /// known bugs mirrored).
-    @Test(
-        .disabled("library bug: a branching history's redo future, in flight after another task's change"),
-        arguments: libraryBugs.indices)
-    func libraryBug(_ index: Int) async {
-        let (bug, driverCase) = Self.libraryBugs[index]
-        let problem = await AsyncDriverRunner.run(
-            driverCase, mirroring: Set(KnownLibraryBug.allCases).subtracting([bug])
-        ) { AsyncStackWorld($0) }
-        if let problem { Issue.record("\(bug), seed \(driverCase.seed): \(problem)") }
+    /// The library bugs found and fixed, each replayed with the documented reading of its promise.
+    @Test(arguments: fixedLibraryBugs)
+    func fixedLibraryBug(_ driverCase: AsyncDriverCase) async {
+        if let problem = await Self.run(driverCase) { Issue.record("seed \(driverCase.seed): \(problem)") }
     }
 
     /// A long soak: ACTIONSTACK_ASYNC_MODEL_SOAK_OPERATIONS=5000000 swift test --filter AsyncModelDriverTests/soak

@@ -213,19 +213,6 @@ enum AsyncDriverLog {
 
 // MARK: - The model's world
 
-/// Library bugs the model mirrors in a run unless told otherwise, so that the random driver goes on
-/// past them: each breaks a documented promise and is kept as a disabled test
-/// (`AsyncModelDriverTests.libraryBugs`), run with the model's documented reading of that one.
-enum KnownLibraryBug: CaseIterable, Hashable, Sendable {
-    /// `ReferenceModel.AsyncState.mirrorsInFlightRedoChildBug`.
-    case inFlightRedoChild
-    /// `ReferenceModel.AsyncState.mirrorsRemovalReparentingBug`.
-    case removalReparentsEndingRedoFuture
-    /// `ReferenceModel.AsyncState.mirrorsDroppedGroupKeepsRedoFutureBug` (mirrored in a linear
-    /// history only: in a tree the stack's own invariant check reports it).
-    case droppedGroupKeepsEndedRedoFuture
-}
-
 /// The reference model driven by asynchronous driver events.
 final class AsyncModelWorld {
     let world: ModelWorld
@@ -239,14 +226,8 @@ final class AsyncModelWorld {
     /// The driver's numbers of the model's tasks not done yet.
     var liveAwaiters: Int { model.asyncState.tasks.filter { driverNumber[$0.awaiter] != nil }.count }
 
-    /// `mirroring`: the known library bugs where the model says what the stack says, though it
-    /// breaks a documented promise (see `KnownLibraryBug`), so that a run goes on past them.
-    init(_ driverCase: AsyncDriverCase, mirroring: Set<KnownLibraryBug> = Set(KnownLibraryBug.allCases)) {
+    init(_ driverCase: AsyncDriverCase) {
         world = ModelWorld(driverCase.syncCase)
-        world.model.asyncState.mirrorsInFlightRedoChildBug = mirroring.contains(.inFlightRedoChild)
-        world.model.asyncState.mirrorsRemovalReparentingBug = mirroring.contains(.removalReparentsEndingRedoFuture)
-        world.model.asyncState.mirrorsDroppedGroupKeepsRedoFutureBug = mirroring.contains(
-            .droppedGroupKeepsEndedRedoFuture)
         let world = self.world
         model.asyncState.resolveSlot = { [unowned world] slot in
             let target = world.slotTarget[slot]
@@ -564,10 +545,10 @@ enum AsyncDriverRunner {
     /// the first divergence with the last events.
     static func run(
         _ driverCase: AsyncDriverCase, tracing: Bool = false,
-        mirroring: Set<KnownLibraryBug> = Set(KnownLibraryBug.allCases), observe: (AsyncModelWorld) -> Void = { _ in },
+        observe: (AsyncModelWorld) -> Void = { _ in },
         stack makeStack: (AsyncDriverCase) -> any AsyncDriverStackWorld
     ) async -> String? {
-        let model = AsyncModelWorld(driverCase, mirroring: mirroring)
+        let model = AsyncModelWorld(driverCase)
         observe(model)
         let stack = makeStack(driverCase)
         var trail: [String] = []

@@ -122,9 +122,6 @@ extension ReferenceModel {
         /// The actions that have run or were found freed, in the order they came: index, ran.
         var ranges: [(index: Int, ran: Bool)] = []
         var sawNewChange = false
-        /// The redo side's newest step (by id) and the node a removal hung it from after another
-        /// task's change (`mirrorsRemovalReparentingBug`).
-        var redoReparented: (stepID: Int, node: Int)?
         var removedAll = false
         var removedTargets: Set<Int> = []
         var skippedAny = false
@@ -262,22 +259,6 @@ extension ReferenceModel {
         var freedWhileHeld: Set<Int> = []
         /// The driver's slots: target index of a slot, nil when the driver freed it.
         var resolveSlot: (Int) -> Int? = { _ in nil }
-        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): while an operation runs after another
-        /// task's change, the stack lists the redo future's first node as the current node's redo
-        /// child (`historyTree`'s `redoChild`, `redoBranches`), though that future leaves from the
-        /// node the document was at when the change came, and the current node (the change) has no
-        /// child. true: the model says so too, so that the random driver goes on past it.
-        var mirrorsInFlightRedoChildBug = false
-        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): a removal (by target, or a sweep of
-        /// freed targets) while an operation runs after another task's change hangs the redo future
-        /// from the current node (the change), so that, in flight and once a failed operation or an
-        /// asynchronous group settles, it leaves from there. true: the model says so too.
-        var mirrorsRemovalReparentingBug = false
-        /// LIBRARY-BUG (`AsyncModelDriverTests.libraryBugs`): an asynchronous group dropped empty
-        /// after another task's change leaves the redo future that change ended as the redo stack
-        /// (in a tree, one whose node table still hangs it from where the change came, which the
-        /// stack's invariant check reports). true: the model keeps the redo side too.
-        var mirrorsDroppedGroupKeepsRedoFutureBug = false
         /// Posts `didFailUndoChangeNotification` (true) or `didFailRedoChangeNotification`: the
         /// synchronous model's notifications do not have them.
         var failPosted: (_ isUndo: Bool) -> Void = { _ in }
@@ -479,27 +460,7 @@ extension ReferenceModel {
     var redoAnchor: Int {
         guard tree != nil else { return 0 }
         guard let run = asyncState.run, run.sawNewChange else { return currentNode }
-        if let moved = reparentedRedoAnchor(of: run) { return moved }
         return nodeBeforeNewChanges(of: run)
-    }
-
-    /// The node a removal hung the redo side from while `run` ran after another task's change, if
-    /// it still does (`mirrorsRemovalReparentingBug`): the same newest step, the node still there.
-    func reparentedRedoAnchor(of run: RunModel) -> Int? {
-        guard let moved = run.redoReparented, redoSide.closed.last?.id == moved.stepID, nodeExists(moved.node) else {
-            return nil
-        }
-        return moved.node
-    }
-
-    /// A removal took actions from the history (section 19): with the known bug mirrored, it hangs
-    /// the redo side of an operation running after another task's change from the current node.
-    func removalWhileOperationRuns() {
-        guard asyncState.mirrorsRemovalReparentingBug, tree != nil, let run = asyncState.run, run.sawNewChange,
-            let top = redoSide.closed.last
-        else { return }
-        count("async removal hangs the ending redo future from the change (library bug)")
-        run.redoReparented = (top.id, currentNode)
     }
 
     /// The node of the newest undo step that is not another task's change made while `run` ran
@@ -519,7 +480,7 @@ extension ReferenceModel {
         if tree == nil {
             redoSide = Side()
         } else {
-            detachRedoSide(from: reparentedRedoAnchor(of: run) ?? nodeBeforeNewChanges(of: run))
+            detachRedoSide(from: nodeBeforeNewChanges(of: run))
         }
     }
 
@@ -1427,7 +1388,7 @@ extension ReferenceModel {
                 if !undoSide.frames.isEmpty { undoSide.frames[0].low = high }
                 endCoalescing()
                 trim()
-            } else if run.sawNewChange && !run.removedAll && !asyncState.mirrorsDroppedGroupKeepsRedoFutureBug {
+            } else if run.sawNewChange && !run.removedAll {
                 // Dropped, the group leaves another task's change the newest: that change ends
                 // the redo future now, as it ends it whatever the group records.
                 endRedoFutureAfterNewChange(of: run)

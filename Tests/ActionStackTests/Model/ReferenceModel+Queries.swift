@@ -158,7 +158,10 @@ extension ReferenceModel {
             undoMenuItemTitle: Self.undoTitle(undoName), redoMenuItemTitle: Self.redoTitle(redoName),
             isClean: current == clean, groupingLevel: groupingLevelNow,
             // Section 19: read after the Top rule (redo: the raw top during an activity).
-            currentNode: tree == nil ? nil : currentNode, redoNode: tree == nil ? nil : redoSide.closed.last?.node)
+            currentNode: tree == nil ? nil : currentNode,
+            // The node redo() would enter: none while the redo future that another task's change
+            // ended leaves from another node (see `redoBranchesQuery`).
+            redoNode: tree == nil || redoAnchor != currentNode ? nil : redoSide.closed.last?.node)
     }
 
     // MARK: - Observation (section 14)

@@ -278,7 +278,6 @@ extension ReferenceModel {
     func removeFromBranches(where match: (Action) -> Bool, parentsBefore: [Int: Int]) {
         guard tree != nil else { return }
         if parentsBefore.isEmpty { return }  // nothing matched anywhere (see removeActions)
-        defer { removalWhileOperationRuns() }
         for branchIndex in tree!.branches.indices {
             var kept: [Step] = []
             for var step in tree!.branches[branchIndex].steps {
@@ -629,7 +628,7 @@ extension ReferenceModel {
             guard let tree else { return [] }
             var children = tree.branches.filter { $0.anchor == currentNode }.map(\.firstNode)
             if let next = redoSide.closed.last?.node,
-                redoAnchor == currentNode || asyncState.mirrorsInFlightRedoChildBug
+                redoAnchor == currentNode
             {
                 children.append(next)
             }
@@ -669,7 +668,7 @@ extension ReferenceModel {
         // the document was at then: it is no child of the current node.)
         let redoAnchor = self.redoAnchor
         var below =
-            redoAnchor == current || asyncState.mirrorsInFlightRedoChildBug ? redoSide.closed.last?.node : nil
+            redoAnchor == current ? redoSide.closed.last?.node : nil
         for step in undoSide.closed.reversed() {
             places[step.node] = Place(step: step, onUndoPath: true, onPath: true, redoChild: below, state: state)
             below = step.node
