@@ -143,7 +143,8 @@ extension ActionStack {
         } else {
             // No step (an empty group dropped, or the history removed meanwhile), but a change
             // another task made meanwhile ended the redo future, as it would have at once.
-            history.endRedoFuture(afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
+            history.endRedoFuture(
+                afterNewChangesOf: run, maximumCost: maximumCost, restructuringAllowed: mayRestructure)
         }
         history.emptySide(built)
         carryOut(finish, discardable: discardable)
