@@ -108,7 +108,8 @@ func jpKillAfter(microseconds: Int) {
         }
         // "Replaying also deletes the temporary files that compactions interrupted by a crash left".
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(left == (made > 0 ? ["doc.journal"] : left.filter { $0 == "doc.journal" }), "files left: \(left)")
+        #expect(left.filter { $0 != "doc.journal" } == [], "files left: \(left)")
+        #expect(left.contains("doc.journal") == !replay.records.isEmpty)
         // The next append goes on after the last intact record.
         try journal.append(Data("after".utf8), fingerprint: "after")
         let after = try journal.replay()
@@ -147,9 +148,6 @@ func jpKillAfter(microseconds: Int) {
         #expect(replay.ending == .complete)
         #expect(replay.records.count == 2 * count)
         #expect(replay.records.map(\.sequence) == Array(0..<UInt64(2 * count)))
-        let owners = replay.records.map { $0.fingerprint?.hasPrefix("parent") ?? false }
-        let turns = zip(owners, owners.dropFirst()).filter { $0 != $1 }.count
-        print("JPTURNS \(turns)")
         for writer in ["parent", "child"] {
             let mine = replay.records.filter { $0.fingerprint?.hasPrefix(writer) ?? false }
             #expect(mine.map(\.payload) == (0..<count).map { Data("\(writer)-\($0)".utf8) })
