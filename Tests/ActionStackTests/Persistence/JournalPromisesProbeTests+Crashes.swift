@@ -183,4 +183,60 @@ func jpKillAfter(microseconds: Int) {
         let left = try FileManager.default.contentsOfDirectory(atPath: files.directory.path)
         #expect(left == ["doc.history"], "files left after a read: \(left)")
     }
+
+    /// A hostile header: the format documents the header's "sequence number of the first record,
+    /// `UInt64`", any value. ``HistoryJournal/append(_:fingerprint:)`` throws for a file it cannot
+    /// use ("``HistoryFileError/notAJournal(path:reason:)`` when the file is something else ...
+    /// After a failure the journal holds the records it held before"); it must not crash. A
+    /// 16-byte file whose first sequence number is `UInt64.max` makes the append trap (the next
+    /// number overflows). Run in a child process, so that the crash fails this test only.
+    @Test(.disabled("library bug: append traps on a journal whose next sequence number is UInt64.max"))
+    func anAppendAfterTheLastSequenceNumberThrowsOrWrapsButNeverCrashes() async throws {
+        let files = try JPFiles()
+        defer { files.cleanUp() }
+        try files.write(jpFileHeader(firstSequence: UInt64.max))
+        let path = files.url.path
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let journal = HistoryJournal(url: URL(fileURLWithPath: path), synchronizesAppends: false)
+            try? journal.append(Data("x".utf8), fingerprint: "x")
+            try? journal.append(Data("y".utf8), fingerprint: "y")
+        }
+    }
+
+    /// The same file with an intact record numbered `UInt64.max`: ``HistoryJournal/compact(keeping:)``
+    /// ("Throws: As ``replay()``, and ``HistoryFileError/cannotWrite(path:reason:code:)``") traps.
+    @Test(.disabled("library bug: compact(keeping:) traps on a journal whose last record is numbered UInt64.max"))
+    func aCompactionOfARecordNumberedUInt64MaxNeverCrashes() async throws {
+        let files = try JPFiles()
+        defer { files.cleanUp() }
+        try files.write(
+            jpFileHeader(firstSequence: UInt64.max)
+                + jpRecord(payload: Array("p".utf8), fingerprint: Array("f".utf8), sequence: UInt64.max))
+        let path = files.url.path
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let journal = HistoryJournal(url: URL(fileURLWithPath: path), synchronizesAppends: false)
+            _ = try? journal.replay()
+            try? journal.compact(keeping: 5)
+        }
+    }
+
+    /// The records the hostile header's journal holds are read without a crash, and an append after
+    /// a record numbered `UInt64.max` does not crash either.
+    @Test func aReplayOfRecordsNumberedUpToUInt64MaxNeverCrashes() async throws {
+        let files = try JPFiles()
+        defer { files.cleanUp() }
+        try files.write(
+            jpFileHeader(firstSequence: UInt64.max - 1)
+                + jpRecord(payload: Array("p".utf8), fingerprint: Array("f".utf8), sequence: UInt64.max - 1)
+                + jpRecord(payload: Array("q".utf8), fingerprint: Array("g".utf8), sequence: UInt64.max))
+        let path = files.url.path
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let journal = HistoryJournal(url: URL(fileURLWithPath: path), synchronizesAppends: false)
+            let replay = try journal.replay()
+            #expect(replay.records.map(\.sequence) == [UInt64.max - 1, UInt64.max])
+            _ = try? journal.lastRecord(matchingFingerprint: "g")
+            try? journal.append(Data("x".utf8), fingerprint: "x")
+            _ = try? journal.replay()
+        }
+    }
 }
