@@ -246,6 +246,114 @@ import Testing
     }
 }
 
+/// A command that cannot be encoded when its value is 13 (a command whose `encode(to:)` throws).
+struct JPFragileSet: UndoCommand {
+    static let commandType = "jp.fragile"
+    var value: Int
+
+    struct Unlucky: Error {}
+
+    init(value: Int) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        value = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if value == 13 { throw Unlucky() }
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+
+    func perform(on box: HSBox, in stack: ActionStack) {
+        stack.registerUndo(JPFragileSet(value: box.value), on: box, key: box.id)
+        box.value = value
+    }
+}
+
+/// The shared test registry and the fragile command.
+func jpRegistry() -> CommandRegistry {
+    var registry = testRegistry()
+    registry.register(JPFragileSet.self)
+    return registry
+}
+
+extension JournalEdgeProbeTests {
+    /// "A record that cannot be made or appended (a full disk, a command that cannot encode) changes
+    /// nothing on any stack; the recorder keeps the error in ``HistoryRecorder/lastError``, passes it
+    /// to ``HistoryRecorder/onError``, and tries again at the next change."
+    @Test func aCommandThatCannotEncodeIsReportedAndTheRecorderGoesOn() throws {
+        let rig = try JPRig()
+        defer { rig.cleanUp() }
+        var errors: [any Error] = []
+        rig.recorder?.onError = { errors.append($0) }
+        func fragile(_ value: Int) {
+            rig.run {
+                JPFragileSet(value: value).perform(on: rig.box, in: rig.stack)
+                rig.stack.endEvent()
+            }
+        }
+        fragile(1)
+        fragile(2)
+        #expect(errors.isEmpty)
+        // The inverse registered now sets 13, which cannot encode.
+        rig.box.value = 13
+        fragile(3)
+        #expect(errors.count == 1)
+        #expect(rig.recorder?.lastError is JPFragileSet.Unlucky)
+        #expect(rig.stack.undoCount == 3, "the stack is as if nothing failed")
+        // A full save cannot be made while that step is held, and neither can a record.
+        fragile(4)
+        #expect(rig.expected[rig.fingerprint] == nil)
+        #expect(errors.count == 2, "tried again at the next change")
+        // Undone, the step holds its redo (which sets 3): the record can be made again.
+        rig.run { rig.stack.undo() }
+        rig.run { rig.stack.undo() }
+        #expect(rig.box.value == 13)
+        #expect(rig.recorder?.lastError == nil, "nil once a record is appended")
+        let archive = try HistoryRecorder.recover(
+            from: rig.journal, fingerprint: rig.fingerprint, registry: jpRegistry())
+        #expect(try archive.map(jpEncoded) == rig.expected[rig.fingerprint])
+    }
+
+    /// The snapshot a recorder's records follow damaged behind its back (past the clock's tick):
+    /// the next append overwrites it and everything after it, and the recorder's next record is a
+    /// snapshot ("when the record before it is no longer in the journal"), with no replay between.
+    @Test func aRecorderWhoseSnapshotWasDamagedStartsANewSnapshot() throws {
+        let rig = try JPRig(shape: .tree)
+        defer { rig.cleanUp() }
+        var random = SeededGenerator(seed: 421)
+        for _ in 0..<30 { rig.run { rig.randomOperation(&random) } }
+        let records = try rig.journal.records()
+        let snapshots = records.indices.filter {
+            String(decoding: records[$0].payload, as: UTF8.self).contains(#""kind":"snapshot""#)
+        }
+        let damaged = try #require(snapshots.last)
+        let offsets = jpOffsets(records)
+        Thread.sleep(forTimeInterval: 0.05)
+        let handle = try FileHandle(forUpdating: rig.journal.url)
+        try handle.seek(toOffset: UInt64(offsets[damaged] + 40))
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: UInt64(offsets[damaged] + 40))
+        try handle.write(contentsOf: [byte ^ 0x20])
+        try handle.close()
+        for record in records[damaged...] { rig.lost.insert(record.fingerprint ?? "") }
+        var changed = false
+        while !changed {
+            let before = rig.recorder?.recordCount
+            rig.run { rig.change() }
+            changed = rig.recorder?.recordCount != before
+        }
+        let after = try rig.journal.records()
+        #expect(after.count == damaged + 1)
+        let lastRecord = String(decoding: after.last?.payload ?? Data(), as: UTF8.self)
+        #expect(lastRecord.contains(#""kind":"snapshot""#))
+        #expect(try rig.recovered(rig.fingerprint) == rig.expected[rig.fingerprint])
+        for _ in 0..<10 { rig.run { rig.randomOperation(&random) } }
+        #expect(try rig.mismatches() == [])
+    }
+}
+
 extension JPRig {
     /// A stack set up as the rigs' are, without a recorder.
     static func plainStack() -> ActionStack {
