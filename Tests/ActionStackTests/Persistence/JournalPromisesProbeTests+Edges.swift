@@ -354,6 +354,79 @@ extension JournalEdgeProbeTests {
     }
 }
 
+extension JournalEdgeProbeTests {
+    /// ``HistoryRecorder/record()``: "Makes a record now and appends it unless it repeats the last
+    /// one: for a change the stacks do not see, such as a new fingerprint."
+    @Test func recordAfterANewFingerprintMakesTheHistoryRecoverableUnderIt() throws {
+        let rig = try JPRig()
+        defer { rig.cleanUp() }
+        for _ in 0..<4 { rig.run { rig.change() } }
+        rig.run { rig.stack.undo() }
+        // The document is written: its fingerprint changes, its history does not.
+        rig.operation += 1
+        rig.fingerprints.append(rig.fingerprint)
+        rig.noteSave()
+        #expect(try rig.recovered(rig.fingerprint) == nil)
+        #expect(rig.recorder?.record() == true)
+        #expect(try rig.recovered(rig.fingerprint) == rig.expected[rig.fingerprint])
+        #expect(rig.recorder?.record() == false, "a record that repeats the last one is not appended")
+        #expect(try rig.mismatches() == [])
+    }
+
+    /// "a version newer than the registry knows cuts the history there, as an unknown type does":
+    /// a recovery with a registry that lacks the command types is no error; the restore cuts.
+    @Test func aRecoveryWithoutTheCommandTypesIsNoErrorAndTheRestoreCuts() throws {
+        let rig = try JPRig()
+        defer { rig.cleanUp() }
+        for _ in 0..<3 { rig.run { rig.change() } }
+        let archive = try #require(
+            try HistoryRecorder.recover(from: rig.journal, fingerprint: rig.fingerprint, registry: CommandRegistry()))
+        let history = try #require(archive.histories[HistoryRecorder.defaultHistoryName])
+        #expect(history.steps.count == 3)
+        #expect(history.steps.allSatisfy { $0.actions.allSatisfy { $0.command == nil && $0.problem != nil } })
+        let fresh = JPRig.plainStack()
+        let report = try fresh.restoreHistory(history) { _ in rig.box }
+        #expect(report.restoredSteps == 0)
+        #expect(report.droppedSteps == 3)
+    }
+
+    /// "Replaying also deletes the temporary files that compactions interrupted by a crash left in
+    /// the directory": only those. The app's other files beside the journal stay.
+    @Test func aReplayLeavesTheOtherFilesOfTheDirectoryAlone() throws {
+        let files = try JPFiles()
+        defer { files.cleanUp() }
+        let journal = try files.filled(3)
+        let others = [
+            "doc.journal.bak", "doc.journal~", ".doc.journal", ".doc.journal.txt", "other.journal", "doc.history",
+            ".doc.journal.partial", "notes.txt",
+        ]
+        for name in others { try Data("keep".utf8).write(to: files.directory.appendingPathComponent(name)) }
+        _ = try journal.replay()
+        try journal.compact(keeping: 2)
+        try journal.append(Data("x".utf8), fingerprint: nil)
+        _ = try HistoryFileStore(url: files.directory.appendingPathComponent("doc.history")).read()
+        let left = try FileManager.default.contentsOfDirectory(atPath: files.directory.path).sorted()
+        #expect(left == (others + ["doc.journal"]).sorted())
+    }
+
+    /// A journal whose path is a directory: "``HistoryFileError/cannotRead(path:reason:code:)``"
+    /// or another ``HistoryFileError``, never a crash, and the directory is left alone.
+    @Test func aJournalWhosePathIsADirectoryThrows() throws {
+        let files = try JPFiles()
+        defer { files.cleanUp() }
+        try FileManager.default.createDirectory(at: files.url, withIntermediateDirectories: true)
+        let journal = files.journal()
+        #expect(throws: HistoryFileError.self) { try journal.replay() }
+        #expect(throws: HistoryFileError.self) { try journal.append(Data("x".utf8), fingerprint: nil) }
+        #expect(throws: HistoryFileError.self) {
+            try HistoryRecorder.recover(from: journal, fingerprint: "x", registry: testRegistry())
+        }
+        var isDirectory: ObjCBool = false
+        #expect(
+            FileManager.default.fileExists(atPath: files.url.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+}
+
 extension JPRig {
     /// A stack set up as the rigs' are, without a recorder.
     static func plainStack() -> ActionStack {
