@@ -14,8 +14,9 @@ public import Foundation
 /// it belongs to.
 public struct JournalRecord: Hashable, Sendable {
     /// The record's place: 0 for the first record after ``HistoryJournal/reset()`` (or in a new
-    /// journal), then one more for each record appended. Compaction drops the oldest records and
-    /// keeps the numbers of the others.
+    /// journal), then one more for each record appended (after `UInt64.max` comes 0 again, which
+    /// only a file whose header starts the numbers there reaches). Compaction drops the oldest
+    /// records and keeps the numbers of the others.
     public var sequence: UInt64
     /// What the app appended; opaque to the journal (typically an encoded history archive).
     public var payload: Data
@@ -310,7 +311,7 @@ public final class HistoryJournal: Sendable {
             }
             state.tail = JournalCache.tail(of: state.tail, then: bytes)
             state.end = offset + bytes.count
-            state.nextSequence += 1
+            state.nextSequence &+= 1
             state.count += 1
             state.file = info
             cached = state
@@ -509,7 +510,7 @@ public final class HistoryJournal: Sendable {
             kept.append(encoded)
             size += encoded.count
         }
-        let first = contents.nextSequence - UInt64(kept.count)
+        let first = contents.nextSequence &- UInt64(kept.count)
         var bytes = JournalFormat.fileHeader(firstSequence: first)
         bytes.reserveCapacity(size)
         for encoded in kept.reversed() { bytes += encoded }

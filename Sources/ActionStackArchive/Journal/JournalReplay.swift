@@ -176,6 +176,12 @@ enum JournalReplayer {
         // The histories of each chain (a snapshot and the deltas after it), with the index of its
         // last record; a chain that could not be followed is gone.
         var chains: [UInt64: (models: [String: JournalHistoryModel], index: Int)] = [:]
+        // The problem of the last record that could not be read at all (over the limits, of a newer
+        // format, damaged): a record of what changed whose snapshot is missing may follow it, and is
+        // refused for the same reason rather than as damaged.
+        var unreadable: JournalRecordProblem?
+        // The problem of each chain that failed (its first), for the records that follow it.
+        var failed: [UInt64: JournalRecordProblem] = [:]
         let end = Swift.min(last + 1, records.count)
         for position in 0..<end {
             let record = records[position]
@@ -197,6 +203,11 @@ enum JournalReplayer {
                         result = .success(.models(built))
                     } else {
                         guard var current = chains[contents.chain], contents.index == current.index + 1 else {
+                            if chains[contents.chain] == nil, let cause = failed[contents.chain] ?? unreadable {
+                                throw JournalRecordProblem(
+                                    "the record follows one that cannot be read: \(cause.description)",
+                                    archiveError: cause.archiveError)
+                            }
                             throw JournalRecordProblem(
                                 "the record does not follow the records before it (its snapshot is gone or damaged)")
                         }
@@ -218,11 +229,22 @@ enum JournalReplayer {
                     }
                 }
             } catch let problem as JournalRecordProblem {
-                if let chainID { chains[chainID] = nil }
+                if let chainID {
+                    chains[chainID] = nil
+                    failed[chainID] = failed[chainID] ?? problem
+                } else {
+                    unreadable = problem
+                }
                 result = .failure(problem)
             } catch {
-                if let chainID { chains[chainID] = nil }
-                result = .failure(JournalRecordProblem("\(error)", archiveError: error as? HistoryArchiveError))
+                let problem = JournalRecordProblem("\(error)", archiveError: error as? HistoryArchiveError)
+                if let chainID {
+                    chains[chainID] = nil
+                    failed[chainID] = failed[chainID] ?? problem
+                } else {
+                    unreadable = problem
+                }
+                result = .failure(problem)
             }
             guard wanted(position) else { continue }
             try visit(JournalReplayPoint(record: record, result: result))

@@ -190,7 +190,7 @@ func jpKillAfter(microseconds: Int) {
     /// After a failure the journal holds the records it held before"); it must not crash. A
     /// 16-byte file whose first sequence number is `UInt64.max` makes the append trap (the next
     /// number overflows). Run in a child process, so that the crash fails this test only.
-    @Test(.disabled("library bug: append traps on a journal whose next sequence number is UInt64.max"))
+    @Test
     func anAppendAfterTheLastSequenceNumberThrowsOrWrapsButNeverCrashes() async throws {
         let files = try JPFiles()
         defer { files.cleanUp() }
@@ -205,7 +205,7 @@ func jpKillAfter(microseconds: Int) {
 
     /// The same file with an intact record numbered `UInt64.max`: ``HistoryJournal/compact(keeping:)``
     /// ("Throws: As ``replay()``, and ``HistoryFileError/cannotWrite(path:reason:code:)``") traps.
-    @Test(.disabled("library bug: compact(keeping:) traps on a journal whose last record is numbered UInt64.max"))
+    @Test
     func aCompactionOfARecordNumberedUInt64MaxNeverCrashes() async throws {
         let files = try JPFiles()
         defer { files.cleanUp() }

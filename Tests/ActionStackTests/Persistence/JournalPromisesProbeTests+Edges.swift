@@ -186,10 +186,7 @@ import Testing
     /// the limits should be refused as over the limits, as the snapshot itself is; it is reported
     /// instead as a damaged journal ("the record does not follow the records before it (its snapshot
     /// is gone or damaged)"), which an app cannot tell from real damage.
-    @Test(
-        .disabled(
-            "library bug: a record of what changed whose snapshot is over the limits is reported as corrupt, not tooLarge"
-        ))
+    @Test
     func aRecordWhoseSnapshotIsOverTheLimitsIsRefusedAsTooLarge() throws {
         let rig = try JPRig()
         defer { rig.cleanUp() }
@@ -220,10 +217,7 @@ import Testing
     /// so are the records of what changed that follow it." The record after a newer snapshot is
     /// refused, but as a damaged record, so an app opening a journal a newer version of itself
     /// wrote tells the user it is damaged.
-    @Test(
-        .disabled(
-            "library bug: a record of what changed after a snapshot of a newer format is refused as corrupt, not newerFormatVersion"
-        ))
+    @Test
     func aRecordAfterANewerSnapshotIsRefusedAsNewer() throws {
         let rig = try JPRig()
         defer { rig.cleanUp() }
