@@ -404,6 +404,53 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
 @Suite(.serialized) struct AsyncModelDriverTests {
     /// Failing cases found by the driver, pasted from its reports: replayed in every run.
     nonisolated static let regressions: [AsyncDriverCase] = [
+        // A branching history: a time move whose newest node's step lost its target is passed over
+        // to a node whose step awaits, so the move becomes a request (the model once decided the
+        // route before the sweep and redid that step at once). Found by the soak.
+        AsyncDriverCase(
+            seed: 1_000_155,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .registerAsync(slot: 1, delta: 74, suspends: true, registersInverse: true),
+                .sync(.undo),
+                .sync(.register(slot: 0, delta: 96, options: .init(cost: 2))),
+                .resume(0, fails: false),
+                .performUndo,
+                .sync(.free(slot: 0)),
+                .sync(.laterBy(139)),
+            ]
+        ),
+        // A time move that would not move (at the newest node, whose step's target is freed) does
+        // nothing, and sweeps nothing either.
+        AsyncDriverCase(
+            seed: 300,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .registerAsync(slot: 2, delta: 33, suspends: true, registersInverse: true),
+                .sync(.free(slot: 2)),
+                .sync(.end),
+                .sync(.laterBy(91)),
+            ]
+        ),
+        // A branching history: the broken step, in a branch once a new change ended the redo future
+        // it was on, is still marked broken in the snapshot (the model once looked on its side
+        // only). Found by the soak.
+        AsyncDriverCase(
+            seed: 2_000_039,
+            config: .init(groupsByEvent: true, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .registerAsync(slot: 1, delta: 49, suspends: true, registersInverse: true),
+                .registerAsync(slot: 0, delta: 31, suspends: true, registersInverse: true),
+                .performUndo,
+                .resume(0, fails: false),
+                .resume(0, fails: false),
+                .sync(.redo),
+                .resume(0, fails: false),
+                .resume(0, fails: true),
+                .registerAsync(slot: 0, delta: 10, suspends: true, registersInverse: true),
+                .resume(0, fails: true),
+            ]
+        ),
         // removeAllActions() while an undo awaits its second action, whose task is then cancelled:
         // the rollback cannot undo the first action (its inverse went with the history), so it is
         // incomplete (the stack said restored: it matched inverses to actions by positions that the

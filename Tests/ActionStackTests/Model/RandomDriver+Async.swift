@@ -354,8 +354,11 @@ extension ReferenceModel {
         {
             marks.append("f#\(run.node)")
         }
+        // The broken step is marked wherever it is: on its side, or in a branch once a new change
+        // ended the redo future it was on.
         if let broken = asyncState.broken,
-            let step = side(broken.isUndo ? .undo : .redo).closed.first(where: { $0.id == broken.stepID })
+            let step = ([side(broken.isUndo ? .undo : .redo).closed] + (tree?.branches.map(\.steps) ?? []))
+                .lazy.compactMap({ $0.first(where: { $0.id == broken.stepID }) }).first
         {
             marks.append("b#\(step.node)")
         }

@@ -431,6 +431,8 @@ extension ReferenceModel {
             return stepsOnTheWay(to: target).contains { marked.contains($0.id) }
         case .timeMove(let move):
             if let frame0 = undoSide.frames.first, marked.contains(frame0.id) { return true }
+            // (Decided on the target before the sweep; a move whose way changes in the sweep to one
+            // with an asynchronous step hands off there, see `walk(to:)`.)
             return stepsOnTheWay(to: timeMoveTarget(move, from: currentNode)).contains { marked.contains($0.id) }
         case .jump(let position):
             if let frame0 = undoSide.frames.first, marked.contains(frame0.id) { return true }

@@ -534,7 +534,13 @@ extension ReferenceModel {
             guard nodeExists(target), target != currentNode else { return currentNode }
             endCoalescing()
             count("tree move")
-            walk(to: target)
+            if let handOff = walk(to: target) {
+                // The way changed under the move (a node found dead was passed over to one whose way
+                // holds an asynchronous step): what is left is one request, as the stack does.
+                count("async tree move hands off to a request")
+                startRequest(.jumpToNode(handOff), operation)
+                return handOff
+            }
             // (The model's registrations note a candidate during a redo too; a move ends it, as
             // undo() and redo() do.)
             endCoalescing()
@@ -544,37 +550,46 @@ extension ReferenceModel {
 
     /// Undoes up to the nearest common ancestor, then enters and redoes down to `target`, one step
     /// at a time with the usual notifications; re-plans when a step goes from under it, stops
-    /// where a step performs nothing or when `target` goes.
-    func walk(to target: Int) {
+    /// where a step performs nothing or when `target` goes. Returns `target` when it stops before
+    /// a step that holds an asynchronous action (the rest is for a request), nil otherwise.
+    @discardableResult
+    func walk(to target: Int) -> Int? {
         walking += 1
         defer { walking -= 1 }
         plan: while currentNode != target {
             sweep()
-            guard nodeExists(target), let way = way(from: currentNode, to: target) else { return }
+            guard nodeExists(target), let way = way(from: currentNode, to: target) else { return nil }
             for _ in 0..<way.up {
                 sweep()
                 // A target that went (its step's targets freed) ends the move before the next step.
-                guard nodeExists(target) else { return }
+                guard nodeExists(target) else { return nil }
                 let expected = parentMap()[currentNode]
-                guard !undoSide.closed.isEmpty else { return }
+                guard !undoSide.closed.isEmpty else { return nil }
+                if asyncState.inUse, let id = undoSide.closed.last?.id, asyncState.asyncFrames.contains(id) {
+                    return target
+                }
                 post(.checkpoint)
                 let before = stepsPerformed
                 _ = undoNestedFromStep3()
-                guard stepsPerformed != before else { return }
+                guard stepsPerformed != before else { return nil }
                 if currentNode != expected { continue plan }
             }
             for child in way.down {
                 sweep()
-                guard nodeExists(target) else { return }
+                guard nodeExists(target) else { return nil }
                 guard parentMap()[child] == currentNode else { continue plan }
-                guard enterBranch(leadingTo: child) else { return }
+                guard enterBranch(leadingTo: child) else { return nil }
+                if asyncState.inUse, let id = redoSide.closed.last?.id, asyncState.asyncFrames.contains(id) {
+                    return target
+                }
                 post(.checkpoint)
                 let before = stepsPerformed
                 redoFromStep7()
-                guard stepsPerformed != before else { return }
+                guard stepsPerformed != before else { return nil }
                 if currentNode != child { continue plan }
             }
         }
+        return nil
     }
 
     /// How many undos lead from `from` up to the nearest common ancestor of the two nodes, then the
