@@ -732,3 +732,115 @@ private func dpCovered(_ journal: HistoryJournal, since before: Int) -> Bool {
         #expect(try recovered.map(jpEncoded) == jpEncoded(stack.savedHistory()))
     }
 }
+
+// MARK: - A path that is not a regular file
+
+/// A flag set on one thread and read on another.
+private final class DPFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isSet = false
+    func set() {
+        lock.lock()
+        isSet = true
+        lock.unlock()
+    }
+    var value: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isSet
+    }
+}
+
+/// Opens the FIFO at `path` for writing without blocking, which releases a reader blocked in its
+/// `open`, until one was released or `timeout` seconds pass; closes it again when `done` is set.
+private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Double = 30) {
+    let deadline = Date().addingTimeInterval(timeout)
+    var descriptor: Int32 = -1
+    while descriptor < 0 && Date() < deadline {
+        descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        if descriptor < 0 { Thread.sleep(forTimeInterval: 0.01) }
+    }
+    _ = dpEventually(timeout: timeout) { done.value }
+    if descriptor >= 0 { close(descriptor) }
+}
+
+@Suite struct JournalNotARegularFileProbeTests {
+    /// "Flushes the journal's file to the disk now ... O(1), plus the wait for the disk", and
+    /// ``HistoryFileError/cannotRead(path:reason:code:)`` is the error of a path that "is not a
+    /// regular file". A named pipe at the journal's path (another program, or a hostile one, made
+    /// it) makes `synchronize()` wait in `open(O_RDONLY)` until some program opens the pipe for
+    /// writing: forever. The append refuses the same path at once ("not a regular file").
+    ///
+    /// Reproduction: `mkfifo(path, 0o600)`, then
+    /// `HistoryJournal(url: URL(fileURLWithPath: path), durability: .system).synchronize()` never
+    /// returns. (The probe releases it after 5 s by opening the pipe for writing.)
+    @Test(
+        .disabled(
+            "library bug: synchronize() blocks forever when a named pipe is at the journal's path (open without O_NONBLOCK, no regular-file check)"
+        ))
+    func synchronizeOnANamedPipeReturns() throws {
+        let files = try DPFiles()
+        defer { files.cleanUp() }
+        #expect(mkfifo(files.url.path, 0o600) == 0)
+        let journal = files.journal(.system)
+        do {
+            try journal.append(dpPayload(0), fingerprint: nil)
+            Issue.record("an append to a named pipe returned")
+        } catch {
+            #expect(error.kind == .cannotWrite)
+        }
+        let done = DPFlag()
+        let outcome = DPFindings()
+        Thread.detachNewThread {
+            do {
+                try journal.synchronize()
+                outcome.note("returned")
+            } catch {
+                outcome.note("threw \(error)")
+            }
+            done.set()
+        }
+        let returned = dpEventually(timeout: 5) { done.value }
+        if !returned { dpReleaseFIFOReader(files.url.path, until: done) }
+        #expect(returned, "synchronize() was still waiting after 5 s; released: \(outcome.all)")
+    }
+
+    /// "at most the interval after the append" for every journal: the deferred flushes of all the
+    /// journals run on one queue, one after the other. A named pipe renamed over one journal's file
+    /// while its flush waits makes that flush wait in `open` forever, and no other journal of the
+    /// process is flushed again: their records never reach the disk within their interval.
+    ///
+    /// Reproduction: journal A `.within(.milliseconds(200))` appends; `mkfifo(tmp)`,
+    /// `rename(tmp, A's path)`; a second later journal B (another file, `.within(.zero)`) appends:
+    /// B's `_flushCount` stays 0 and `_hasScheduledFlush` true until a program opens the pipe for
+    /// writing. (The probe releases it after 5 s.)
+    @Test(
+        .disabled(
+            "library bug: a deferred flush of a path that became a named pipe blocks the flush queue that every journal shares"
+        ))
+    func aNamedPipeOverOneJournalStallsNoOtherJournalsFlush() throws {
+        let files = try DPFiles()
+        defer { files.cleanUp() }
+        let first = files.journal(.within(.milliseconds(200)))
+        try first.append(dpPayload(0), fingerprint: nil)
+        let pipe = files.directory.appendingPathComponent("pipe")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        #expect(rename(pipe.path, files.url.path) == 0)
+        // Long enough for the first journal's flush to have started.
+        Thread.sleep(forTimeInterval: 1)
+        let second = HistoryJournal(
+            url: files.directory.appendingPathComponent("other.journal"), durability: .within(.zero))
+        try second.append(dpPayload(1), fingerprint: nil)
+        let flushed = dpEventually(timeout: 5) { second._flushCount >= 1 }
+        if !flushed {
+            let done = DPFlag()
+            DispatchQueue.global().async {
+                _ = dpEventually { !first._hasScheduledFlush }
+                done.set()
+            }
+            dpReleaseFIFOReader(files.url.path, until: done)
+        }
+        #expect(flushed, "another journal's deferred flush did not come within 5 s")
+        #expect(dpEventually { second._flushCount >= 1 })
+    }
+}
