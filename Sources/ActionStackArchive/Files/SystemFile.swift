@@ -117,20 +117,23 @@ enum SystemFile {
             }
         }
 
-        /// Opens `path` for reading; nil when there is no file there.
+        /// Opens `path` for reading; nil when there is no file there. Without blocking: a named pipe
+        /// put at the path would otherwise wait for a writer forever (the callers then refuse what
+        /// is not a regular file); for a regular file the flag changes nothing.
         static func openForReading(_ path: String) throws(SystemError) -> Int32? {
             while true {
-                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
                 if descriptor >= 0 { return descriptor }
                 if errno == ENOENT { return nil }
                 if errno != EINTR { throw failure("open") }
             }
         }
 
-        /// Opens `path` for reading and writing, creating it (owner-only) when there is none.
+        /// Opens `path` for reading and writing, creating it (owner-only) when there is none. Without
+        /// blocking, as ``openForReading(_:)``.
         static func openForUpdate(_ path: String) throws(SystemError) -> Int32 {
             while true {
-                let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(ownerOnly))
+                let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, mode_t(ownerOnly))
                 if descriptor >= 0 { return descriptor }
                 if errno != EINTR { throw failure("open") }
             }

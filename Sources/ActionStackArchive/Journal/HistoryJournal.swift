@@ -418,15 +418,19 @@ public final class HistoryJournal: Sendable {
     /// journal without a file has nothing to flush.
     ///
     /// - Throws: ``HistoryFileError/cannotWrite(path:reason:code:)`` when the flush fails (the
-    ///   records stay in the system's cache, and the next flush tries again).
+    ///   records stay in the system's cache, and the next flush tries again), or when something
+    ///   other than a regular file is at the journal's path (as an append throws then).
     /// - Complexity: O(1), plus the wait for the disk.
     public func synchronize() throws(HistoryFileError) {
         let path = try HistoryFileStore.filePath(url, failure: .write)
-        try HistoryFileStore.attempt(.write, path) { () throws(SystemError) in
-            guard let descriptor = try SystemFile.openForReading(path) else { return }
+        let isRegularFile = try HistoryFileStore.attempt(.write, path) { () throws(SystemError) -> Bool in
+            guard let descriptor = try SystemFile.openForReading(path) else { return true }
             defer { try? SystemFile.close(descriptor) }
+            guard try SystemFile.info(descriptor).isRegularFile else { return false }
             try SystemFile.synchronize(descriptor)
+            return true
         }
+        guard isRegularFile else { throw .cannotWrite(path: path, reason: "not a regular file", code: nil) }
         flusher.noteFlush()
     }
 

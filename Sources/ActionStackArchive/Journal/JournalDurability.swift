@@ -17,7 +17,9 @@ extension HistoryJournal {
     /// system's cache when the append returns, so it survives the app's crash (the kernel writes it
     /// out); the choice says when it also survives a crash of the system or a power loss, and what
     /// each change pays for that. A record is whole or ignored in every case: a torn last record is
-    /// dropped at the next read.
+    /// dropped at the next read. Whatever the choice, the first append to a new file (a new journal,
+    /// or one after ``HistoryJournal/reset()``) also flushes the file's directory, once, in the
+    /// caller's thread, so that the file's name survives with its first record.
     ///
     /// | Choice | A record is on the disk | Cost per append, besides the write |
     /// |---|---|---|
@@ -29,8 +31,8 @@ extension HistoryJournal {
         /// platforms). The default.
         case everyAppend
         /// Each append returns once the record is in the system's cache, and the journal flushes
-        /// the file on a dispatch queue of its own at most `interval` after the append: one flush
-        /// for all the records appended meanwhile, in the same file or in others. The flush
+        /// its file on a dispatch queue at most `interval` after the append: one flush for all the
+        /// records appended to it meanwhile. The flush
         /// happens even when the journal has been released meanwhile; it does not survive the
         /// app's exit (the system then writes the records when it writes its cache). A flush that
         /// fails is not lost: the next append flushes before it returns, and throws what the flush
@@ -109,9 +111,10 @@ final class JournalFlusher: @unchecked Sendable {
         var failed = injected
         if !injected {
             do throws(SystemError) {
+                // Only a regular file holds records (an append refuses anything else).
                 if let descriptor = try SystemFile.openForReading(path) {
                     defer { try? SystemFile.close(descriptor) }
-                    try SystemFile.synchronize(descriptor)
+                    if try SystemFile.info(descriptor).isRegularFile { try SystemFile.synchronize(descriptor) }
                 }
             } catch {
                 failed = true

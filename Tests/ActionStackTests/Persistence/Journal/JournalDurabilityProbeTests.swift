@@ -774,10 +774,7 @@ private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Do
     /// Reproduction: `mkfifo(path, 0o600)`, then
     /// `HistoryJournal(url: URL(fileURLWithPath: path), durability: .system).synchronize()` never
     /// returns. (The probe releases it after 5 s by opening the pipe for writing.)
-    @Test(
-        .disabled(
-            "library bug: synchronize() blocks forever when a named pipe is at the journal's path (open without O_NONBLOCK, no regular-file check)"
-        ))
+    @Test
     func synchronizeOnANamedPipeReturns() throws {
         let files = try DPFiles()
         defer { files.cleanUp() }
@@ -814,10 +811,7 @@ private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Do
     /// `rename(tmp, A's path)`; a second later journal B (another file, `.within(.zero)`) appends:
     /// B's `_flushCount` stays 0 and `_hasScheduledFlush` true until a program opens the pipe for
     /// writing. (The probe releases it after 5 s.)
-    @Test(
-        .disabled(
-            "library bug: a deferred flush of a path that became a named pipe blocks the flush queue that every journal shares"
-        ))
+    @Test
     func aNamedPipeOverOneJournalStallsNoOtherJournalsFlush() throws {
         let files = try DPFiles()
         defer { files.cleanUp() }

@@ -109,7 +109,9 @@ func jpKillAfter(microseconds: Int) {
         // "Replaying also deletes the temporary files that compactions interrupted by a crash left".
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(left.filter { $0 != "doc.journal" } == [], "files left: \(left)")
-        #expect(left.contains("doc.journal") == !replay.records.isEmpty)
+        // (The journal's file may be there with no record: a kill between its creation and the
+        // end of its first append leaves it empty or torn, which a replay reads as no record.)
+        if !replay.records.isEmpty { #expect(left.contains("doc.journal")) }
         // The next append goes on after the last intact record.
         try journal.append(Data("after".utf8), fingerprint: "after")
         let after = try journal.replay()
