@@ -837,4 +837,33 @@ private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Do
         #expect(flushed, "another journal's deferred flush did not come within 5 s")
         #expect(dpEventually { second._flushCount >= 1 })
     }
+
+    /// The same named pipe for a replay, a record read and a saved history's read: each refuses it
+    /// at once ("not a regular file", or no record), never waiting for a writer to open the pipe.
+    @Test(arguments: ["replay", "records", "file store read"])
+    func theReadersOfANamedPipeReturn(_ reader: String) throws {
+        let files = try DPFiles()
+        defer { files.cleanUp() }
+        #expect(mkfifo(files.url.path, 0o600) == 0)
+        let journal = files.journal(.system)
+        let done = DPFlag()
+        let outcome = DPFindings()
+        let path = files.url
+        Thread.detachNewThread {
+            do {
+                switch reader {
+                case "replay": _ = try journal.replay()
+                case "records": _ = try journal.records()
+                default: _ = try HistoryFileStore(url: path).read()
+                }
+                outcome.note("returned")
+            } catch {
+                outcome.note("threw \(error)")
+            }
+            done.set()
+        }
+        let returned = dpEventually(timeout: 5) { done.value }
+        if !returned { dpReleaseFIFOReader(files.url.path, until: done) }
+        #expect(returned, "\(reader) was still waiting after 5 s; released: \(outcome.all)")
+    }
 }
