@@ -228,16 +228,10 @@ enum JournalReplayer {
                         result = .success(.models(current.models))
                     }
                 }
-            } catch let problem as JournalRecordProblem {
-                if let chainID {
-                    chains[chainID] = nil
-                    failed[chainID] = failed[chainID] ?? problem
-                } else {
-                    unreadable = problem
-                }
-                result = .failure(problem)
             } catch {
-                let problem = JournalRecordProblem("\(error)", archiveError: error as? HistoryArchiveError)
+                let problem =
+                    error as? JournalRecordProblem
+                    ?? JournalRecordProblem("\(error)", archiveError: error as? HistoryArchiveError)
                 if let chainID {
                     chains[chainID] = nil
                     failed[chainID] = failed[chainID] ?? problem

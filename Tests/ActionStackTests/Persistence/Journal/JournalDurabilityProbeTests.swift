@@ -764,6 +764,26 @@ private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Do
     if descriptor >= 0 { close(descriptor) }
 }
 
+/// Runs `body` on a thread of its own and waits up to 5 s for it to return; when it has not, a
+/// reader blocked on the FIFO at `path` is released (so that the test ends). Returns whether it
+/// returned in time, and what it did ("returned", or "threw ...").
+private func dpReturnsPromptly(fifo path: String, _ body: @escaping @Sendable () throws -> Void) -> (Bool, [String]) {
+    let done = DPFlag()
+    let outcome = DPFindings()
+    Thread.detachNewThread {
+        do {
+            try body()
+            outcome.note("returned")
+        } catch {
+            outcome.note("threw \(error)")
+        }
+        done.set()
+    }
+    let returned = dpEventually(timeout: 5) { done.value }
+    if !returned { dpReleaseFIFOReader(path, until: done) }
+    return (returned, outcome.all)
+}
+
 @Suite struct JournalNotARegularFileProbeTests {
     /// "Flushes the journal's file to the disk now ... O(1), plus the wait for the disk", and
     /// ``HistoryFileError/cannotRead(path:reason:code:)`` is the error of a path that "is not a
@@ -786,20 +806,8 @@ private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Do
         } catch {
             #expect(error.kind == .cannotWrite)
         }
-        let done = DPFlag()
-        let outcome = DPFindings()
-        Thread.detachNewThread {
-            do {
-                try journal.synchronize()
-                outcome.note("returned")
-            } catch {
-                outcome.note("threw \(error)")
-            }
-            done.set()
-        }
-        let returned = dpEventually(timeout: 5) { done.value }
-        if !returned { dpReleaseFIFOReader(files.url.path, until: done) }
-        #expect(returned, "synchronize() was still waiting after 5 s; released: \(outcome.all)")
+        let (returned, outcome) = dpReturnsPromptly(fifo: files.url.path) { try journal.synchronize() }
+        #expect(returned, "synchronize() was still waiting after 5 s; released: \(outcome)")
     }
 
     /// "at most the interval after the append" for every journal: the deferred flushes of all the
@@ -846,24 +854,14 @@ private func dpReleaseFIFOReader(_ path: String, until done: DPFlag, timeout: Do
         defer { files.cleanUp() }
         #expect(mkfifo(files.url.path, 0o600) == 0)
         let journal = files.journal(.system)
-        let done = DPFlag()
-        let outcome = DPFindings()
         let path = files.url
-        Thread.detachNewThread {
-            do {
-                switch reader {
-                case "replay": _ = try journal.replay()
-                case "records": _ = try journal.records()
-                default: _ = try HistoryFileStore(url: path).read()
-                }
-                outcome.note("returned")
-            } catch {
-                outcome.note("threw \(error)")
+        let (returned, outcome) = dpReturnsPromptly(fifo: files.url.path) {
+            switch reader {
+            case "replay": _ = try journal.replay()
+            case "records": _ = try journal.records()
+            default: _ = try HistoryFileStore(url: path).read()
             }
-            done.set()
         }
-        let returned = dpEventually(timeout: 5) { done.value }
-        if !returned { dpReleaseFIFOReader(files.url.path, until: done) }
-        #expect(returned, "\(reader) was still waiting after 5 s; released: \(outcome.all)")
+        #expect(returned, "\(reader) was still waiting after 5 s; released: \(outcome)")
     }
 }
