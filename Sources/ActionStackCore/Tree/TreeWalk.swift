@@ -35,10 +35,12 @@ struct TreeWalk {
     /// that node has gone (its step found dead on the way).
     let startDate: Double?
 
-    /// The plan: how many undos are left before the way turns down, the nodes to enter on the way
-    /// down and how many of them were entered, and the node the document stands on when the plan
-    /// still holds (nil: plan again).
+    /// The plan: how many undos are left before the way turns down, the node where it turns (the
+    /// nearest common ancestor: a removal on the way up can bring it nearer than the count says),
+    /// the nodes to enter on the way down and how many of them were entered, and the node the
+    /// document stands on when the plan still holds (nil: plan again).
     private var undosLeft = 0
+    private(set) var turn: NodeNumber?
     private var down: [NodeNumber] = []
     private var entered = 0
     private var expected: NodeNumber?
@@ -54,9 +56,10 @@ struct TreeWalk {
     /// Whether the plan still holds with the document on `current`.
     func plans(from current: NodeNumber) -> Bool { expected == current }
 
-    /// Takes `way` (from `current`) as the plan.
-    mutating func plan(_ way: (up: Int, down: [NodeNumber]), from current: NodeNumber) {
+    /// Takes `way` (from `current`, turning down at `turn`) as the plan.
+    mutating func plan(_ way: (up: Int, down: [NodeNumber]), from current: NodeNumber, turn: NodeNumber) {
         undosLeft = way.up
+        self.turn = turn
         down = way.down
         entered = 0
         expected = current
@@ -125,9 +128,15 @@ extension ActionStack {
             let fresh = !walk.plans(from: current)
             if fresh {
                 guard let way = history.way(from: current, to: walk.target) else { return nil }
-                walk.plan(way, from: current)
+                let turn = way.down.first.flatMap { tree.table.parent(of: $0) } ?? walk.target
+                walk.plan(way, from: current, turn: turn)
             }
             let next = walk.planned
+            if next.undo && current == walk.turn {
+                // Steps on the way up went meanwhile (a removal, a sweep): the way turns down here.
+                walk.replan()
+                continue
+            }
             if next.undo {
                 if rebases {
                     rebaseNewestSteps(of: undoSide)

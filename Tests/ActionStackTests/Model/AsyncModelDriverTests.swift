@@ -420,6 +420,42 @@ final class AsyncStackWorld: AsyncDriverStackWorld {
                 .sync(.laterBy(139)),
             ]
         ),
+        // A branching history: an awaited jump whose way up loses steps to a removal by target
+        // while it runs turns down at the common ancestor; it planned four undos and once tried a
+        // fourth at the root, where the way had ended, and stopped short of its target (a library
+        // bug, fixed: `TreeWalk` turns down at the planned turn node). Found by the soak.
+        AsyncDriverCase(
+            seed: 3_000_794,
+            config: .init(groupsByEvent: false, dropsEmptyGroups: true, logsMisuse: false, slots: 3, tree: true),
+            ops: [
+                .sync(.begin),
+                .registerAsync(slot: 2, delta: 68, suspends: true, registersInverse: true),
+                .performUndo,
+                .sync(.begin),
+                .sync(.register(slot: 0, delta: 70, options: .plain)),
+                .resume(0, fails: false),
+                .asyncGroup(
+                    name: "Move",
+                    body: [.register(slot: 2, delta: 90, async: .init(suspends: true, registersInverse: true))],
+                    throwing: false),
+                .performUndo,
+                .sync(.begin),
+                .registerAsync(slot: 1, delta: 23, suspends: false, registersInverse: true),
+                .sync(.end),
+                .sync(.begin),
+                .registerAsync(slot: 1, delta: 73, suspends: true, registersInverse: false),
+                .sync(.undo),
+                .sync(.begin),
+                .registerAsync(slot: 0, delta: 90, suspends: true, registersInverse: true),
+                .sync(.end),
+                .sync(.begin),
+                .registerAsync(slot: 1, delta: 68, suspends: true, registersInverse: true),
+                .sync(.end),
+                .resume(0, fails: false),
+                .performJumpToNode(-6),
+                .sync(.removeTarget(slot: 1)),
+            ]
+        ),
         // A time move that would not move (at the newest node, whose step's target is freed) does
         // nothing, and sweeps nothing either.
         AsyncDriverCase(
