@@ -555,7 +555,7 @@ func printRecorderCosts(repetitions: Int) {
     print(
         "  fsync per record (.everyAppend, the default): \(format(synced[0])) ns of CPU time per change at "
             + "100 steps; a deferred fsync within 50 ms (.within): \(format(synced[1])) ns (the flush runs on the "
-            + "journal's queue, not timed); left to the system (.system): \(format(synced[2])) ns "
+            + "background queue, not timed); left to the system (.system): \(format(synced[2])) ns "
             + "(\(formatRatio(synced[0] / synced[2])) and \(formatRatio(synced[1] / synced[2]))); "
             + "the wait for the disk is not CPU time")
     printJournalFootprint()

@@ -24,7 +24,7 @@ extension HistoryJournal {
     /// | Choice | A record is on the disk | Cost per append, besides the write |
     /// |---|---|---|
     /// | ``everyAppend`` | when the append returns | a flush (`fsync`): typically 0.1 to a few ms on an SSD, in the caller's thread |
-    /// | ``within(_:)`` | at most the interval after the append | none; one flush per interval, on a queue of the journal's |
+    /// | ``within(_:)`` | at most the interval after the append | none; one flush per interval, on a background dispatch queue |
     /// | ``system`` | when the system writes its cache (Linux: within about 30 s) | none |
     public enum Durability: Hashable, Sendable {
         /// Each append is flushed to the disk before it returns (`fsync`; `F_FULLFSYNC` on Apple
