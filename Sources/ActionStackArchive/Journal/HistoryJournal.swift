@@ -301,7 +301,7 @@ public final class HistoryJournal: Sendable {
                 throw error
             }
             if flushesNow { flusher.noteFlush() }
-            if case .within(let interval) = durability, !flushesNow { flusher.schedule(path, within: interval) }
+            if let interval = durability.interval, !flushesNow { flusher.schedule(path, within: interval) }
             if offset == 0 { SystemFile.synchronizeDirectory(url.deletingLastPathComponent().path) }
             // The record is written. A file that cannot be looked at now, or that another program
             // wrote to meanwhile, is read again at the next call.

@@ -26,23 +26,58 @@ extension HistoryJournal {
     /// | ``everyAppend`` | when the append returns | a flush (`fsync`): typically 0.1 to a few ms on an SSD, in the caller's thread |
     /// | ``within(_:)`` | at most the interval after the append | none; one flush per interval, on a background dispatch queue |
     /// | ``system`` | when the system writes its cache (Linux: within about 30 s) | none |
-    public enum Durability: Hashable, Sendable {
+    ///
+    /// A structure with static members rather than an enumeration, so that a later choice can be
+    /// added without breaking a client's `switch`.
+    public struct Durability: Hashable, Sendable, CustomStringConvertible {
+        /// The choices.
+        enum Kind: Hashable, Sendable {
+            case everyAppend
+            case within(Duration)
+            case system
+        }
+
+        /// Which choice this is.
+        let kind: Kind
+
+        private init(_ kind: Kind) { self.kind = kind }
+
         /// Each append is flushed to the disk before it returns (`fsync`; `F_FULLFSYNC` on Apple
         /// platforms). The default.
-        case everyAppend
+        public static let everyAppend = Durability(.everyAppend)
+
         /// Each append returns once the record is in the system's cache, and the journal flushes
-        /// its file on a dispatch queue at most `interval` after the append: one flush for all the
-        /// records appended to it meanwhile. The flush
-        /// happens even when the journal has been released meanwhile; it does not survive the
-        /// app's exit (the system then writes the records when it writes its cache). A flush that
-        /// fails is not lost: the next append flushes before it returns, and throws what the flush
-        /// throws (see ``HistoryJournal/append(_:fingerprint:)``). ``HistoryJournal/synchronize()``
-        /// flushes at once (an app going to the background, a document closing). An interval of
-        /// zero or less flushes as soon as the queue runs.
-        case within(Duration)
+        /// its file on a background dispatch queue at most `interval` after the append: one flush
+        /// for all the records appended to it meanwhile. The flush happens even when the journal
+        /// has been released meanwhile; it does not survive the app's exit (the system then writes
+        /// the records when it writes its cache). A flush that fails is not lost: the next append
+        /// flushes before it returns, and throws what the flush throws (see
+        /// ``HistoryJournal/append(_:fingerprint:)``). ``HistoryJournal/synchronize()`` flushes at
+        /// once (an app going to the background, a document closing). An interval of zero or less
+        /// flushes as soon as the queue runs.
+        ///
+        /// - Parameter interval: The longest a record waits for its flush.
+        /// - Returns: The choice.
+        public static func within(_ interval: Duration) -> Durability { Durability(.within(interval)) }
+
         /// Each append returns once the record is in the system's cache; when it reaches the disk
         /// is left to the system (or to ``HistoryJournal/synchronize()``).
-        case system
+        public static let system = Durability(.system)
+
+        /// The interval of ``within(_:)``; nil for the other choices.
+        public var interval: Duration? {
+            if case .within(let interval) = kind { return interval }
+            return nil
+        }
+
+        /// `.everyAppend`, `.within(…)` or `.system`.
+        public var description: String {
+            switch kind {
+            case .everyAppend: ".everyAppend"
+            case .within(let interval): ".within(\(interval))"
+            case .system: ".system"
+            }
+        }
     }
 }
 
