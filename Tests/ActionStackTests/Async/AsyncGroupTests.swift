@@ -537,3 +537,41 @@ import Testing
         #expect(!stack.isClean)
     }
 }
+
+extension AsyncGroupTests {
+    /// "when the operation settles, ... the redo stack is emptied then, as any new change empties
+    /// it; in a branching history it becomes a branch then": also when the group itself records
+    /// nothing and is dropped (`dropsEmptyGroups`). Once, a dropped group left the redo future that
+    /// another task's change had ended as the redo stack.
+    @Test(arguments: [false, true])
+    func aDroppedEmptyGroupStillEndsTheRedoFutureAnotherTasksChangeEnded(tree: Bool) async throws {
+        let stack = makeStack()
+        stack.dropsEmptyGroups = true
+        if tree { stack.historyShape = .tree }
+        let gate = Gate()
+        let a = RemoteValue("a")
+        let other = RemoteValue("other")
+        try await a.change(to: 1, on: stack, named: "First")  // node 1
+        try await stack.performUndo()
+        #expect(stack.canRedo)
+        let group = Task { @MainActor in
+            try await stack.asyncGroup(named: "Empty") { await gate.pass() }
+        }
+        await settle { gate.waitingCount == 1 }
+        try await other.change(to: 3, on: stack, named: "Other")  // node 2, another task's change
+        #expect(stack.canRedo, "until the group settles, the redo stack still shows the old future")
+        gate.openForGood()
+        try await group.value
+        #expect(stack.undoCount == 1, "the empty group left no step")
+        #expect(!stack.canRedo, "the change ended the redo future")
+        #expect(stack.redoMenuItemTitle == "Redo")
+        if tree {
+            #expect(stack.currentNode == .init(sequence: 2))
+            #expect(stack.redoBranches == [])
+            #expect(stack.historyTree?.nodes.first { $0.id == .init(sequence: 1) }?.parent == .init(sequence: 0))
+            try await stack.performJump(toNode: .init(sequence: 1))
+            #expect(a.value == 1 && other.value == 0, "the branch redoes First from the root")
+        }
+        stack._checkInvariants()
+    }
+}
