@@ -166,17 +166,21 @@ extension HistoryFileStore {
     }
 
     /// Writes `data` to a temporary file beside `path`, flushes it, renames it over `path` and
-    /// flushes the directory.
-    static func replaceAtomically(_ path: String, with data: Data) throws(HistoryFileError) {
+    /// flushes the directory. Returns the new file as `fstat` saw it before the rename (its device
+    /// and inode name it after), or nil when that failed.
+    @discardableResult
+    static func replaceAtomically(_ path: String, with data: Data) throws(HistoryFileError) -> FileInfo? {
         let temporary = temporaryPath(for: path)
         let descriptor = try attempt(.write, path, "cannot create a temporary file: ") {
             () throws(SystemError) in try SystemFile.createExclusive(temporary)
         }
+        let written: FileInfo?
         do throws(HistoryFileError) {
             try attempt(.write, path, "cannot write a temporary file: ") { () throws(SystemError) in
                 try SystemFile.write(descriptor, data, at: 0)
                 try SystemFile.synchronize(descriptor)
             }
+            written = try? SystemFile.info(descriptor)
         } catch {
             try? SystemFile.close(descriptor)
             _ = try? SystemFile.unlink(temporary)
@@ -192,6 +196,7 @@ extension HistoryFileStore {
             throw error
         }
         SystemFile.synchronizeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        return written
     }
 
     /// The whole file at `path`, or nil when there is none; a file larger than `limit` bytes is

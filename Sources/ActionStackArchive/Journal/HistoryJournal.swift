@@ -135,6 +135,8 @@ public final class HistoryJournal: Sendable {
     private let cache = JournalCache()
     /// The flushes deferred by ``Durability/within(_:)``.
     private let flusher = JournalFlusher()
+    /// How many times the journal read its whole file.
+    private let wholeReads = JournalReadCounter()
 
     /// A journal in the file at `url`. Nothing is read or written until asked; the file is created
     /// by the first append.
@@ -271,16 +273,22 @@ public final class HistoryJournal: Sendable {
                     cached = state
                     return nil
                 }
-                let contents = try self.contents(of: file.descriptor, path: path, size: file.info.size)
+                let keeping = maximumRecords / 2
+                let contents: JournalFormat.Contents
+                if let reread {
+                    contents = reread
+                } else {
+                    contents = try self.newestRecords(keeping, of: file, path: path, state: state)
+                }
                 let budget = Swift.min(maximumBytes / 2, maximumBytes - size)
-                try rewrite(path, contents, keeping: maximumRecords / 2, within: budget)
+                let rewritten = try rewrite(path, contents, keeping: keeping, within: budget)
                 // The rename left this descriptor, and its lock, on the old file.
                 file.close()
                 guard let reopened = try LockedFile.open(path, exclusive: true, creating: true) else {
                     throw .cannotWrite(path: path, reason: "open: the file is missing", code: nil)
                 }
                 file = reopened
-                state = try self.state(of: file, path: path, cached: nil).state
+                state = try self.state(of: file, path: path, cached: rewritten).state
             }
             let offset = state.end
             // Flushed before returning: at each append, or after a deferred flush that failed (so
@@ -310,6 +318,7 @@ public final class HistoryJournal: Sendable {
                 return written
             }
             state.tail = JournalCache.tail(of: state.tail, then: bytes)
+            state.offsets.append(offset == 0 ? JournalFormat.fileHeaderSize : offset)
             state.end = offset + bytes.count
             state.nextSequence &+= 1
             state.count += 1
@@ -347,6 +356,7 @@ public final class HistoryJournal: Sendable {
             guard file.info.size <= maximumBytes else {
                 throw .tooLarge(path: path, size: file.info.size, limit: maximumBytes)
             }
+            wholeReads.increment()
             let (data, more) = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
                 (
                     try SystemFile.read(file.descriptor, count: file.info.size, at: 0),
@@ -399,16 +409,22 @@ public final class HistoryJournal: Sendable {
     public func compact(keeping count: Int) throws(HistoryFileError) {
         let path = try HistoryFileStore.filePath(url, failure: .write)
         try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
-            // The next call reads the new file: another journal may append to it before this one
-            // looks at it.
+            let known = cached
             cached = nil
             guard let file = try LockedFile.open(path, exclusive: true, creating: false) else { return }
             defer { file.close() }
             guard file.info.isRegularFile else {
                 throw .cannotRead(path: path, reason: "not a regular file", code: nil)
             }
-            let contents = try self.contents(of: file.descriptor, path: path, size: file.info.size)
-            try rewrite(path, contents, keeping: count, within: maximumBytes)
+            // A file as the journal left it is not read again: only the records it keeps are.
+            let (state, reread) = try self.state(of: file, path: path, cached: known)
+            let contents: JournalFormat.Contents
+            if let reread {
+                contents = reread
+            } else {
+                contents = try self.newestRecords(count, of: file, path: path, state: state)
+            }
+            cached = try rewrite(path, contents, keeping: count, within: maximumBytes)
         }
     }
 
@@ -441,6 +457,10 @@ public final class HistoryJournal: Sendable {
     package var _hasScheduledFlush: Bool { flusher.hasScheduledFlush }
     /// Makes the next deferred flush fail, as a disk that cannot be written would (a test hook).
     package func _failNextDeferredFlush() { flusher.failNextDeferredFlush() }
+    /// How many times the journal read its whole file: at its first call, after a change behind
+    /// its back, after another writer's records (a test hook; a compaction of a file as the
+    /// journal left it, and the append after it, read only the records kept).
+    package var _wholeFileReads: Int { wholeReads.value }
     /// The journal's flusher, which outlives it while a flush waits (a test hook: its count).
     package var _flushCounter: () -> Int { { [flusher] in flusher.flushCount } }
 
@@ -483,6 +503,7 @@ public final class HistoryJournal: Sendable {
         guard file.info.size <= maximumBytes else {
             throw .tooLarge(path: path, size: file.info.size, limit: maximumBytes)
         }
+        wholeReads.increment()
         let data = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
             try SystemFile.read(file.descriptor, count: file.info.size, at: 0)
         }
@@ -495,17 +516,50 @@ public final class HistoryJournal: Sendable {
         -> JournalFormat.Contents
     {
         guard size <= maximumBytes else { throw .tooLarge(path: path, size: size, limit: maximumBytes) }
+        wholeReads.increment()
         let data = try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
             try SystemFile.read(descriptor, count: size, at: 0)
         }
         return try JournalFormat.parse(data, path: path)
     }
 
+    /// The newest `count` records of the open journal, whose `state` the journal knows (its file
+    /// is as the journal left it): only their bytes are read, and checked as a replay checks them.
+    /// When they do not read back as the records the journal knows there, the whole file is read.
+    ///
+    /// - Complexity: O(m) for the m bytes of those records.
+    private func newestRecords(
+        _ count: Int, of file: LockedFile, path: String, state: JournalCache.State
+    ) throws(HistoryFileError) -> JournalFormat.Contents {
+        let kept = Swift.min(Swift.max(count, 0), state.count)
+        let firstSequence = state.nextSequence &- UInt64(kept)
+        guard kept > 0, state.offsets.count == state.count else {
+            if kept == 0 {
+                return JournalFormat.Contents(
+                    records: [], ending: .complete, validEnd: 0, nextSequence: state.nextSequence)
+            }
+            return try contents(of: file.descriptor, path: path, size: file.info.size)
+        }
+        let start = state.offsets[state.count - kept]
+        var framed = JournalFormat.fileHeader(firstSequence: firstSequence)
+        framed += try HistoryFileStore.attempt(.read, path) { () throws(SystemError) in
+            try SystemFile.read(file.descriptor, count: state.end - start, at: start)
+        }
+        let contents = try JournalFormat.parse(framed, path: path)
+        guard contents.ending == .complete, contents.records.count == kept,
+            contents.nextSequence == state.nextSequence
+        else { return try self.contents(of: file.descriptor, path: path, size: file.info.size) }
+        return contents
+    }
+
     /// Replaces the journal with the newest of `contents`' records, at most `count` of them in at
-    /// most `budget` bytes (header included), atomically.
+    /// most `budget` bytes (header included), atomically. Returns what the journal then knows of
+    /// the new file, or nil when it cannot tell that the file at `path` is still the one it wrote
+    /// (another writer, which waits for no lock on the new file, may have appended to it or
+    /// replaced it already): the next call then reads the file.
     private func rewrite(
         _ path: String, _ contents: JournalFormat.Contents, keeping count: Int, within budget: Int
-    ) throws(HistoryFileError) {
+    ) throws(HistoryFileError) -> JournalCache.State? {
         var kept: [Data] = []
         var size = JournalFormat.fileHeaderSize
         for record in contents.records.reversed() where kept.count < count {
@@ -517,8 +571,19 @@ public final class HistoryJournal: Sendable {
         let first = contents.nextSequence &- UInt64(kept.count)
         var bytes = JournalFormat.fileHeader(firstSequence: first)
         bytes.reserveCapacity(size)
-        for encoded in kept.reversed() { bytes += encoded }
-        try HistoryFileStore.replaceAtomically(path, with: bytes)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(kept.count)
+        for encoded in kept.reversed() {
+            offsets.append(bytes.count)
+            bytes += encoded
+        }
+        let written = try HistoryFileStore.replaceAtomically(path, with: bytes)
+        guard let written, let info = try? SystemFile.info(atPath: path), info.isSameFile(as: written),
+            info.isRegularFile, info.size == bytes.count
+        else { return nil }
+        return JournalCache.State(
+            file: info, end: bytes.count, tail: JournalCache.tail(of: bytes), nextSequence: contents.nextSequence,
+            count: kept.count, offsets: offsets)
     }
 }
 
@@ -699,6 +764,8 @@ private final class JournalCache: @unchecked Sendable {
         var nextSequence: UInt64
         /// How many records the file holds.
         var count: Int
+        /// Where each of them starts, so that a compaction reads only the records it keeps.
+        var offsets: [Int]
 
         /// What a read of the whole file, `data`, found.
         init(file: FileInfo, contents: JournalFormat.Contents, data: Data) {
@@ -707,6 +774,17 @@ private final class JournalCache: @unchecked Sendable {
             tail = JournalCache.tail(of: data.prefix(contents.validEnd))
             nextSequence = contents.nextSequence
             count = contents.records.count
+            offsets = contents.offsets
+        }
+
+        /// A file the journal wrote whole.
+        init(file: FileInfo, end: Int, tail: Data, nextSequence: UInt64, count: Int, offsets: [Int]) {
+            self.file = file
+            self.end = end
+            self.tail = tail
+            self.nextSequence = nextSequence
+            self.count = count
+            self.offsets = offsets
         }
 
         /// Whether `info` describes the file as the journal left it.
@@ -751,5 +829,26 @@ private final class JournalCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)
+    }
+}
+
+/// A count that calls under a ``HistoryJournal``'s lock add to, with a lock of its own.
+private final class JournalReadCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Read and written under `lock` only.
+    private var count = 0
+
+    /// The count.
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    /// Adds one.
+    func increment() {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
     }
 }

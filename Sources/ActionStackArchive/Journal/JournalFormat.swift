@@ -93,6 +93,8 @@ enum JournalFormat {
         var validEnd: Int
         /// The sequence number of the next record.
         var nextSequence: UInt64
+        /// Where each intact record starts.
+        var offsets: [Int] = []
     }
 
     /// Reads a journal file's bytes.
@@ -127,6 +129,7 @@ enum JournalFormat {
             switch record(in: bytes, at: offset, sequence: contents.nextSequence) {
             case .intact(let record, let size):
                 contents.records.append(record)
+                contents.offsets.append(offset)
                 offset += size
                 contents.validEnd = offset
                 contents.nextSequence &+= 1
@@ -210,21 +213,52 @@ enum JournalFormat {
 /// The CRC-32 of IEEE 802.3 (reflected, polynomial `0xEDB88320`): the checksum of zlib, PNG and
 /// Ethernet, so that a journal can be checked with common tools. Its check value, the checksum of
 /// the ASCII "123456789", is `0xCBF43926`.
-enum CRC32 {
-    /// The remainders of each byte value, computed once.
-    private static let table: [UInt32] = (0..<256).map { value in
-        var remainder = UInt32(value)
-        for _ in 0..<8 { remainder = remainder & 1 == 1 ? (remainder >> 1) ^ 0xEDB8_8320 : remainder >> 1 }
-        return remainder
-    }
+///
+/// Computed eight bytes at a time ("slicing-by-8": eight tables of 256 remainders, 8 KiB), which
+/// takes about a quarter of the time of a byte at a time: every record is checksummed when it is
+/// appended, and every record a compaction keeps or a replay reads is checked again.
+package enum CRC32 {
+    /// The remainders: table k (entries `k * 256 ..< (k + 1) * 256`) holds those of each byte
+    /// value followed by k zero bytes; table 0 is the classic byte-at-a-time table.
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for value in 0..<256 {
+            var remainder = UInt32(value)
+            for _ in 0..<8 { remainder = remainder & 1 == 1 ? (remainder >> 1) ^ 0xEDB8_8320 : remainder >> 1 }
+            tables[value] = remainder
+        }
+        for table in 1..<8 {
+            for value in 0..<256 {
+                let previous = tables[(table - 1) * 256 + value]
+                tables[table * 256 + value] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
 
     /// The checksum of `bytes`.
     ///
     /// - Complexity: O(n) for the n bytes.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        table.withUnsafeBufferPointer { table in
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        tables.withUnsafeBufferPointer { table in
             var crc: UInt32 = 0xFFFF_FFFF
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            var offset = 0
+            let count = bytes.count
+            while count - offset >= 8 {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                let low = UInt32(truncatingIfNeeded: word) ^ crc
+                let high = UInt32(truncatingIfNeeded: word >> 32)
+                crc =
+                    table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+                    ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+                offset += 8
+            }
+            while offset < count {
+                crc = table[Int((crc ^ UInt32(bytes[offset])) & 0xFF)] ^ (crc >> 8)
+                offset += 1
+            }
             return crc ^ 0xFFFF_FFFF
         }
     }
