@@ -324,4 +324,23 @@ final class JHRig {
             print("ops:", zip(rig.rig.fingerprints, rig.fpLog).map { "\($0)=\($1)" })
         }
     }
+
+    /// A recorder's `maximumSteps` is "the most steps each record saves (see
+    /// ``ActionStack/savedHistory(maximumSteps:)``)", and a save reads a negative limit as 0. A
+    /// recorder made with a negative one wrote it into every snapshot, whose reader refuses it
+    /// ("a negative maximumSteps"): nothing it recorded could be recovered, and it reported no
+    /// error. Now its records are those of a limit of 0.
+    @Test(arguments: [-3, 0, 1])
+    func aRecorderWithANegativeOrTinySaveLimitRecoversWhatTheSaveGives(maximum: Int) throws {
+        for shape in [ActionStack.HistoryShape.linear, .tree] {
+            let rig = try JPRig(shape: shape, maximumSteps: maximum)
+            defer { rig.cleanUp() }
+            var random = SeededGenerator(seed: UInt64(maximum + 10))
+            for _ in 0..<40 { rig.run { rig.randomOperation(&random) } }
+            let mismatches = try rig.mismatches()
+            #expect(mismatches.isEmpty, "\(maximum) \(shape): \(mismatches.first ?? "")")
+            #expect(rig.recorder?.lastError == nil)
+            #expect(try rig.recovered(rig.fingerprint) == rig.expected[rig.fingerprint] || rig.expected.isEmpty)
+        }
+    }
 }
