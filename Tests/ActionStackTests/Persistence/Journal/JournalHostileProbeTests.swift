@@ -107,7 +107,7 @@ final class JHRig {
     /// Makes one random operation and names it.
     func operation() throws -> String {
         let tree = stack.historyShape == .tree
-        switch random.next(40) {
+        switch random.next(48) {
         case 0..<14:
             run { rig.randomOperation(&random) }
             return "rig"
@@ -236,6 +236,76 @@ final class JHRig {
                 stack.endEvent()
             }
             return "clock set back"
+        case 36:
+            // Misuses, which change nothing: an end without a begin, an undo with two groups open.
+            run {
+                stack.endUndoGrouping()
+                stack.beginUndoGrouping()
+                stack.beginUndoGrouping()
+                HSSet(value: rig.value()).perform(on: box, in: stack)
+                stack.undo()
+                stack.endUndoGrouping()
+                stack.endUndoGrouping()
+                stack.endEvent()
+            }
+            return "misuses"
+        case 37:
+            run { stack.postsNotifications.toggle() }
+            return "postsNotifications"
+        case 38:
+            // A nested group undone inside the open one, then the outer group closed.
+            run {
+                stack.beginUndoGrouping()
+                HSSet(value: rig.value()).perform(on: box, in: stack)
+                stack.beginUndoGrouping()
+                HSSet(value: rig.value()).perform(on: box, in: stack)
+                stack.endUndoGrouping()
+                stack.undoNestedGroup()
+                stack.setActionName("Outer")
+                stack.endUndoGrouping()
+                stack.endEvent()
+            }
+            return "undoNestedGroup inside a group"
+        case 39:
+            struct Thrown: Error {}
+            run {
+                stack.group(named: "Outer") {
+                    HSSet(value: rig.value()).perform(on: box, in: stack)
+                    _ = try? stack.group(named: "Inner") {
+                        HSSet(value: rig.value()).perform(on: box, in: stack)
+                        throw Thrown()
+                    }
+                }
+                stack.endEvent()
+            }
+            return "a scoped group whose inner group throws"
+        case 40:
+            run {
+                _ = try? stack.jump(toNode: .init(sequence: 1_000_000))
+                _ = try? stack.selectRedoBranch(.init(sequence: -4))
+                _ = try? stack.earlier(0)
+                _ = try? stack.later(-2)
+            }
+            return "moves to nowhere"
+        case 41:
+            run {
+                HSSet(value: rig.value()).perform(on: box, in: stack)
+                stack.setActionName("Discardable")
+                stack.setActionIsDiscardable(true)
+                stack.endEvent()
+                stack.setActionIsDiscardable(false)
+                stack.endEvent()
+            }
+            return "discardable, then not"
+        case 42:
+            run {
+                stack.groupsByEvent = false
+                stack.beginUndoGrouping()
+                HSSet(value: rig.value()).perform(on: box, in: stack)
+                stack.endUndoGrouping()
+                stack.groupsByEvent = true
+            }
+            return "a group not by event"
         default:
             run { rig.change() }
             return "change"
@@ -307,9 +377,9 @@ final class JHRig {
             // No harm, no reset: re-draw those.
             let draw = rig.random
             var peek = draw
-            let choice = peek.next(40)
+            let choice = peek.next(48)
             if choice == 31 || choice == 32 || choice == 33 {
-                _ = rig.random.next(40)
+                _ = rig.random.next(48)
                 continue
             }
             try rig.step(index)
