@@ -349,4 +349,66 @@ private func jhLastRecorded(_ rig: JPRig) throws -> Data? {
         #expect(rig.recorder?.lastError == nil)
         #expect(try jhLastRecorded(rig) == jpEncoded(rig.stack.savedHistory()), "fails \(fails)")
     }
+
+    /// "Journals written before records of what changed hold a whole HistoryArchive in each
+    /// record; they are still read (each such record is its own snapshot), and a recorder of several
+    /// stacks still appends whole archives": the two kinds of recorder taking turns on one journal,
+    /// every record is the full save at its fingerprint.
+    @Test func wholeArchivesAndRecordsOfWhatChangedTakingTurnsOnOneJournal() throws {
+        let rig = try JPRig(records: false)
+        defer { rig.cleanUp() }
+        func archiveRecorder() -> HistoryRecorder {
+            let recorder = HistoryRecorder(journal: rig.journal) { [unowned rig] in
+                HistoryArchive(
+                    fingerprint: rig.fingerprint,
+                    histories: [HistoryRecorder.defaultHistoryName: try rig.stack.savedHistory()])
+            }
+            recorder.watch(rig.stack)
+            return recorder
+        }
+        func changeRecorder() -> HistoryRecorder {
+            HistoryRecorder(journal: rig.journal, stack: rig.stack) { [unowned rig] in rig.fingerprint }
+        }
+        var random = SeededGenerator(seed: 3)
+        for round in 0..<4 {
+            var old: HistoryRecorder? = round.isMultiple(of: 2) ? archiveRecorder() : nil
+            rig.recorder = round.isMultiple(of: 2) ? nil : changeRecorder()
+            for _ in 0..<12 { rig.run { rig.randomOperation(&random) } }
+            #expect(old?.lastError == nil && rig.recorder?.lastError == nil)
+            old = nil
+        }
+        let mismatches = try rig.mismatches()
+        #expect(mismatches.isEmpty, "\(mismatches.first ?? "")")
+    }
+
+    /// "Everything observable about a step comes back: ... the user-info values of the JSON kinds
+    /// (a value of another kind, and a double that is not finite, which JSON cannot hold, are left
+    /// out of the step's user info)": a record of what changed holds the user info a full save does,
+    /// whatever the value's kind or bridging.
+    @Test func oddUserInfoValuesAreRecordedAsAFullSaveHasThem() throws {
+        let odd: [Any?] = [
+            true, false, 1.5, -0.0, Double.nan, Double.infinity, Int64.max, UInt64.max, Int8(-3), Float(0.1),
+            Date(timeIntervalSinceReferenceDate: 0.1), Data([0, 255]), ["a": [1, "x"]], [1, true, 2.5, "s"],
+            NSNumber(value: true), NSNumber(value: 1), "\u{0}\u{FFFF}é", nil, HSBox("not a value"), [String: Any](),
+            [Any](), 1e300, Double.leastNonzeroMagnitude, NSNull(), ["k": Double.nan], [Double.infinity],
+            Date(timeIntervalSinceReferenceDate: .nan), UInt(9), 0.1 + 0.2, Double(Int64.max),
+        ]
+        for (index, value) in odd.enumerated() {
+            for shape in [ActionStack.HistoryShape.linear, .tree] {
+                let rig = try JPRig(shape: shape)
+                defer { rig.cleanUp() }
+                rig.run { rig.change() }
+                rig.run {
+                    HSSet(value: 9).perform(on: rig.box, in: rig.stack)
+                    rig.stack.setActionUserInfoValue(value, forKey: "odd")
+                    rig.stack.endEvent()
+                }
+                rig.run { rig.stack.undo() }
+                rig.run { rig.change() }
+                let mismatches = try rig.mismatches()
+                #expect(mismatches.isEmpty, "\(index) \(shape): \(mismatches.first ?? "")")
+                #expect(rig.recorder?.lastError == nil, "\(index): \(String(describing: rig.recorder?.lastError))")
+            }
+        }
+    }
 }
