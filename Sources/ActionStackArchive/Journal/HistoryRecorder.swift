@@ -227,7 +227,9 @@ public final class HistoryRecorder {
 
     /// Makes a record now and appends it unless it repeats the last one: for a change the stacks
     /// do not see, such as a new fingerprint. Called while a watched stack is in the middle of a
-    /// call (from a handler or an observer), it records nothing, and the call's end records.
+    /// call (from a handler, or an observer of a notification the call posts), it records nothing,
+    /// and the call's end records. A state observer (``ActionStack/observe(_:)``) runs after the
+    /// call has ended: called from one, it records, and the call's end appends no repeat.
     ///
     /// - Returns: Whether a record was appended.
     /// - Complexity: O(c) for the c actions changed since the last record (O(s) for the s steps

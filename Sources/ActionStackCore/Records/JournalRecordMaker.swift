@@ -22,7 +22,8 @@ package final class JournalRecordMaker {
     /// The history's changes and this recorder's log of them.
     private let changes: HistoryChanges
     let log: StackChangeLog
-    /// The most steps a recovery saves.
+    /// The most steps a recovery saves: never negative, since a save reads a negative limit as 0
+    /// and a record's reader refuses one (every record would be unreadable).
     package let maximumSteps: Int
     /// The recorder's number for each branch side held, with the side (held, so that an identifier
     /// is never reused while it names a branch).
@@ -46,7 +47,7 @@ package final class JournalRecordMaker {
 
     package init(stack: ActionStack, maximumSteps: Int) {
         self.stack = stack
-        self.maximumSteps = maximumSteps
+        self.maximumSteps = Swift.max(0, maximumSteps)
         changes = stack.history.startTrackingChanges()
         log = StackChangeLog {}
         changes.add(log)
