@@ -110,10 +110,12 @@ extension ActionStack {
                     return .command(action.problem ?? .unknownType(action.commandType))
                 }
                 let key = (index == 0 ? step.pointee.actionList.first.key : step.pointee.actionList.rest[index - 1].key)
-                guard let object = targets.object(for: key, resolve: resolve) else {
+                guard let object = targets.unretainedObject(for: key, resolve: resolve) else {
                     return targets.reasonForMissing(key)
                 }
-                guard let kind = cache.kind(of: command), kind.fits(object) else {
+                guard let kind = cache.kind(of: command),
+                    kind._withUnsafeGuaranteedRef({ kind in object._withUnsafeGuaranteedRef { kind.fits($0) } })
+                else {
                     return .wrongTargetType(key: key, commandType: step.pointee.actionList[index].commandType)
                 }
             }

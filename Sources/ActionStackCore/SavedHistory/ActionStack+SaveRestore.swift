@@ -931,7 +931,7 @@ extension ActionStack {
                     guard let object = targets.object(for: action.key, resolve: resolve) else {
                         return targets.reasonForMissing(action.key)
                     }
-                    guard let kind = kinds.kind(of: command), kind.fits(object) else {
+                    guard let kind = kinds.kind(of: command), kind.takeUnretainedValue().fits(object) else {
                         return .wrongTargetType(key: action.key, commandType: action.commandType)
                     }
                 }
@@ -1149,13 +1149,15 @@ extension ActionStack {
                     let kind = cache.kind(of: command),
                     let target = cache.object(for: key)
                 else { continue }
-                let handler = kind.makeHandler(command, self)
-                holdsAsyncActions = holdsAsyncActions || kind.isAsync
-                actions.append(
-                    on: target, commandKey: key,
-                    cost: (index == 0
-                        ? step.pointee.actionList.first.cost : step.pointee.actionList.rest[index - 1].cost),
-                    handler: handler)
+                let handler = kind._withUnsafeGuaranteedRef { $0.makeHandler(command, self) }
+                holdsAsyncActions = holdsAsyncActions || kind._withUnsafeGuaranteedRef { $0.isAsync }
+                target._withUnsafeGuaranteedRef {
+                    actions.append(
+                        on: $0, commandKey: key,
+                        cost: (index == 0
+                            ? step.pointee.actionList.first.cost : step.pointee.actionList.rest[index - 1].cost),
+                        handler: handler)
+                }
             }
             let isDiscardable = step.pointee.isDiscardable
             let hasUserInfo = !step.pointee.userInfo.isEmpty
