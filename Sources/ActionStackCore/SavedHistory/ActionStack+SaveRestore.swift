@@ -1151,13 +1151,11 @@ extension ActionStack {
                 else { continue }
                 let handler = kind._withUnsafeGuaranteedRef { $0.makeHandler(command, self) }
                 holdsAsyncActions = holdsAsyncActions || kind._withUnsafeGuaranteedRef { $0.isAsync }
-                target._withUnsafeGuaranteedRef {
-                    actions.append(
-                        on: $0, commandKey: key,
-                        cost: (index == 0
-                            ? step.pointee.actionList.first.cost : step.pointee.actionList.rest[index - 1].cost),
-                        handler: handler)
-                }
+                actions.append(
+                    on: target, commandKey: key,
+                    cost: (index == 0
+                        ? step.pointee.actionList.first.cost : step.pointee.actionList.rest[index - 1].cost),
+                    handler: handler)
             }
             let isDiscardable = step.pointee.isDiscardable
             let hasUserInfo = !step.pointee.userInfo.isEmpty
