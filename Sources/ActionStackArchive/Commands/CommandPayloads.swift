@@ -215,11 +215,11 @@ struct StepAssembler {
         let wanted = parts.headers[steps.count].actionCount
         if actions.count == 0 && wanted == 1 {
             // The common step, of one action: its list made at once, with no list to empty after.
-            try finishStep(SavedActionList(single: made))
+            try finishStep(SavedActionList(single: consume made))
             try finishEmptySteps()
             return
         }
-        actions.append(made)
+        actions.append(consume made)
         if actions.count == wanted {
             let list = actions
             actions = SavedActionList()
