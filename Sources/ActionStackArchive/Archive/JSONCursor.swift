@@ -357,6 +357,13 @@ struct JSONCursor {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     let isObject = byte == UInt8(ascii: "{")
                     guard depth + skipIsObject.count < maximumDepth else { throw .tooDeep }
+                    if isObject, let end = flatObjectEnd(from: index) {
+                        // The common payload, an object of scalars, checked in one pass.
+                        index = end
+                        if skipIsObject.isEmpty { return }
+                        expecting = .commaOrEnd
+                        continue
+                    }
                     skipIsObject.append(isObject)
                     if isObject { skipKeyStarts.append(skipKeyRanges.count) }
                     index += 1
@@ -421,6 +428,83 @@ struct JSONCursor {
                 }
             }
         }
+    }
+
+    /// Where the object whose opening brace is at `start` ends (after its closing brace), when it
+    /// is well-formed and simple: at most 8 keys, each printable ASCII with no escape and none
+    /// repeated, and only plain scalars as values (strings of printable ASCII with no escape,
+    /// numbers, `true`, `false`, `null`); nil otherwise, having changed nothing (the caller then
+    /// reads the object in full, which finds what is wrong if anything is). No state is kept:
+    /// the keys are compared where they lie.
+    private func flatObjectEnd(from start: Int) -> Int? {
+        let count = bytes.count
+        var index = start + 1
+        @inline(__always) func skipSpace() {
+            while index < count {
+                let byte = bytes[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+                index += 1
+            }
+        }
+        skipSpace()
+        guard index < count else { return nil }
+        if bytes[index] == UInt8(ascii: "}") { return index + 1 }
+        // The keys so far, as offsets of their first byte and lengths.
+        var keyStarts = InlineArray<8, Int>(repeating: 0)
+        var keyLengths = InlineArray<8, Int>(repeating: 0)
+        var keys = 0
+        while true {
+            guard keys < 8, index < count, bytes[index] == UInt8(ascii: "\""),
+                let keyEnd = plainStringEnd(from: index + 1)
+            else { return nil }
+            let keyStart = index + 1
+            let length = keyEnd - keyStart
+            for other in 0..<keys where keyLengths[other] == length {
+                if Self.equal(bytes, keyStarts[other], keyStart, length) { return nil }
+            }
+            keyStarts[keys] = keyStart
+            keyLengths[keys] = length
+            keys += 1
+            index = keyEnd + 1
+            skipSpace()
+            guard index < count, bytes[index] == UInt8(ascii: ":") else { return nil }
+            index += 1
+            skipSpace()
+            guard index < count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                guard let end = plainStringEnd(from: index + 1) else { return nil }
+                index = end + 1
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard let end = plainNumberEnd(from: index) else { return nil }
+                index = end
+            case UInt8(ascii: "t"):
+                guard Self.matches(bytes, index, "true") else { return nil }
+                index += 4
+            case UInt8(ascii: "f"):
+                guard Self.matches(bytes, index, "false") else { return nil }
+                index += 5
+            case UInt8(ascii: "n"):
+                guard Self.matches(bytes, index, "null") else { return nil }
+                index += 4
+            default:
+                return nil
+            }
+            skipSpace()
+            guard index < count else { return nil }
+            if bytes[index] == UInt8(ascii: "}") { return index + 1 }
+            guard bytes[index] == UInt8(ascii: ",") else { return nil }
+            index += 1
+            skipSpace()
+        }
+    }
+
+    /// Whether the bytes at `offset` are `word`'s.
+    private static func matches(_ bytes: UnsafeRawBufferPointer, _ offset: Int, _ word: StaticString) -> Bool {
+        let length = word.utf8CodeUnitCount
+        guard offset + length <= bytes.count else { return false }
+        for index in 0..<length where bytes[offset + index] != word.utf8Start[index] { return false }
+        return true
     }
 
     /// Closes the innermost container being skipped; true when it was the outermost.

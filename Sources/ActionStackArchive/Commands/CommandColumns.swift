@@ -174,6 +174,11 @@ struct CommandColumnsReader {
             try cursor.beginArray()
             var array = JSONCursor.ArrayState()
             while try cursor.nextElement(in: &array) {
+                // The common entry, a single digit, read in line.
+                if let entry = cursor.readSmallCount() {
+                    list.append(entry)
+                    continue
+                }
                 let entry = try cursor.readInt()
                 guard entry >= 0 else { throw cursor.invalid("a negative command index") }
                 list.append(entry)

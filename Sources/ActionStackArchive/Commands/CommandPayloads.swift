@@ -189,30 +189,41 @@ struct StepAssembler {
     }
 
     /// Adds the next action's command (or its problem).
-    mutating func add(_ decoded: DecodedCommand) throws(HistoryArchiveError) {
+    mutating func add(_ decoded: consuming DecodedCommand) throws(HistoryArchiveError) {
         guard steps.count < parts.headers.count, action < parts.actions.count else {
             throw .corrupt(
                 "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": more payloads than actions")
         }
-        let entry = parts.entries[parts.actions[action]]
+        let entry = parts.actions[action]
         var cost = 0
         if nextCost < parts.costs.count, parts.costs[nextCost].action == action {
             cost = parts.costs[nextCost].cost
             nextCost += 1
         }
-        switch decoded {
+        let made: SavedAction
+        switch consume decoded {
         case .command(let command):
-            actions.append(
-                SavedAction(
-                    command: command, commandType: entry.type, version: entry.readVersion, key: entry.key, cost: cost))
+            made = SavedAction(
+                command: command, commandType: parts.entries[entry].type, version: parts.entries[entry].readVersion,
+                key: parts.entries[entry].key, cost: cost)
         case .problem(let problem):
-            actions.append(
-                SavedAction(
-                    commandType: entry.type, version: entry.version, key: entry.key, cost: cost, problem: problem))
+            made = SavedAction(
+                commandType: parts.entries[entry].type, version: parts.entries[entry].version,
+                key: parts.entries[entry].key, cost: cost, problem: problem)
         }
         action += 1
-        if actions.count == parts.headers[steps.count].actionCount {
-            try finishStep()
+        let wanted = parts.headers[steps.count].actionCount
+        if actions.count == 0 && wanted == 1 {
+            // The common step, of one action: its list made at once, with no list to empty after.
+            try finishStep(SavedActionList(single: consume made))
+            try finishEmptySteps()
+            return
+        }
+        actions.append(consume made)
+        if actions.count == wanted {
+            let list = actions
+            actions = SavedActionList()
+            try finishStep(list)
             try finishEmptySteps()
         }
     }
@@ -228,31 +239,31 @@ struct StepAssembler {
 
     /// Finishes the steps from the next one on that hold no action.
     private mutating func finishEmptySteps() throws(HistoryArchiveError) {
-        while steps.count < parts.headers.count, parts.headers[steps.count].actionCount == 0 { try finishStep() }
+        while steps.count < parts.headers.count, parts.headers[steps.count].actionCount == 0 {
+            try finishStep(SavedActionList())
+        }
     }
 
-    /// Finishes the step being built with the actions added, and its defaults.
-    private mutating func finishStep() throws(HistoryArchiveError) {
-        let header = parts.headers[steps.count]
-        let node = header.node ?? (previous &+ 1)
-        let parent = header.parent ?? previous
-        var actionName = previousName
-        if let index = header.name {
-            guard parts.names.indices.contains(index) else {
+    /// Finishes the step being built with `list`, its actions, and its defaults.
+    private mutating func finishStep(_ list: consuming SavedActionList) throws(HistoryArchiveError) {
+        let index = steps.count
+        let node = parts.headers[index].node ?? (previous &+ 1)
+        let parent = parts.headers[index].parent ?? previous
+        if let name = parts.headers[index].name {
+            guard parts.names.indices.contains(name) else {
                 throw .corrupt(
-                    "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": name index \(index) out of range"
+                    "history \"\(HistoryArchiveError.shortened(parts.history, to: 40))\": name index \(name) out of range"
                 )
             }
-            actionName = parts.names[index]
+            previousName = parts.names[name]
         }
         steps.append(
             SavedStep(
-                node: node, parent: parent, isRedoChoice: header.isRedoChoice ?? (parent == previous),
-                date: header.date.map(Date.init(timeIntervalSinceReferenceDate:)), actionName: actionName,
-                isDiscardable: header.isDiscardable, userInfo: header.userInfo, actionList: actions))
-        actions = SavedActionList()
+                node: node, parent: parent, isRedoChoice: parts.headers[index].isRedoChoice ?? (parent == previous),
+                date: parts.headers[index].date.map(Date.init(timeIntervalSinceReferenceDate:)),
+                actionName: previousName, isDiscardable: parts.headers[index].isDiscardable,
+                userInfo: parts.headers[index].userInfo, actionList: list))
         previous = node
-        previousName = actionName
     }
 }
 

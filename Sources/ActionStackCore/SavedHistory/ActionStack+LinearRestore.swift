@@ -52,28 +52,33 @@ extension ActionStack {
             high = saved.steps.count
             cuts = []
             dropped = 0
-            var position = split - 1
-            while position >= 0 {
-                if let reason = problem(of: position, resolve: resolve) {
-                    cuts.append(
-                        RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: position + 1))
-                    dropped += position + 1
-                    low = position + 1
-                    break
+            // Each step lent where it lies, through a pointer: the array's subscript copies it.
+            let steps = saved.steps
+            steps.withUnsafeBufferPointer { buffer in
+                guard let steps = buffer.baseAddress else { return }
+                var position = split - 1
+                while position >= 0 {
+                    if let reason = problem(of: steps + position, resolve: resolve) {
+                        cuts.append(
+                            RestoreReport.Cut(node: steps[position].node, reason: reason, droppedSteps: position + 1))
+                        dropped += position + 1
+                        low = position + 1
+                        break
+                    }
+                    position -= 1
                 }
-                position -= 1
-            }
-            position = split
-            while position < saved.steps.count {
-                if let reason = problem(of: position, resolve: resolve) {
-                    let count = saved.steps.count - position
-                    cuts.append(
-                        RestoreReport.Cut(node: saved.steps[position].node, reason: reason, droppedSteps: count))
-                    dropped += count
-                    high = position
-                    break
+                position = split
+                while position < buffer.count {
+                    if let reason = problem(of: steps + position, resolve: resolve) {
+                        let count = buffer.count - position
+                        cuts.append(
+                            RestoreReport.Cut(node: steps[position].node, reason: reason, droppedSteps: count))
+                        dropped += count
+                        high = position
+                        break
+                    }
+                    position += 1
                 }
-                position += 1
             }
         }
 
@@ -88,28 +93,30 @@ extension ActionStack {
             return false
         }
 
-        /// Why the step at `position` cannot come back, or nil.
-        private mutating func problem(of position: Int, resolve: (String) -> AnyObject?) -> RestoreReport.Reason? {
-            let saved = saved
-            for index in 0..<saved.steps[position].actionList.count {
+        /// Why the step at `step` cannot come back, or nil. It is read where it lies (a step passed
+        /// by value out of an array is a copy: a retain and a release of each of its strings and
+        /// arrays).
+        private mutating func problem(
+            of step: UnsafePointer<SavedStep>, resolve: (String) -> AnyObject?
+        ) -> RestoreReport.Reason? {
+            for index in 0..<step.pointee.actionList.count {
                 guard
                     let command =
                         (index == 0
-                            ? saved.steps[position].actionList.first.command
-                            : saved.steps[position].actionList.rest[index - 1].command)
+                            ? step.pointee.actionList.first.command
+                            : step.pointee.actionList.rest[index - 1].command)
                 else {
-                    let action = saved.steps[position].actionList[index]
+                    let action = step.pointee.actionList[index]
                     return .command(action.problem ?? .unknownType(action.commandType))
                 }
-                let key =
-                    (index == 0
-                        ? saved.steps[position].actionList.first.key
-                        : saved.steps[position].actionList.rest[index - 1].key)
-                guard let object = targets.object(for: key, resolve: resolve) else {
+                let key = (index == 0 ? step.pointee.actionList.first.key : step.pointee.actionList.rest[index - 1].key)
+                guard let object = targets.unretainedObject(for: key, resolve: resolve) else {
                     return targets.reasonForMissing(key)
                 }
-                guard let kind = cache.kind(of: command), kind.fits(object) else {
-                    return .wrongTargetType(key: key, commandType: saved.steps[position].actionList[index].commandType)
+                guard let kind = cache.kind(of: command),
+                    kind._withUnsafeGuaranteedRef({ kind in object._withUnsafeGuaranteedRef { kind.fits($0) } })
+                else {
+                    return .wrongTargetType(key: key, commandType: step.pointee.actionList[index].commandType)
                 }
             }
             return nil
@@ -135,19 +142,20 @@ extension ActionStack {
         func state(_ node: Int) -> StateID { stateOf[node - newRoot] }
         // The plan resolved every key of a kept step to an object.
         var cache = RestoreCache(objects: plan.targets.objects.compactMapValues { $0 })
-        // Through the array's subscript, which lends each step where it lies.
-        let steps = saved.steps
-        do {
+        // Each step lent where it lies, through a pointer: the array's subscript copies it (a
+        // retain and a release of each of its strings and arrays).
+        saved.steps.withUnsafeBufferPointer { buffer in
+            guard let steps = buffer.baseAddress else { return }
             for position in plan.low..<plan.split {
                 appendRestoredStep(
-                    steps[position], to: undoSide, low: state(steps[position].parent),
+                    at: steps + position, to: undoSide, low: state(steps[position].parent),
                     high: state(steps[position].node),
                     node: 0, cache: &cache)
             }
             // The redo side holds the step to redo next last.
             for position in stride(from: plan.high - 1, through: plan.split, by: -1) {
                 appendRestoredStep(
-                    steps[position], to: redoSide, low: state(steps[position].parent),
+                    at: steps + position, to: redoSide, low: state(steps[position].parent),
                     high: state(steps[position].node),
                     node: 0, cache: &cache)
             }

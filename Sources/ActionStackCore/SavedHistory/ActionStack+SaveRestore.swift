@@ -931,7 +931,7 @@ extension ActionStack {
                     guard let object = targets.object(for: action.key, resolve: resolve) else {
                         return targets.reasonForMissing(action.key)
                     }
-                    guard let kind = kinds.kind(of: command), kind.fits(object) else {
+                    guard let kind = kinds.kind(of: command), kind.takeUnretainedValue().fits(object) else {
                         return .wrongTargetType(key: action.key, commandType: action.commandType)
                     }
                 }
@@ -1121,39 +1121,59 @@ extension ActionStack {
         _ step: SavedStep, to side: Side, low: StateID, high: StateID, node: NodeNumber,
         cache: inout RestoreCache
     ) {
+        withUnsafePointer(to: step) {
+            appendRestoredStep(at: $0, to: side, low: low, high: high, node: node, cache: &cache)
+        }
+    }
+
+    /// Appends the restored step at `step` to `side` (see
+    /// ``appendRestoredStep(_:to:low:high:node:cache:)``). The step is read where it lies: a step
+    /// passed by value out of an array is a copy, a retain and a release of each of its strings and
+    /// arrays, which a restore of one-action steps would pay at every step.
+    ///
+    /// - Complexity: O(a) for the step's a actions.
+    func appendRestoredStep(
+        at step: UnsafePointer<SavedStep>, to side: Side, low: StateID, high: StateID, node: NodeNumber,
+        cache: inout RestoreCache
+    ) {
         history.appendRestoredStep(to: side, low: low, high: high, node: node) { actions in
             var holdsAsyncActions = false
-            for index in 0..<step.actionList.count {
+            let count = step.pointee.actionList.count
+            for index in 0..<count {
                 // The plan kept only steps whose commands were read and fit their targets.
-                let key = (index == 0 ? step.actionList.first.key : step.actionList.rest[index - 1].key)
+                let key = (index == 0 ? step.pointee.actionList.first.key : step.pointee.actionList.rest[index - 1].key)
                 guard
                     let command =
-                        (index == 0 ? step.actionList.first.command : step.actionList.rest[index - 1].command),
+                        (index == 0
+                            ? step.pointee.actionList.first.command : step.pointee.actionList.rest[index - 1].command),
                     let kind = cache.kind(of: command),
                     let target = cache.object(for: key)
                 else { continue }
-                let handler = kind.makeHandler(command, self)
-                holdsAsyncActions = holdsAsyncActions || kind.isAsync
+                let handler = kind._withUnsafeGuaranteedRef { $0.makeHandler(command, self) }
+                holdsAsyncActions = holdsAsyncActions || kind._withUnsafeGuaranteedRef { $0.isAsync }
                 actions.append(
                     on: target, commandKey: key,
-                    cost: (index == 0 ? step.actionList.first.cost : step.actionList.rest[index - 1].cost),
+                    cost: (index == 0
+                        ? step.pointee.actionList.first.cost : step.pointee.actionList.rest[index - 1].cost),
                     handler: handler)
             }
-            guard !step.actionName.isEmpty || step.isDiscardable || !step.userInfo.isEmpty || holdsAsyncActions
+            let isDiscardable = step.pointee.isDiscardable
+            let hasUserInfo = !step.pointee.userInfo.isEmpty
+            guard !step.pointee.actionName.isEmpty || isDiscardable || hasUserInfo || holdsAsyncActions
             else { return nil }
             // Steps alike share their metadata, which is copied on write (see `StepMetadata`): a
             // history of steps of one name costs one object, not one per step.
-            if let last = cache.lastMetadata, step.userInfo.isEmpty, last.userInfo.isEmpty,
-                last.name == step.actionName,
-                last.isDiscardable == step.isDiscardable, last.holdsAsyncActions == holdsAsyncActions
+            if let last = cache.lastMetadata, !hasUserInfo, last.userInfo.isEmpty,
+                last.name == step.pointee.actionName,
+                last.isDiscardable == isDiscardable, last.holdsAsyncActions == holdsAsyncActions
             {
                 return last
             }
             let made = StepMetadata()
-            made.name = step.actionName
-            made.isDiscardable = step.isDiscardable
+            made.name = step.pointee.actionName
+            made.isDiscardable = isDiscardable
             made.holdsAsyncActions = holdsAsyncActions
-            for (key, value) in step.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
+            for (key, value) in step.pointee.userInfo { made.userInfo[UserInfoKey(rawValue: key)] = value.value }
             cache.lastMetadata = made
             return made
         }

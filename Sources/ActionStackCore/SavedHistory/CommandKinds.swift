@@ -14,14 +14,9 @@
 /// ``UndoCommand`` (or an ``AsyncUndoCommand``) and of what target class takes a lookup of the
 /// conformance, which costs more than all the rest of restoring the action. ``RestoreCache`` does
 /// it once per command type and restore.
-final class CommandKind {
+class CommandKind {
     /// Whether performing the command awaits (an ``AsyncUndoCommand``).
     let isAsync: Bool
-    /// Whether `object` is of the class the command changes.
-    let fits: (AnyObject) -> Bool
-    /// The stored handler of an action that performs `command` (whose type is this kind's) on
-    /// `stack`.
-    let makeHandler: (_ command: any SavableCommand, _ stack: ActionStack) -> (AnyObject) -> Void
 
     /// The kind of `command`'s type; nil for a type that is neither an ``UndoCommand`` nor an
     /// ``AsyncUndoCommand`` (one that adopted only ``SavableCommand``: it cannot be performed).
@@ -31,31 +26,37 @@ final class CommandKind {
         return nil
     }
 
-    private init(
-        isAsync: Bool, fits: @escaping (AnyObject) -> Bool,
-        makeHandler: @escaping (any SavableCommand, ActionStack) -> (AnyObject) -> Void
-    ) {
+    fileprivate init(isAsync: Bool) {
         self.isAsync = isAsync
-        self.fits = fits
-        self.makeHandler = makeHandler
+    }
+
+    /// Whether `object` is of the class the command changes.
+    ///
+    /// - Complexity: O(1).
+    func fits(_ object: AnyObject) -> Bool { false }
+
+    /// The stored handler of an action that performs `command` (whose type is this kind's) on
+    /// `stack`.
+    ///
+    /// - Complexity: O(1).
+    func makeHandler(_ command: any SavableCommand, _ stack: ActionStack) -> (AnyObject) -> Void {
+        preconditionFailure("a command kind of no type")
     }
 
     private static func synchronous<Command: UndoCommand>(_: Command) -> CommandKind {
-        CommandKind(
-            isAsync: false, fits: { $0 is Command.Target },
-            makeHandler: { command, stack in stack.commandHandler(unbox(command, as: Command.self)) })
+        SynchronousCommandKind<Command>(isAsync: false)
     }
 
     private static func asynchronous<Command: AsyncUndoCommand>(_: Command) -> CommandKind {
-        CommandKind(
-            isAsync: true, fits: { $0 is Command.Target },
-            makeHandler: { command, stack in stack.asyncCommandHandler(unbox(command, as: Command.self)) })
+        AsynchronousCommandKind<Command>(isAsync: true)
     }
 
     /// `command`, whose dynamic type is `Command` (``RestoreCache`` finds a kind by the command's
     /// dynamic type), as a `Command`: the existential is opened and its value taken as it is,
     /// where `as!` would ask the runtime to cast.
-    private static func unbox<Command: SavableCommand>(_ command: any SavableCommand, as _: Command.Type) -> Command {
+    fileprivate static func unbox<Command: SavableCommand>(
+        _ command: any SavableCommand, as _: Command.Type
+    ) -> Command {
         func take<Dynamic: SavableCommand>(_ value: Dynamic) -> Command {
             precondition(Dynamic.self == Command.self, "a command kind used for another type")
             return unsafeBitCast(value, to: Command.self)
@@ -64,36 +65,62 @@ final class CommandKind {
     }
 }
 
+// The kinds are subclasses with methods, not one class with closures: calling a closure stored in
+// an object retains and releases its context, twice per restored action.
+
+/// The kind of an ``UndoCommand`` type.
+private final class SynchronousCommandKind<Command: UndoCommand>: CommandKind {
+    override func fits(_ object: AnyObject) -> Bool { object is Command.Target }
+
+    override func makeHandler(_ command: any SavableCommand, _ stack: ActionStack) -> (AnyObject) -> Void {
+        stack.commandHandler(Self.unbox(command, as: Command.self))
+    }
+}
+
+/// The kind of an ``AsyncUndoCommand`` type.
+private final class AsynchronousCommandKind<Command: AsyncUndoCommand>: CommandKind {
+    override func fits(_ object: AnyObject) -> Bool { object is Command.Target }
+
+    override func makeHandler(_ command: any SavableCommand, _ stack: ActionStack) -> (AnyObject) -> Void {
+        stack.asyncCommandHandler(Self.unbox(command, as: Command.self))
+    }
+}
+
 /// What one restore looks up again and again: the kinds of the command types it meets, the
 /// objects of the target keys, and the metadata of the step restored last.
 struct RestoreCache {
     private var kinds: [ObjectIdentifier: CommandKind?] = [:]
     private var lastType: ObjectIdentifier?
-    private var lastKind: CommandKind?
+    private var lastKind: Unmanaged<CommandKind>?
     /// The metadata of the step restored last, which the next step shares when it is alike.
     var lastMetadata: StepMetadata?
     /// The objects of the target keys (resolved before the restore changes anything).
     private var objects: [String: AnyObject]
     private var lastKey: String?
-    private var lastObject: AnyObject?
+    private var lastObject: Unmanaged<AnyObject>?
 
     /// A cache for a restore whose keys resolved to `objects`.
     init(objects: [String: AnyObject] = [:]) { self.objects = objects }
 
-    /// The object of `key`, which resolved to one.
+    // Both lookups return their result unretained: the cache holds every object and every kind
+    // for as long as it lives, and a restore looks them up at every action, where a retain and a
+    // release of each (an object a stack holds weakly takes the slow path) cost more than the
+    // rest of the look-up.
+
+    /// The object of `key`, which resolved to one, unretained (the cache holds it).
     ///
     /// - Complexity: O(1).
-    mutating func object(for key: String) -> AnyObject? {
+    mutating func object(for key: String) -> Unmanaged<AnyObject>? {
         if key == lastKey { return lastObject }
         lastKey = key
-        lastObject = objects[key]
+        lastObject = objects[key].map { Unmanaged.passUnretained($0) }
         return lastObject
     }
 
-    /// The kind of `command`'s type.
+    /// The kind of `command`'s type, unretained (the cache holds it).
     ///
     /// - Complexity: O(1); the first command of a type pays for its conformance lookup.
-    mutating func kind(of command: any SavableCommand) -> CommandKind? {
+    mutating func kind(of command: any SavableCommand) -> Unmanaged<CommandKind>? {
         let type = ObjectIdentifier(Swift.type(of: command))
         if type == lastType { return lastKind }
         let kind: CommandKind?
@@ -104,7 +131,7 @@ struct RestoreCache {
             kinds[type] = kind
         }
         lastType = type
-        lastKind = kind
-        return kind
+        lastKind = kind.map { Unmanaged.passUnretained($0) }
+        return lastKind
     }
 }

@@ -43,6 +43,15 @@ struct ResolvedTargets {
         return object
     }
 
+    /// The object for `key`, as ``object(for:resolve:)`` gives it, unretained: the restore holds
+    /// it until ``letGo()`` (a check of every action retained and released it otherwise).
+    ///
+    /// - Complexity: O(1), plus the resolver for a new key.
+    mutating func unretainedObject(for key: String, resolve: (String) -> AnyObject?) -> Unmanaged<AnyObject>? {
+        if key == lastKey { return lastObject.map { Unmanaged.passUnretained($0) } }
+        return object(for: key, resolve: resolve).map { Unmanaged.passUnretained($0) }
+    }
+
     /// Why a key has no object: released (its object was freed when the restore let go), or it
     /// did not resolve.
     func reasonForMissing(_ key: String) -> ActionStack.RestoreReport.Reason {
