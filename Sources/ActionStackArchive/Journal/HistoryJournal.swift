@@ -402,10 +402,14 @@ public final class HistoryJournal: Sendable {
     /// The journal is rewritten as ``HistoryFileStore/write(_:)`` writes: to a temporary file,
     /// flushed, then renamed over the journal, so that a crash leaves the old journal or the new
     /// one. A journal without a file stays without one. The old file's lock is held meanwhile.
+    /// When the file is as the journal left it (see "Changes behind its back" above), only the
+    /// records kept are read, and checked as a replay checks them; the journal then knows the new
+    /// file, and its next append does not read it again.
     ///
     /// - Parameter count: How many of the newest records to keep.
     /// - Throws: As ``replay()``, and ``HistoryFileError/cannotWrite(path:reason:code:)``.
-    /// - Complexity: O(n) for the n bytes of the journal.
+    /// - Complexity: O(k) for the k bytes of the records kept, when the file is as the journal left
+    ///   it; otherwise O(n) for the n bytes of the journal.
     public func compact(keeping count: Int) throws(HistoryFileError) {
         let path = try HistoryFileStore.filePath(url, failure: .write)
         try cache.withLock { (cached: inout JournalCache.State?) throws(HistoryFileError) in
