@@ -136,7 +136,7 @@ public final class HistoryJournal: Sendable {
     /// The flushes deferred by ``Durability/within(_:)``.
     private let flusher = JournalFlusher()
     /// How many times the journal read its whole file.
-    private let wholeReads = JournalReadCounter()
+    private let wholeReads = JournalCount()
 
     /// A journal in the file at `url`. Nothing is read or written until asked; the file is created
     /// by the first append.
@@ -484,12 +484,12 @@ public final class HistoryJournal: Sendable {
             defer { file?.close() }
             try HistoryFileStore.removeFile(path)
         }
-        cache.countReset()
+        cache.resets.increment()
     }
 
     /// How many times ``reset()`` started this journal over: a ``HistoryRecorder`` appends its
     /// next record even when it repeats the last one it appended before the reset.
-    var resetCount: Int { cache.resetCount }
+    var resetCount: Int { cache.resets.value }
 
     /// Where the next record goes in the open, locked journal: the cached state when the file is
     /// still as the journal left it (the same file, size and time stamps, and the same bytes
@@ -811,22 +811,8 @@ private final class JournalCache: @unchecked Sendable {
     private let lock = NSLock()
     /// Read and written under `lock` only.
     private var state: State?
-    /// How many times the journal was started over (read and written under `lock`).
-    private var resets = 0
-
     /// How many times ``HistoryJournal/reset()`` started the journal over.
-    var resetCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return resets
-    }
-
-    /// Counts a start over.
-    func countReset() {
-        lock.lock()
-        defer { lock.unlock() }
-        resets += 1
-    }
+    let resets = JournalCount()
 
     /// Runs `body` under the lock, with the state.
     func withLock<T>(_ body: (inout State?) throws(HistoryFileError) -> T) throws(HistoryFileError) -> T {
@@ -836,8 +822,8 @@ private final class JournalCache: @unchecked Sendable {
     }
 }
 
-/// A count that calls under a ``HistoryJournal``'s lock add to, with a lock of its own.
-private final class JournalReadCounter: @unchecked Sendable {
+/// A count with a lock of its own, which calls under a ``HistoryJournal``'s lock can add to.
+private final class JournalCount: @unchecked Sendable {
     private let lock = NSLock()
     /// Read and written under `lock` only.
     private var count = 0
