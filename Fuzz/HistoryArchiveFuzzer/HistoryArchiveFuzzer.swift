@@ -14,7 +14,8 @@
 //
 // For each input it checks what the reader promises: it reads into histories that validate and
 // write back to bytes that read the same and write again to the same bytes, or it refuses the
-// input with a HistoryArchiveError. Anything else stops the process (a crash, which libFuzzer
+// input with a HistoryArchiveError; each history read restores into a new stack, whose undo and
+// redo then walk it. Anything else stops the process (a crash, which libFuzzer
 // saves as an artifact): an AddressSanitizer report, a trap, or one of the checks below.
 
 import ActionStackArchive
@@ -64,6 +65,52 @@ private struct FuzzReplace: UndoCommand {
 }
 
 private final class FuzzTarget {}
+
+/// An object of a class no command changes: a key resolved to it cuts the history there.
+private final class FuzzStranger {}
+
+/// Restores `history` into a new stack of its shape, resolving keys to objects that live through
+/// the walk, to nothing, to an object of the wrong class, or to one nobody keeps (by the key's
+/// first byte), then undoes and redoes everything restored: the restore reads saved steps through
+/// pointers and hands its targets around unretained, and this is where AddressSanitizer sees it.
+private func restoreAndWalk(_ history: SavedHistory) {
+    let stack = ActionStack()
+    stack.misusePolicy = .report
+    stack.historyShape = history.shape
+    var kept: [String: AnyObject] = [:]
+    let report: ActionStack.RestoreReport
+    do {
+        report = try stack.restoreHistory(history) { key in
+            switch (key.utf8.first ?? 0) % 4 {
+            case 0: return nil
+            case 1: return FuzzStranger()
+            case 2: return FuzzTarget()  // kept by no one: freed when the restore lets go
+            default:
+                let object = FuzzTarget()
+                kept[key] = object
+                return object
+            }
+        }
+    } catch {
+        preconditionFailure("a history that validated was not restored: \(error)")
+    }
+    precondition(report.restoredSteps <= history.steps.count, "restored more steps than saved")
+    var moves = 0
+    while stack.canUndo && moves < 10_000 {
+        stack.undo()
+        moves += 1
+    }
+    while stack.canRedo && moves < 20_000 {
+        stack.redo()
+        moves += 1
+    }
+    do {
+        try stack.savedHistory().validate()
+    } catch {
+        preconditionFailure("the restored stack saves a history that does not validate: \(error)")
+    }
+    withExtendedLifetime(kept) {}
+}
 
 private let registry: CommandRegistry = {
     var registry = CommandRegistry()
@@ -125,6 +172,7 @@ private func check(_ data: Data) {
         } catch {
             preconditionFailure("history \(name) was read but does not validate: \(error)")
         }
+        restoreAndWalk(history)
         for step in history.steps {
             for action in step.actions {
                 precondition((action.command == nil) == (action.problem != nil), "an action with both or neither")
