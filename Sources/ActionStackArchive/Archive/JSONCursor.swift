@@ -450,8 +450,8 @@ struct JSONCursor {
         guard index < count else { return nil }
         if bytes[index] == UInt8(ascii: "}") { return index + 1 }
         // The keys so far, as offsets of their first byte and lengths.
-        var keyStarts = InlineArray<8, Int>(repeating: 0)
-        var keyLengths = InlineArray<8, Int>(repeating: 0)
+        var keyStarts = EightInts()
+        var keyLengths = EightInts()
         var keys = 0
         while true {
             guard keys < 8, index < count, bytes[index] == UInt8(ascii: "\""),
@@ -802,5 +802,45 @@ extension JSONCursor {
         guard cursor.peek() == UInt8(ascii: "{") else { throw .notAnObject }
         try cursor.skipValue()
         try cursor.end()
+    }
+}
+
+/// Eight integers held in place, for a reader that must not allocate: a tuple, since
+/// `InlineArray` needs macOS 26 and the package supports macOS 14.
+private struct EightInts {
+    private var storage: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    /// The integer at `index`, in `0..<8`.
+    ///
+    /// - Complexity: O(1).
+    subscript(index: Int) -> Int {
+        get {
+            switch index {
+            case 0: return storage.0
+            case 1: return storage.1
+            case 2: return storage.2
+            case 3: return storage.3
+            case 4: return storage.4
+            case 5: return storage.5
+            case 6: return storage.6
+            default:
+                precondition(index == 7, "an index past eight")
+                return storage.7
+            }
+        }
+        set {
+            switch index {
+            case 0: storage.0 = newValue
+            case 1: storage.1 = newValue
+            case 2: storage.2 = newValue
+            case 3: storage.3 = newValue
+            case 4: storage.4 = newValue
+            case 5: storage.5 = newValue
+            case 6: storage.6 = newValue
+            default:
+                precondition(index == 7, "an index past eight")
+                storage.7 = newValue
+            }
+        }
     }
 }
