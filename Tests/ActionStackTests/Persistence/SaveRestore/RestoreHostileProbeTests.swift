@@ -499,6 +499,24 @@ import Testing
         walk(fresh)
     }
 
+    @Test(arguments: [ActionStack.HistoryShape.linear, .tree])
+    func aCommandThatFreesItsTargetOrTheStackWhileItRunsIsSafe(_ shape: ActionStack.HistoryShape) throws {
+        // A restored command's handler holds the stack unowned(unsafe) and its target only
+        // through the stack's weak box: the app lets go of both from the command itself.
+        let saved = try history(["a", "b", "a"], shape: shape, undoing: 1)
+        var parts: [String: Part] = ["a": Part("a", value: 1), "b": Part("b", value: 2)]
+        var fresh: ActionStack? = makeStack()
+        fresh?.historyShape = shape
+        _ = try fresh?.restoreHistory(saved) { parts[$0] }
+        parts["b"]?.onPerform = { _ in parts["b"] = nil }
+        fresh?.undo()
+        #expect(parts["b"] == nil)
+        parts["a"]?.onPerform = { _ in fresh = nil }
+        fresh?.undo()
+        #expect(fresh == nil)
+        #expect(parts["a"]?.value == 0)
+    }
+
     @Test func aPayloadThatDoesNotDecodeCutsTheHistoryThere() throws {
         let stack = makeStack()
         let a = Part("a")
