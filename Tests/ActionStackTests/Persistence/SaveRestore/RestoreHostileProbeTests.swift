@@ -612,6 +612,24 @@ import Testing
         withExtendedLifetime(recorder) {}
     }
 
+    @Test func oneSavedHistoryRestoresIntoStacksOnSeveralThreadsAtOnce() async throws {
+        // The restore reads the saved steps where they lie, through pointers: a value shared by
+        // several restores at once (it is Sendable) is only read.
+        let saved = try history(["a", "b", "a"], undoing: 1)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let parts = ["a": Part("a", value: 1), "b": Part("b", value: 2)]
+                    let fresh = makeStack()
+                    let report = try fresh.restoreHistory(saved) { parts[$0] }
+                    walk(fresh)
+                    return heldSteps(fresh) == report.restoredSteps ? report.restoredSteps : -1
+                }
+            }
+            for try await count in group { #expect(count == 3) }
+        }
+    }
+
     // MARK: Damaged archives
 
     @Test(arguments: [ActionStack.HistoryShape.linear, .tree])
