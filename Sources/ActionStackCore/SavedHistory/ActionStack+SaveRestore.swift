@@ -353,8 +353,10 @@ extension ActionStack {
     ///
     /// "Empty" means: no step on either stack once freed targets are swept, no branch, no open
     /// group (an empty one included), and no asynchronous operation in progress or waiting. It is
-    /// checked again after `resolvingTargets` has run: a resolver that changes the stack (a change,
-    /// another restore) makes the restore a misuse, and nothing of the saved history is restored.
+    /// checked again after `resolvingTargets` has run, and after the objects let go of were freed
+    /// (their deinits are app code too): a resolver or a deinit that changes the stack (a change,
+    /// another restore, a switch of ``historyShape``) makes the restore a misuse, and nothing of
+    /// the saved history is restored.
     /// A history that ``SavedHistory/validate()`` refuses throws
     /// ``HistoryPersistenceError/malformed(_:)`` before the resolver is called.
     /// Anything else is the misuse ``Misuse/historyNotEmpty(_:)`` and nothing changes; so is a
@@ -386,29 +388,53 @@ extension ActionStack {
                 throw .malformed("\(error)")
             }
         }
-        if history.tree == nil, var plan = LinearRestorePlan(saved) {
+        // The plan is made for the history's shape as it is now: the resolver and the deinits of
+        // the objects let go are app code, and one that switches ``historyShape`` changes the
+        // stack as a change or another restore does (a plan for a linear history built into a
+        // tree, or branches built into a linear history, would hold steps the report counts and
+        // the stack does not).
+        let linear = history.tree == nil
+        if linear, var plan = LinearRestorePlan(saved) {
             plan.check(resolve: resolvingTargets)
             // As below: the resolver must not have changed the stack.
-            try refuseUnlessEmpty()
-            if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
-                plan.check { _ in nil }
-                try refuseUnlessEmpty()
+            try refuseUnlessStillEmpty(linear: linear)
+            if plan.targets.letGo() {
+                try refuseUnlessStillEmpty(linear: linear)
+                if plan.keepsAStepNaming(plan.targets.released) { plan.check { _ in nil } }
             }
             return applyLinear(plan)
         }
-        var plan = try RestorePlan(
-            saved, linear: history.tree == nil, targets: ResolvedTargets(), resolve: resolvingTargets)
-        // The resolver is app code: if it changed the stack (a change, another restore), the stack
-        // is no longer empty, and this restore never mixes with what it did.
-        try refuseUnlessEmpty()
+        var plan = try RestorePlan(saved, linear: linear, targets: ResolvedTargets(), resolve: resolvingTargets)
+        // The resolver is app code: if it changed the stack (a change, another restore, its
+        // shape), the stack is no longer what the plan was made for, and this restore never mixes
+        // with what it did.
+        try refuseUnlessStillEmpty(linear: linear)
         // The stack holds its targets weakly: an object that only the restore kept alive is freed
         // when the restore lets go of it, and the history is cut at the first step that names it
-        // (see `ResolvedTargets`). Their deinits are app code too.
-        if plan.targets.letGo() && plan.keepsAStepNaming(plan.targets.released) {
-            plan = try RestorePlan(saved, linear: history.tree == nil, targets: plan.targets) { _ in nil }
-            try refuseUnlessEmpty()
+        // (see `ResolvedTargets`). Their deinits are app code too, and run whether or not a kept
+        // step names their keys.
+        if plan.targets.letGo() {
+            try refuseUnlessStillEmpty(linear: linear)
+            if plan.keepsAStepNaming(plan.targets.released) {
+                plan = try RestorePlan(saved, linear: linear, targets: plan.targets) { _ in nil }
+            }
         }
         return apply(plan)
+    }
+
+    /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is still empty and its
+    /// history still of the shape the restore planned for (`linear`): app code that ran during
+    /// the restore (its resolver, a deinit) changed neither (see
+    /// ``restoreHistory(_:resolvingTargets:)``).
+    ///
+    /// - Complexity: O(1), plus a sweep of freed targets.
+    func refuseUnlessStillEmpty(linear: Bool) throws(HistoryPersistenceError) {
+        try refuseUnlessEmpty()
+        guard (history.tree == nil) == linear else {
+            let misuse = Misuse.historyNotEmpty(.restoreHistory)
+            report(misuse)
+            throw .misuse(misuse)
+        }
     }
 
     /// Reports and throws ``Misuse/historyNotEmpty(_:)`` unless the stack is empty (see
