@@ -11,7 +11,8 @@
 //
 // Run it with `swift run board` and type `help`, or `swift run board --demo` for a scripted tour;
 // `swift run board FILE` opens a board saved with `save FILE`, with its history, and
-// `swift run board --shared FILE`, in two terminals, edits one board from both (SharedBoard).
+// `swift run board --shared FILE`, in two terminals, edits one board from both (SharedBoard), and
+// `swift run board --autosave FILE` keeps every change safe from a crash (BoardAutosave).
 // Everything interesting lives in the ActionStackBoardModel target (Board, Figure, Session,
 // UndoButtons, SharedBoard, LineBuffer, which cuts the input into lines, LineEditor, which edits
 // the line typed at a terminal, and LineView, which fits it in the terminal's row, counting columns
@@ -36,6 +37,17 @@ let demo = [
     "undo", "board", "history", "undo", "move 1 10 10", "tree", "goto 5", "earlier", "later 2", "goto 3", "branch",
     "branch 4", "redo",
 ]
+
+/// What `--help` says of `--autosave`, after the usage lines.
+let autosaveHelp = """
+    --autosave FILE keeps every change safe from a crash: after each command
+    the board goes to FILE.autosave and its histories to the journal
+    FILE.journal (save writes FILE, as always); quit removes them. When the
+    program ends any other way (a crash, a closed terminal, input that ends),
+    the next board --autosave FILE opens the board as its last command left
+    it, with its histories, and * unsaved still says what save has not written.
+
+    """
 
 /// Colour only for a person at a terminal, and never when NO_COLOR is set (https://no-color.org):
 /// piped output stays plain text, so scripts and tests read it as it is.
@@ -269,15 +281,22 @@ while let argument = remaining.popFirst() {
 }
 
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: board [--demo] [FILE]\n       board --shared FILE\n")
+    print("usage: board [--demo] [FILE]\n       board --shared FILE\n       board --autosave FILE\n")
+    print(autosaveHelp)
     print(Session.help)
     exit(0)
 }
-if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "--demo" }) {
+if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "--demo" && $0 != "--autosave" }) {
     printError("board: unknown option \(Session.quote(unknown)) (try --help)")
     exit(2)
 }
-let files = arguments.filter { $0 != "--demo" }
+let files = arguments.filter { $0 != "--demo" && $0 != "--autosave" }
+let autosave = arguments.contains("--autosave")
+if autosave && (files.count != 1 || arguments.contains("--demo") || arguments.filter({ $0 == "--autosave" }).count > 1)
+{
+    printError("board: --autosave takes one FILE, once, and no --demo (try --help)")
+    exit(2)
+}
 if files.count > 1 || (arguments.contains("--demo") && !files.isEmpty) {
     printError("board: give at most one FILE, and none with --demo (try --help)")
     exit(2)
@@ -310,7 +329,8 @@ if let path = sharedPath {
     }
 } else if let path = files.first {
     do {
-        (session, openingNotes) = try Session.opening(URL(fileURLWithPath: path), usesColor: wantsColor())
+        (session, openingNotes) = try Session.opening(
+            URL(fileURLWithPath: path), autosave: autosave, usesColor: wantsColor())
     } catch {
         printError("board: cannot open \(Session.quote(path)): \(error)")
         exit(1)

@@ -331,6 +331,22 @@ extension Board {
     ///
     /// - Throws: As `fileContents()`.
     public func file(remoteVersion: String? = nil) throws -> (data: Data, leftOut: [String]) {
+        let parts = try contents(markingSaved: true, remoteVersion: remoteVersion)
+        return (BoardFile.contents(document: parts.document, archive: try parts.archive.encoded()), parts.leftOut)
+    }
+
+    /// The board as it is, as a file or a journal's record holds it: the document's line, and an
+    /// archive of every history (the board's, and each figure's on the board or off it that the
+    /// board's history can bring back) under the line's fingerprint; and what the histories left
+    /// out. `markingSaved` sets each history's saved state where the board is now, as a file is
+    /// written (see `file()`); without it each history keeps its own, as an autosave's record
+    /// must: a crash must not make unsaved changes look saved (`BoardAutosave`).
+    ///
+    /// - Throws: `BoardFileError.historyNotSavable` while a change is in progress, or an encoding
+    ///   error.
+    func contents(markingSaved: Bool, remoteVersion: String? = nil) throws -> (
+        document: Data, archive: HistoryArchive, leftOut: [String]
+    ) {
         var histories: [String: SavedHistory] = [:]
         var leftOut: [String] = []
         func history(of stack: ActionStack, named name: String) throws -> SavedHistory {
@@ -343,7 +359,7 @@ extension Board {
             // The file will hold the board as it is now: its history's saved state is the current
             // one. `save()` marks the stacks clean once the file is written, and not before, so a
             // write that fails leaves the board unsaved, as it is.
-            history.clean = history.current
+            if markingSaved { history.clean = history.current }
             if !history.omissions.isEmpty {
                 leftOut.append("\(name): " + history.omissions.map(\.description).joined(separator: ", and "))
             }
@@ -361,7 +377,9 @@ extension Board {
         }
         let document = BoardDocument(
             nextNumber: nextNumber, figures: figures.map(\.record), offBoard: removed.map(\.record))
-        return (try BoardFile.contents(document: document, histories: histories), leftOut)
+        let line = try BoardFile.encode(document)
+        let archive = HistoryArchive(fingerprint: BoardFile.fingerprint(of: line), histories: histories)
+        return (line, archive, leftOut)
     }
 
     /// A board with the document's figures, and an empty history.

@@ -41,6 +41,9 @@ public final class Session {
     public let edit = ActionStackGroup()
     /// Set by `quit`.
     public private(set) var isFinished = false
+    /// Keeps the changes made since the last save safe from a crash, when the session was opened
+    /// with `autosave` (`board --autosave FILE`); nil otherwise.
+    public private(set) var autosave: BoardAutosave?
     /// Whether the last command was a `quit` refused for unsaved changes: a `quit` right after it
     /// quits anyway.
     private var quitWasRefused = false
@@ -86,15 +89,55 @@ public final class Session {
     ///
     /// - Throws: `HistoryFileError` when the file cannot be read, `BoardFileError` when it does
     ///   not hold a board.
-    public static func opening(_ url: URL, usesColor: Bool = false) throws -> (session: Session, notes: [String]) {
+    ///
+    /// With `autosave` (`board --autosave FILE`), the session keeps its changes safe from a crash
+    /// in FILE.autosave and FILE.journal (`BoardAutosave`), and opens from them instead of FILE
+    /// when an earlier session left them (it ended without `quit`): the board as it was after its
+    /// last command, with its histories. Without it, a note says when they are there.
+    ///
+    /// - Throws: `HistoryFileError` when the file cannot be read, `BoardFileError` when it does
+    ///   not hold a board, `BoardAutosaveError` when the autosave cannot be read or written.
+    public static func opening(
+        _ url: URL, autosave: Bool = false, usesColor: Bool = false
+    ) throws -> (session: Session, notes: [String]) {
         let name = quotedPath(url)
-        guard let data = try HistoryFileStore(url: url).read() else {
-            return (Session(board: Board(), file: url, usesColor: usesColor), ["\(name) is a new file: save writes it"])
+        let opened: (session: Session, notes: [String])
+        if autosave, let recovered = try BoardAutosave.recover(file: url) {
+            let autosaved = quotedPath(BoardAutosave.documentURL(for: url))
+            opened = (
+                Session(board: recovered.board, file: url, usesColor: usesColor),
+                ["recovered the board from \(autosaved): as it was after the last command, with its history"]
+                    + recovered.notes
+            )
+        } else if let data = try HistoryFileStore(url: url).read() {
+            let file = try BoardFile.open(data)
+            let summary = "opened \(name)" + (file.historyRestored ? " with its history" : "")
+            opened = (
+                Session(board: file.board, file: url, usesColor: usesColor),
+                [summary] + file.notes.map { "note: \($0)" }
+            )
+        } else {
+            opened = (
+                Session(board: Board(), file: url, usesColor: usesColor), ["\(name) is a new file: save writes it"]
+            )
         }
-        let opened = try BoardFile.open(data)
-        let session = Session(board: opened.board, file: url, usesColor: usesColor)
-        let summary = "opened \(name)" + (opened.historyRestored ? " with its history" : "")
-        return (session, [summary] + opened.notes.map { "note: \($0)" })
+        guard autosave else {
+            guard BoardAutosave.exists(for: url) else { return opened }
+            return (
+                opened.session,
+                opened.notes + [
+                    "note: \(quotedPath(BoardAutosave.documentURL(for: url))) holds changes made after the last save "
+                        + "(a session with --autosave ended without quit); board --autosave \(name) opens them"
+                ]
+            )
+        }
+        opened.session.autosave = try BoardAutosave(file: url, board: opened.session.board)
+        return (
+            opened.session,
+            opened.notes + [
+                "autosave: every change is kept in \(quotedPath(BoardAutosave.documentURL(for: url))) and \(quotedPath(BoardAutosave.journalURL(for: url))) until quit"
+            ]
+        )
     }
 
     /// A file's path as messages show it: as given, made printable, in quotes.
@@ -122,13 +165,25 @@ public final class Session {
         do {
             let reply = try perform(command, arguments, quitIsConfirmed: quitIsConfirmed)
             endEvent()
-            return [reply.message] + (reply.showsBoard ? render() : [])
+            return [reply.message] + (reply.showsBoard ? render() : []) + autosaved()
         } catch {
             // Nothing was changed (every command checks its input first), but end the event
             // anyway: it is the end of a user event, whatever happened in it.
             endEvent()
-            return ["error: \(error)"]
+            return ["error: \(error)"] + autosaved()
         }
+    }
+
+    /// After a command: the autosave records the board as the command left it, or, after `quit`,
+    /// removes its files. Returns its warning, if it failed.
+    private func autosaved() -> [String] {
+        guard let autosave else { return [] }
+        if isFinished {
+            autosave.discard()
+            self.autosave = nil
+            return []
+        }
+        return autosave.commandEnded().map { [$0] } ?? []
     }
 
     /// The end of a user event. This program has no turning run loop, so it closes each stack's
@@ -295,9 +350,21 @@ public final class Session {
             let leftOut = try write(to: target)
             file = target
             // A save never loses steps silently: what the histories left out is said.
-            return Reply(
-                message: (["saved the board and its history to \(Session.quotedPath(target))"]
-                    + leftOut.map { "note: not saved, in \($0)" }).joined(separator: "\n"))
+            var lines =
+                ["saved the board and its history to \(Session.quotedPath(target))"]
+                + leftOut.map { "note: not saved, in \($0)" }
+            if let autosave, autosave.file != target {
+                // The autosave follows the file that `save` writes: the next launch with
+                // --autosave and that file finds it.
+                autosave.discard()
+                self.autosave = nil
+                do {
+                    self.autosave = try BoardAutosave(file: target, board: board)
+                } catch {
+                    lines.append("warning: \(error); the changes from now on are not safe from a crash")
+                }
+            }
+            return Reply(message: lines.joined(separator: "\n"))
         case "help":
             try expectNoArguments(command, arguments)
             return Reply(message: Session.help, showsBoard: false)

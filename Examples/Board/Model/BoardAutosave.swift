@@ -1,0 +1,212 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+public import ActionStack
+public import Foundation
+
+// Keeping the changes made since the last save safe from a crash (`board --autosave FILE`).
+//
+// Two files beside FILE, which `save` writes as it always does:
+//
+// - FILE.autosave: the board's document as it is now (the first line of a board file), replaced
+//   atomically after each command that changed it;
+// - FILE.journal: a `HistoryJournal` of every history, the board's and each figure's, each record
+//   under the fingerprint of the document it goes with, appended by a `HistoryRecorder` after each
+//   command that changed a history.
+//
+// The record goes first, flushed to the disk, then the document: whenever the program stops, the
+// journal holds a record for the document on disk (a crash between the two leaves the older
+// document, and the journal's record for it is the one before). At the next launch with
+// `--autosave`, the board opens from them: the document, and the histories the journal last
+// recorded for it, saved marks included, so `* unsaved` still names what `save` has not written
+// to FILE. `quit` removes both files: the user saved, or chose to leave without saving.
+//
+// The recorder here makes whole archives (the board has one history per figure, and a recorder
+// of what changed follows one stack), once per command: the session asks it to record at the end
+// of each command, and it appends nothing when the histories are as it last recorded them.
+// That costs O(s) per command for the s steps of every history, which a board's few hundred
+// steps make a few milliseconds at most, beside the flush to the disk. An app with one long
+// history records what changed instead (`HistoryRecorder(journal:stack:fingerprint:)`), at a
+// cost that does not grow with the history.
+
+/// Why a board's autosave could not be opened or started. Nothing was changed when one is thrown:
+/// the autosave's files and FILE are as they were.
+public enum BoardAutosaveError: Error, CustomStringConvertible {
+    /// The autosaved document or its journal cannot be read (a damaged file, or not one of ours).
+    case unreadable(path: String, reason: String)
+    /// The autosave's files cannot be written (the directory is missing or read-only).
+    case cannotStart(reason: String)
+
+    /// What went wrong, and what the user can do about it.
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            "the autosave '\(String(path.map { Session.printable($0) }))' cannot be read (\(reason)); nothing was changed: "
+                + "move it away to open the board without the changes it holds"
+        case .cannotStart(let reason): "the autosave cannot be written (\(reason))"
+        }
+    }
+}
+
+/// Keeps a board's changes since its last save safe from a crash: after each command, its
+/// document goes to FILE.autosave and its histories to the journal FILE.journal (see the comment
+/// at the top of this file).
+@MainActor
+public final class BoardAutosave {
+    /// The board file the autosave belongs to (which `save` writes).
+    public let file: URL
+    /// The autosaved document: FILE.autosave.
+    public let documentURL: URL
+    /// The journal of the histories: FILE.journal. Each record is flushed to the disk before the
+    /// document that goes with it is written (`Durability.everyAppend`).
+    public let journal: HistoryJournal
+    /// The board whose changes are kept.
+    private weak var board: Board?
+    /// Appends the histories to the journal when they changed.
+    private var recorder: HistoryRecorder?
+    /// The archive the recorder appends, while `commandEnded()` has it asked to record.
+    private var pending: HistoryArchive?
+    /// The document last written to `documentURL`, so that an unchanged one is not written again.
+    private var writtenDocument: Data?
+    /// The error the last record or write met, if any, until one succeeds.
+    private var failure: (any Error)?
+
+    /// The autosaved document's file for `file`: FILE.autosave.
+    public nonisolated static func documentURL(for file: URL) -> URL { file.appendingPathExtension("autosave") }
+    /// The journal's file for `file`: FILE.journal.
+    public nonisolated static func journalURL(for file: URL) -> URL { file.appendingPathExtension("journal") }
+
+    /// Whether an earlier session left an autosave for `file` (it ended without `quit`).
+    public nonisolated static func exists(for file: URL) -> Bool {
+        FileManager.default.fileExists(atPath: documentURL(for: file).path)
+    }
+
+    /// Starts keeping `board`'s changes for `file`: the journal starts over, and the board as it is
+    /// now is recorded and written at once, so that the files match the board from the start.
+    ///
+    /// - Throws: `BoardAutosaveError.cannotStart` when the files cannot be written.
+    init(file: URL, board: Board) throws(BoardAutosaveError) {
+        self.file = file
+        documentURL = Self.documentURL(for: file)
+        // Small records (a board's histories), so a small journal: an append that would pass it
+        // first compacts it to the newest records, and a recovery needs only the last.
+        journal = HistoryJournal(
+            url: Self.journalURL(for: file), maximumRecords: 64, maximumBytes: 16 << 20, durability: .everyAppend)
+        self.board = board
+        do {
+            try journal.reset()
+        } catch {
+            throw .cannotStart(reason: "\(error)")
+        }
+        let recorder = HistoryRecorder(journal: journal) { [weak self] in self?.pending }
+        recorder.onError = { [weak self] error in self?.failure = error }
+        self.recorder = recorder
+        if let warning = commandEnded() { throw .cannotStart(reason: warning) }
+    }
+
+    /// Records the board as a command left it: appends its histories to the journal when they
+    /// changed (each with its own saved mark, under the fingerprint of its document), then writes
+    /// its document when it changed. Returns a warning for the user when either failed (the
+    /// changes since the last success are not safe from a crash; the next command tries again),
+    /// or nil. While a change is in progress there is no whole board to record, and it records
+    /// nothing: the command's end does.
+    ///
+    /// - Complexity: O(s) for the s steps of the board's histories, plus the writes.
+    @discardableResult
+    func commandEnded() -> String? {
+        guard let board, let recorder else { return nil }
+        let contents: (document: Data, archive: HistoryArchive, leftOut: [String])
+        do {
+            contents = try board.contents(markingSaved: false)
+        } catch BoardFileError.historyNotSavable {
+            return nil
+        } catch {
+            return Self.warning(error)
+        }
+        pending = contents.archive
+        failure = nil
+        defer { pending = nil }
+        recorder.record()
+        if let failure { return Self.warning(failure) }
+        guard contents.document != writtenDocument else { return nil }
+        do {
+            try HistoryFileStore(url: documentURL).write(contents.document)
+        } catch {
+            return Self.warning(error)
+        }
+        writtenDocument = contents.document
+        return nil
+    }
+
+    /// What the user is told when a record or a write failed.
+    private static func warning(_ error: any Error) -> String {
+        "warning: autosave failed: \(error); the changes since are not safe from a crash"
+    }
+
+    /// Removes the autosave's files, as `quit` does: the board was saved, or the user chose to
+    /// leave without saving. Nothing is recorded after it.
+    func discard() {
+        recorder = nil
+        try? journal.reset()
+        try? FileManager.default.removeItem(at: journal.url)
+        try? HistoryFileStore(url: documentURL).remove()
+    }
+
+    /// The board that an earlier session's autosave of `file` holds: its document, with the
+    /// histories the journal last recorded for it, and the lines that tell the user what came
+    /// back. Nil when there is no autosave. When the journal holds no record for the document (a
+    /// crash of the machine can lose the last record), the board opens without its history, and
+    /// unsaved.
+    ///
+    /// - Throws: `BoardAutosaveError.unreadable` when the document or the journal cannot be read;
+    ///   nothing is changed then.
+    static func recover(file: URL) throws(BoardAutosaveError) -> (board: Board, notes: [String])? {
+        let documentURL = Self.documentURL(for: file)
+        let line: Data
+        do {
+            guard let data = try HistoryFileStore(url: documentURL).read() else { return nil }
+            line = data
+        } catch {
+            throw .unreadable(path: documentURL.relativePath, reason: "\(error)")
+        }
+        let document: BoardDocument
+        do {
+            document = try BoardFile.decodeDocument(line)
+        } catch {
+            throw .unreadable(path: documentURL.relativePath, reason: "\(error)")
+        }
+        let journal = HistoryJournal(url: journalURL(for: file))
+        let archive: HistoryArchive?
+        do {
+            archive = try HistoryRecorder.recover(
+                from: journal, fingerprint: BoardFile.fingerprint(of: line), registry: BoardFile.registry)
+        } catch {
+            throw .unreadable(path: journal.url.relativePath, reason: "\(error)")
+        }
+        guard let archive else {
+            let board: Board
+            do {
+                board = try Board(document: document)
+            } catch {
+                throw .unreadable(path: documentURL.relativePath, reason: "\(error)")
+            }
+            // Unsaved: the document is not the file's, and no history says where the file's is.
+            _ = try? board.undoStack.restoreHistory(
+                SavedHistory(shape: .tree, root: 0, current: 0, clean: nil, steps: []), resolvingTargets: { _ in nil })
+            return (board, ["note: the journal holds no history for it: the board opens without its history"])
+        }
+        let opened: OpenedBoard
+        do {
+            opened = try BoardFile.open(BoardFile.contents(document: line, archive: try archive.encoded()))
+        } catch {
+            throw .unreadable(path: journal.url.relativePath, reason: "\(error)")
+        }
+        return (opened.board, opened.notes.map { "note: \($0)" })
+    }
+}

@@ -1,0 +1,207 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStack
+import ActionStackBoardModel
+import Foundation
+import Testing
+
+/// `board --autosave FILE` in the model (`BoardAutosave`): a session that ends without `quit`
+/// leaves FILE.autosave and FILE.journal, and the next session with the autosave opens the board
+/// as the last command left it, with every history, saved marks included; `quit` removes them;
+/// damaged files are refused and left as they were.
+@MainActor
+struct BoardAutosaveTests {
+    /// A directory in the temporary directory, removed when the test ends.
+    final class Directory {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("board-autosave-\(UUID().uuidString)")
+
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+
+        /// The board file the tests autosave.
+        var file: URL { url.appendingPathComponent("b.board") }
+        /// The names in the directory, sorted.
+        func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() }
+    }
+
+    let reference = BoardFileTests()
+
+    /// Runs `commands` on `session`, none refused.
+    func run(_ commands: [String], on session: Session) {
+        for command in commands {
+            let output = session.handle(command)
+            #expect(output.first?.hasPrefix("error: ") == false, "\(command): \(output)")
+            #expect(!output.contains { $0.hasPrefix("warning: ") }, "\(command): \(output)")
+        }
+    }
+
+    /// The board and its histories, as `observed` shows them, through every undo on the board's
+    /// stack to the start and back by redo: two boards that agree at each step behave alike.
+    func walk(_ board: Board) -> [[String]] {
+        var states = [reference.observed(board)]
+        var undone = 0
+        while board.undoStack.canUndo {
+            board.undoStack.undo()
+            undone += 1
+            states.append(reference.observed(board))
+        }
+        for _ in 0..<undone {
+            board.undoStack.redo()
+            states.append(reference.observed(board))
+        }
+        return states
+    }
+
+    @Test func aSessionThatEndsWithoutQuitComesBackAsItsLastCommandLeftIt() throws {
+        let directory = try Directory()
+        let (session, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(notes.contains { $0.hasPrefix("autosave: every change is kept in ") }, "\(notes)")
+        // A rich history: moves, a coalesced nudge, removals, colours, branches, a figure that
+        // exists only on an abandoned branch; saved halfway, so that some changes are unsaved.
+        run(["add 10 20", "add 40 8", "move 1 30 5", "select 2", "color red", "save"], on: session)
+        run(
+            [
+                "nudge 1 2 0", "nudge 1 2 0", "radius 2", "add 60 30", "color blue", "remove 2", "undo", "move 3 70 35",
+                "remove 3", "select 1", "color green", "add 5 5", "move 4 6 6", "undo", "undo", "move 1 20 20",
+            ], on: session)
+        #expect(session.board.hasUnsavedChanges)
+        #expect(try directory.names() == ["b.board", "b.board.autosave", "b.board.journal"])
+        let before = reference.observed(session.board)
+
+        // The session ends without quit (a crash, a closed terminal): the next one recovers.
+        let (recovered, recoveryNotes) = try Session.opening(directory.file, autosave: true)
+        #expect(
+            recoveryNotes.first
+                == "recovered the board from '\(BoardAutosave.documentURL(for: directory.file).relativePath)': "
+                + "as it was after the last command, with its history", "\(recoveryNotes)")
+        #expect(reference.observed(recovered.board) == before)
+        #expect(recovered.board.hasUnsavedChanges, "the changes after the save are still unsaved")
+        #expect(walk(recovered.board) == walk(session.board))
+        // Each figure's own history came back too, with its saved mark.
+        for (old, new) in zip(session.board.figures, recovered.board.figures) {
+            #expect(new.undoStack.undoMenuItemTitle == old.undoStack.undoMenuItemTitle)
+            #expect(new.undoStack.isClean == old.undoStack.isClean)
+        }
+    }
+
+    @Test func quitRemovesTheAutosaveAndLeavesTheFileAsSaved() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "save", "move 1 30 5"], on: session)
+        let saved = try Data(contentsOf: directory.file)
+        #expect(session.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+        #expect(try directory.names().count == 3, "a refused quit keeps the autosave")
+        #expect(session.handle("quit") == ["bye"])
+        #expect(try directory.names() == ["b.board"])
+        #expect(try Data(contentsOf: directory.file) == saved, "the unsaved move was left, as quit twice says")
+        let (reopened, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(notes.first == "opened '\(directory.file.relativePath)' with its history", "\(notes)")
+        #expect(reopened.board.figures.map(\.position) == [Point(x: 10, y: 20)])
+    }
+
+    @Test func aCrashBetweenTheRecordAndTheDocumentOpensTheBoardBeforeTheCommand() throws {
+        let directory = try Directory()
+        let documentURL = BoardAutosave.documentURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "move 1 30 5", "select 2", "color red"], on: session)
+        let before = reference.observed(session.board)
+        let beforeWalk = walk(session.board)
+        let olderDocument = try Data(contentsOf: documentURL)
+        run(["move 2 50 9", "radius 3"], on: session)
+        // The journal's record of the last command was appended, its document not yet written:
+        // the document on disk is an older one, and the journal holds that one's records too.
+        try olderDocument.write(to: documentURL)
+        let (recovered, _) = try Session.opening(directory.file, autosave: true)
+        #expect(reference.observed(recovered.board) == before)
+        #expect(walk(recovered.board) == beforeWalk)
+    }
+
+    @Test func aJournalWithNoRecordForTheDocumentOpensTheBoardUnsavedWithoutHistory() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "move 1 30 5", "save"], on: session)
+        try FileManager.default.removeItem(at: BoardAutosave.journalURL(for: directory.file))
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(notes.contains("note: the journal holds no history for it: the board opens without its history"))
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 30, y: 5)])
+        #expect(!recovered.board.undoStack.canUndo)
+        #expect(recovered.board.hasUnsavedChanges, "no history says the document is the saved one")
+    }
+
+    @Test(arguments: ["document", "journal"])
+    func aDamagedAutosaveIsRefusedAndEveryFileIsLeftAsItWas(damaged: String) throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "save", "move 1 30 5"], on: session)
+        let target =
+            damaged == "document"
+            ? BoardAutosave.documentURL(for: directory.file) : BoardAutosave.journalURL(for: directory.file)
+        try Data("not a board, not a journal\n".utf8).write(to: target)
+        let contents = try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }
+        #expect {
+            _ = try Session.opening(directory.file, autosave: true)
+        } throws: { error in
+            guard case BoardAutosaveError.unreadable(let path, _) = error else { return false }
+            return path == target.relativePath && "\(error)".contains("nothing was changed: move it away")
+        }
+        #expect(
+            try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) } == contents)
+        // Without the autosave the file opens as saved, and a note says the autosave is there.
+        let (plain, notes) = try Session.opening(directory.file)
+        #expect(plain.board.figures.map(\.position) == [Point(x: 10, y: 20)])
+        #expect(notes.last?.contains("holds changes made after the last save") == true, "\(notes)")
+    }
+
+    @Test func aTornLastRecordIsIgnored() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "move 1 30 5"], on: session)
+        let before = reference.observed(session.board)
+        let beforeWalk = walk(session.board)
+        // A crash in the middle of the next command's append: half a record at the end, and the
+        // document not yet written.
+        let size = try Data(contentsOf: journalURL).count
+        let olderDocument = try Data(contentsOf: BoardAutosave.documentURL(for: directory.file))
+        run(["move 1 40 6"], on: session)
+        let journal = try Data(contentsOf: journalURL)
+        #expect(journal.count > size + 1)
+        try journal.prefix(size + (journal.count - size) / 2).write(to: journalURL)
+        try olderDocument.write(to: BoardAutosave.documentURL(for: directory.file))
+        let (recovered, _) = try Session.opening(directory.file, autosave: true)
+        #expect(reference.observed(recovered.board) == before)
+        #expect(walk(recovered.board) == beforeWalk)
+    }
+
+    @Test func saveToAnotherFileTakesTheAutosaveWithIt() throws {
+        let directory = try Directory()
+        let other = directory.url.appendingPathComponent("c.board")
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "save \(other.path)", "move 1 30 5"], on: session)
+        #expect(try directory.names() == ["c.board", "c.board.autosave", "c.board.journal"])
+        let (recovered, notes) = try Session.opening(other, autosave: true)
+        #expect(notes.first?.hasPrefix("recovered the board from") == true, "\(notes)")
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 30, y: 5)])
+        #expect(recovered.board.undoStack.undoMenuItemTitle == "Undo Move to (30.0, 5.0)")
+        #expect(recovered.board.hasUnsavedChanges)
+    }
+
+    @Test func anAutosaveThatCannotBeWrittenIsRefusedAtTheStart() throws {
+        let directory = try Directory()
+        let missing = directory.url.appendingPathComponent("no-such-directory/b.board")
+        #expect {
+            _ = try Session.opening(missing, autosave: true)
+        } throws: { error in
+            guard case BoardAutosaveError.cannotStart = error else { return false }
+            return true
+        }
+    }
+}
