@@ -87,8 +87,8 @@ public final class BoardAutosave {
         FileManager.default.fileExists(atPath: documentURL(for: file).path)
     }
 
-    /// Starts keeping `board`'s changes for `file`: the journal starts over, and the board as it is
-    /// now is recorded and written at once, so that the files match the board from the start.
+    /// Starts keeping `board`'s changes for `file`: the board as it is now is recorded and written
+    /// at once, so that the files match the board from the start.
     ///
     /// - Throws: `BoardAutosaveError.cannotStart` when the files cannot be written.
     init(file: URL, board: Board) throws(BoardAutosaveError) {
@@ -99,11 +99,9 @@ public final class BoardAutosave {
         journal = HistoryJournal(
             url: Self.journalURL(for: file), maximumRecords: 64, maximumBytes: 16 << 20, durability: .everyAppend)
         self.board = board
-        do {
-            try journal.reset()
-        } catch {
-            throw .cannotStart(reason: "\(error)")
-        }
+        // The journal is not started over: the first record is a whole archive, which a recovery
+        // finds after any older ones, and until it is appended the files of an earlier session
+        // stay as they were (a start that fails, on a full disk, loses nothing).
         let recorder = HistoryRecorder(journal: journal) { [weak self] in self?.pending }
         recorder.onError = { [weak self] error in self?.failure = error }
         self.recorder = recorder
