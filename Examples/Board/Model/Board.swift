@@ -18,6 +18,8 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
     case offBoard(Point)
     /// The corner radius is outside 0...`Figure.maximumCornerRadius`.
     case radiusOutOfRange(Double)
+    /// Every figure number up to `Board.largestNumber` is taken.
+    case noNumberLeft
 
     /// A one-line explanation for the user.
     public var description: String {
@@ -30,6 +32,7 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
             // The numbers as `help` states them, and as every answer prints a radius: "4.0".
             "the radius must be at most \(Figure.maximumCornerRadius), half the figure's height "
                 + "(figures are \(Figure.width) by \(Figure.height))"
+        case .noNumberLeft: "no figure number is left (figures are numbered up to \(Board.largestNumber))"
         }
     }
 
@@ -62,6 +65,10 @@ public final class Board {
     nonisolated public static let height = 40.0
     /// Nudges of one figure closer together than this are one "Move" step.
     nonisolated public static let nudgeWindow = Duration.seconds(1)
+    /// The largest figure number: the largest whole number a command reads (nine digits), so that
+    /// the user can type every figure's number. A file or a peer's change with a larger one is
+    /// refused, which also keeps the next number from overflowing, and `addFigure` stops there.
+    nonisolated public static let largestNumber = 999_999_999
 
     /// The figures, bottom to top.
     public private(set) var figures: [Figure] = []
@@ -110,6 +117,7 @@ public final class Board {
     @discardableResult
     public func addFigure(at point: Point) throws(BoardError) -> Figure {
         guard Board.contains(point) else { throw .offBoard(point) }
+        guard nextID <= Board.largestNumber else { throw .noNumberLeft }
         let figure = Figure(id: nextID, position: point)
         nextID += 1
         insert(figure, at: figures.count)
@@ -250,7 +258,7 @@ public final class Board {
         switch change {
         case .insert(let record, let index):
             guard figure(uuid: record.uuid) == nil, !figures.contains(where: { $0.id == record.number }),
-                record.number >= 1, Board.contains(record.position),
+                (1...Board.largestNumber).contains(record.number), Board.contains(record.position),
                 (0...Figure.maximumCornerRadius).contains(record.cornerRadius)
             else { return false }
             applied = .insert(record, at: min(max(index, 0), figures.count))

@@ -366,6 +366,11 @@ extension Board {
 
     /// A board with the document's figures, and an empty history.
     convenience init(document: BoardDocument) throws(BoardFileError) {
+        // A number past what a command reads could not be typed, and the next one could overflow.
+        guard (1...Board.largestNumber + 1).contains(document.nextNumber) else {
+            throw .invalidDocument(
+                "the next figure number \(document.nextNumber) is out of range (1 to \(Board.largestNumber + 1))")
+        }
         let all = document.figures + document.offBoard
         var uuids: Set<UUID> = []
         var numbers: Set<Int> = []

@@ -1,0 +1,90 @@
+// This source file is part of the ActionStack open source project
+//
+// Copyright (c) 2026 the ActionStack project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+
+import ActionStack
+import ActionStackBoardModel
+import Foundation
+import Testing
+
+/// What a hostile user can hand the board besides typed commands: a file edited by hand (the
+/// history line has no fingerprint of its own, so any history can be written under a valid one)
+/// and a shared board's database written by another program. None of it may crash the program,
+/// break the terminal, or leave the board in a state its own file then refuses.
+@MainActor
+struct HostileInputTests {
+    /// A one-figure document with `nextNumber`, encoded.
+    func document(nextNumber: Int, figures: [FigureRecord] = []) throws -> Data {
+        try BoardFile.encode(BoardDocument(nextNumber: nextNumber, figures: figures, offBoard: []))
+    }
+
+    /// A file whose history is `session`'s, edited by `edit` (a JSON object: the archive), under a
+    /// fingerprint that matches, as someone who edits the history line by hand can write it.
+    func editedHistory(_ session: Session, _ edit: (inout [String: Any]) throws -> Void) throws -> Data {
+        let (line, archive) = BoardFile.split(try session.board.fileContents())
+        var object = try #require(try JSONSerialization.jsonObject(with: archive) as? [String: Any])
+        try edit(&object)
+        object["fingerprint"] = BoardFile.fingerprint(of: line)
+        return BoardFile.contents(document: line, archive: try JSONSerialization.data(withJSONObject: object))
+    }
+
+    /// Runs `body` on the history named `name` in an archive object.
+    func history(
+        _ object: inout [String: Any], _ name: String, _ body: (inout [String: Any]) throws -> Void
+    ) throws {
+        var histories = try #require(object["histories"] as? [String: Any])
+        var history = try #require(histories[name] as? [String: Any])
+        try body(&history)
+        histories[name] = history
+        object["histories"] = histories
+    }
+
+    // MARK: Figure numbers
+
+    /// A next number near `Int.max` crashed the first `add` (the number after it overflowed); one
+    /// past the numbers a command reads made figures no command could name. Such a file is
+    /// refused, and a board that has used every number refuses `add`, changing nothing.
+    @Test func aNextNumberOutOfRangeIsRefusedAndAddStopsAtTheLast() throws {
+        for next in [Int.max, Board.largestNumber + 2, 0, -5] {
+            #expect(throws: BoardFileError.self, "nextNumber \(next)") {
+                try BoardFile.open(try document(nextNumber: next))
+            }
+        }
+        let figure = FigureRecord(
+            uuid: UUID(), number: Board.largestNumber, position: Point(x: 1, y: 1), color: .red, cornerRadius: 0)
+        let opened = try BoardFile.open(try document(nextNumber: Board.largestNumber + 1, figures: [figure]))
+        let session = Session(board: opened.board, file: nil)
+        #expect(session.handle("select 999999999").first == "selected figure #999999999")
+        #expect(
+            session.handle("add 10 10")
+                == ["error: no figure number is left (figures are numbered up to 999999999)"])
+        #expect(session.board.figures.count == 1)
+        #expect(!session.board.undoStack.canUndo)
+    }
+
+    /// A peer's change that puts a figure numbered `Int.max` on the board crashed every board
+    /// that read it (the next number overflowed): it does not fit, and is skipped like any entry
+    /// that does not fit.
+    @Test func aPeersFigureWithAHugeNumberIsSkipped() throws {
+        let database = TemporaryDatabase()
+        let ann = try SharedBoard.join(path: database.path).board
+        #expect(ann.handle("add 10 20").first == "added figure #1 at (10.0, 20.0)")
+        for number in [Int.max, Board.largestNumber + 1] {
+            try database.execute(
+                """
+                INSERT INTO operations (user, process, change) VALUES (2, 'p', '{"insert":{"_0":{"color":"black",\
+                "cornerRadius":0,"number":\(number),"position":{"x":60,"y":10},\
+                "uuid":"\(UUID().uuidString)"},"at":0}}');
+                """)
+        }
+        let arrived = ann.poll()
+        #expect(arrived.filter { $0.hasPrefix("note: ") }.count == 2, "\(arrived)")
+        #expect(ann.session.board.figures.map(\.id) == [1])
+        #expect(ann.handle("add 30 20").first == "added figure #2 at (30.0, 20.0)")
+    }
+}
