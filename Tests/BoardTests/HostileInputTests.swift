@@ -87,4 +87,55 @@ struct HostileInputTests {
         #expect(ann.session.board.figures.map(\.id) == [1])
         #expect(ann.handle("add 30 20").first == "added figure #2 at (30.0, 20.0)")
     }
+
+    // MARK: Histories edited by hand
+
+    /// A session with two board steps: "Add Figure" (its undo a `RemoveFigure` at index 0), then
+    /// "Move to (20.0, 20.0)" (its undo a `MoveFigure` back to (10.0, 20.0)).
+    func addedAndMoved() -> Session {
+        let session = Session()
+        _ = session.handle("add 10 20")
+        _ = session.handle("move 1 20 20")
+        return session
+    }
+
+    /// A move off the board in the history crashed the picture after undo (a position of 1e308
+    /// has no column); an index past the file's figures made "Undo Add Figure" do nothing, and
+    /// the step vanished. Both are cut when the file is opened, as a step naming a figure the
+    /// file lacks is, and the report says why.
+    @Test func aBoardStepWithAValueItsCommandsNeverHoldIsCut() throws {
+        let offBoard = try editedHistory(addedAndMoved()) { object in
+            try history(&object, "board") { board in
+                var payloads = try #require(board["payloads"] as? [[String: Any]])
+                payloads[1]["position"] = ["x": 1e308, "y": -5]
+                board["payloads"] = payloads
+            }
+        }
+        var opened = try BoardFile.open(offBoard)
+        #expect(opened.notes.count == 1 && opened.notes[0].contains("is off the board"), "\(opened.notes)")
+        #expect(!opened.board.undoStack.canUndo)
+        var session = Session(board: opened.board, file: nil)
+        #expect(session.handle("undo") == ["error: nothing to undo in the board context"])
+        #expect(session.render().contains("figures: #1 (20.0, 20.0) black r=0.0"))
+
+        for place in [1_000_000_000_000_000, 1, -1] {
+            let badIndex = try editedHistory(addedAndMoved()) { object in
+                try history(&object, "board") { board in
+                    var payloads = try #require(board["payloads"] as? [[String: Any]])
+                    payloads[0]["index"] = place
+                    board["payloads"] = payloads
+                }
+            }
+            opened = try BoardFile.open(badIndex)
+            #expect(
+                opened.notes.count == 1 && opened.notes[0].contains("index \(place) is outside the 1 figures"),
+                "\(opened.notes)")
+            session = Session(board: opened.board, file: nil)
+            #expect(session.handle("undo").first == "Undo Move to (20.0, 20.0)")
+            #expect(session.board.figure(1)?.position == Point(x: 10, y: 20))
+            #expect(
+                session.handle("undo") == ["error: nothing to undo in the board context"],
+                "no Undo Add Figure that would leave the figure where it is")
+        }
+    }
 }

@@ -257,24 +257,40 @@ public enum BoardFile: Sendable {
 
     /// The board's history with the figures its commands name bound to them: an `InsertFigure`
     /// holds its figure (as the command that was saved did), and a command that names a figure the
-    /// file does not have cannot be read, so the restore cuts the history there.
+    /// file does not have, a place off the board or an index past the file's figures cannot be
+    /// read, so the restore cuts the history there.
     static func bind(_ history: SavedHistory, to figures: [UUID: Figure]) -> SavedHistory {
         var bound = history
         for step in bound.steps.indices {
             for index in bound.steps[step].actions.indices {
                 let action = bound.steps[step].actions[index]
+                func refuse(_ reason: String) {
+                    bound.steps[step].actions[index] = SavedAction(
+                        commandType: action.commandType, version: action.version, key: action.key, cost: action.cost,
+                        problem: .decodingFailed(type: action.commandType, reason: reason))
+                }
+                // A value the board's own commands never hold (a file edited by hand) is cut too:
+                // a move off the board would leave a figure no picture can draw, and an index past
+                // every figure the file has would make the step do nothing while undo names it.
                 let named: UUID
+                let place: Int?
                 switch action.command {
-                case let command as MoveFigure: named = command.figure
-                case let command as RemoveFigure: named = command.figure
-                case let command as InsertFigure: named = command.figure
+                case let command as MoveFigure:
+                    guard Board.contains(command.position) else {
+                        refuse("\(command.position) is off the board")
+                        continue
+                    }
+                    (named, place) = (command.figure, nil)
+                case let command as RemoveFigure: (named, place) = (command.figure, command.index)
+                case let command as InsertFigure: (named, place) = (command.figure, command.index)
                 default: continue
                 }
                 guard let figure = figures[named] else {
-                    bound.steps[step].actions[index] = SavedAction(
-                        commandType: action.commandType, version: action.version, key: action.key, cost: action.cost,
-                        problem: .decodingFailed(
-                            type: action.commandType, reason: "no figure \(named.uuidString) in the file"))
+                    refuse("no figure \(named.uuidString) in the file")
+                    continue
+                }
+                if let place, !(0..<figures.count).contains(place) {
+                    refuse("index \(place) is outside the \(figures.count) figures in the file")
                     continue
                 }
                 if let insert = action.command as? InsertFigure {
