@@ -138,4 +138,31 @@ struct HostileInputTests {
                 "no Undo Add Figure that would leave the figure where it is")
         }
     }
+
+    /// A corner radius out of range in a figure's history was restored, and undo gave the figure
+    /// a radius of -7: saved, the board made a file that the program then refused to open. The
+    /// step is cut when the file is opened.
+    @Test func aFigureStepWithARadiusOutOfRangeIsCut() throws {
+        for radius in [-7.0, 1e300] {
+            let session = Session()
+            for command in ["add 10 20", "color red", "radius 2"] { _ = session.handle(command) }
+            let uuid = try #require(session.board.figure(1)).uuid
+            let data = try editedHistory(session) { object in
+                try history(&object, BoardFile.historyName(of: uuid)) { figure in
+                    var payloads = try #require(figure["payloads"] as? [[String: Any]])
+                    payloads[1]["radius"] = radius
+                    figure["payloads"] = payloads
+                }
+            }
+            let opened = try BoardFile.open(data)
+            #expect(
+                opened.notes.count == 1 && opened.notes[0].contains("corner radius \(radius) is out of range"),
+                "\(opened.notes)")
+            let reopened = Session(board: opened.board, file: nil)
+            for command in ["select 1", "figure"] { _ = reopened.handle(command) }
+            #expect(reopened.handle("undo") == ["error: nothing to undo in the figure context"])
+            #expect(reopened.board.figure(1)?.cornerRadius == 2)
+            #expect(throws: Never.self) { try BoardFile.open(try reopened.board.fileContents()) }
+        }
+    }
 }

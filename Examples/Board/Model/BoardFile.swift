@@ -229,7 +229,7 @@ public enum BoardFile: Sendable {
 
         func restore(_ name: String, into stack: ActionStack, what: String, resolve: (String) -> AnyObject?) {
             guard var history = histories[name] else { return }
-            if name == boardHistoryName { history = bind(history, to: known) }
+            history = name == boardHistoryName ? bind(history, to: known) : checkRadii(history)
             do {
                 let report = try stack.restoreHistory(history, resolvingTargets: resolve)
                 reports[name] = report
@@ -300,6 +300,31 @@ public enum BoardFile: Sendable {
             }
         }
         return bound
+    }
+}
+
+extension BoardFile {
+    /// A figure's history with each corner radius outside 0...`Figure.maximumCornerRadius` made
+    /// unreadable, so that the restore cuts the history there: undoing it would give the figure a
+    /// radius the document of its own file is then refused for (a file edited by hand can hold
+    /// any value; the figure's commands never do).
+    ///
+    /// - Complexity: O(*n*) in the actions of `history`.
+    static func checkRadii(_ history: SavedHistory) -> SavedHistory {
+        var checked = history
+        for step in checked.steps.indices {
+            for index in checked.steps[step].actions.indices {
+                let action = checked.steps[step].actions[index]
+                guard let command = action.command as? SetCornerRadius,
+                    !(0...Figure.maximumCornerRadius).contains(command.radius)
+                else { continue }
+                checked.steps[step].actions[index] = SavedAction(
+                    commandType: action.commandType, version: action.version, key: action.key, cost: action.cost,
+                    problem: .decodingFailed(
+                        type: action.commandType, reason: "corner radius \(command.radius) is out of range"))
+            }
+        }
+        return checked
     }
 }
 
