@@ -165,4 +165,32 @@ struct HostileInputTests {
             #expect(throws: Never.self) { try BoardFile.open(try reopened.board.fileContents()) }
         }
     }
+
+    /// Step names with escape sequences, a bell or a newline were printed as they were, in the
+    /// titles, `history` and `tree`: a file could recolour the terminal, set its title, or break
+    /// the status line in two. They are shown as typed input is (`Session.printable`).
+    @Test func stepNamesFromAFileCannotDriveTheTerminal() throws {
+        let session = addedAndMoved()
+        _ = session.handle("select 1")
+        _ = session.handle("color red")
+        let uuid = try #require(session.board.figure(1)).uuid
+        let data = try editedHistory(session) { object in
+            try history(&object, "board") { board in
+                board["names"] = ["Add \u{1B}[31mRED\u{1B}]0;pwned\u{07} Figure", "Move\nto\rX\u{202E}"]
+            }
+            try history(&object, BoardFile.historyName(of: uuid)) { figure in
+                figure["names"] = ["Tint\u{1B}[2J"]
+            }
+        }
+        let reopened = Session(board: try BoardFile.open(data).board, file: nil)
+        var shown = reopened.render() + reopened.handle("history") + reopened.handle("tree")
+        shown += reopened.handle("undo") + reopened.handle("select 1") + reopened.handle("figure")
+        shown += reopened.handle("history")
+        let hidden = shown.joined(separator: "\n").unicodeScalars.filter {
+            $0.properties.generalCategory == .control && $0 != "\n" || $0 == "\u{202E}"
+        }
+        #expect(hidden.isEmpty, "\(shown)")
+        #expect(shown.contains("board: [Undo Move?to?X?] (Redo)"), "\(shown)")
+        #expect(shown.contains("figure #1: [Undo Tint?[2J] (Redo)  * unsaved: board"), "\(shown)")
+    }
 }

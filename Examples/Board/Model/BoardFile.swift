@@ -230,6 +230,11 @@ public enum BoardFile: Sendable {
         func restore(_ name: String, into stack: ActionStack, what: String, resolve: (String) -> AnyObject?) {
             guard var history = histories[name] else { return }
             history = name == boardHistoryName ? bind(history, to: known) : checkRadii(history)
+            // The names are shown as they are (titles, `history`, `tree`): one with an escape
+            // sequence or a newline, written by hand, would drive the terminal or break the lines.
+            for step in history.steps.indices {
+                history.steps[step].actionName = Session.printable(history.steps[step].actionName)
+            }
             do {
                 let report = try stack.restoreHistory(history, resolvingTargets: resolve)
                 reports[name] = report
