@@ -193,4 +193,29 @@ struct HostileInputTests {
         #expect(shown.contains("board: [Undo Move?to?X?] (Redo)"), "\(shown)")
         #expect(shown.contains("figure #1: [Undo Tint?[2J] (Redo)  * unsaved: board"), "\(shown)")
     }
+
+    // MARK: A damaged shared board
+
+    /// With the database file destroyed under a running board, every poll (twice a second while
+    /// the board waits for a key) printed the same note, without end. It is told once; a command
+    /// still says it could not read the board.
+    @Test func aDamagedSharedBoardIsToldOnceWhileWaiting() throws {
+        let database = TemporaryDatabase()
+        let ann = try SharedBoard.join(path: database.path).board
+        #expect(ann.handle("add 10 20").first == "added figure #1 at (10.0, 20.0)")
+        // Everything in the file itself, then the file emptied, as `: > FILE` in a shell does.
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let url = URL(fileURLWithPath: database.path)
+        func empty() throws {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 0)
+            try handle.close()
+        }
+        try empty()
+        let first = ann.poll()
+        #expect(first.count == 1 && first[0].hasPrefix("note: the shared board could not be read"), "\(first)")
+        #expect(ann.poll() == [])
+        #expect(ann.poll() == [])
+        #expect(ann.handle("add 30 20").first?.hasPrefix("error: the shared board could not be read") == true)
+    }
 }
