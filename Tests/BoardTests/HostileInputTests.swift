@@ -218,4 +218,22 @@ struct HostileInputTests {
         #expect(ann.poll() == [])
         #expect(ann.handle("add 30 20").first?.hasPrefix("error: the shared board could not be read") == true)
     }
+
+    // MARK: Line ends
+
+    /// A board file written back with CRLF line ends (an editor, a Windows checkout) or with a
+    /// byte order mark opened without its history, with a note that the board had changed since
+    /// the history was saved, which it had not. It opens as it was saved.
+    @Test func aFileWithCRLFLineEndsOrAByteOrderMarkOpensWithItsHistory() throws {
+        let session = addedAndMoved()
+        let data = try session.board.fileContents()
+        let text = try #require(String(data: data, encoding: .utf8))
+        let crlf = Data(text.replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        for variant in [crlf, Data([0xEF, 0xBB, 0xBF]) + data, Data([0xEF, 0xBB, 0xBF]) + crlf] {
+            let opened = try BoardFile.open(variant)
+            #expect(opened.historyRestored && opened.notes.isEmpty, "\(opened.notes)")
+            #expect(opened.board.undoStack.undoMenuItemTitle == "Undo Move to (20.0, 20.0)")
+            #expect(try opened.board.fileContents() == data, "saved again, it is the file it was")
+        }
+    }
 }

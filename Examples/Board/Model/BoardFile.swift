@@ -162,11 +162,20 @@ public enum BoardFile: Sendable {
     }
 
     /// A file's two parts: the document's line and the archive's (empty when the file has none).
+    ///
+    /// A file that an editor or a checkout wrote back with CRLF line ends, or with a byte order
+    /// mark in front, holds the same two lines: those bytes are no part of them, nor of the
+    /// fingerprint, so the file still opens with its history (it did not, and said that the
+    /// board had changed).
     public static func split(_ data: Data) -> (document: Data, archive: Data) {
-        guard let newline = data.firstIndex(of: UInt8(ascii: "\n")) else { return (data, Data()) }
-        var archive = data[data.index(after: newline)...]
-        while archive.last == UInt8(ascii: "\n") { archive = archive.dropLast() }
-        return (Data(data[..<newline]), Data(archive))
+        let carriageReturn = UInt8(ascii: "\r")
+        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        guard let newline = text.firstIndex(of: UInt8(ascii: "\n")) else { return (Data(text), Data()) }
+        var document = text[..<newline]
+        if document.last == carriageReturn { document = document.dropLast() }
+        var archive = text[text.index(after: newline)...]
+        while archive.last == UInt8(ascii: "\n") || archive.last == carriageReturn { archive = archive.dropLast() }
+        return (Data(document), Data(archive))
     }
 
     /// Reads a document's line.
