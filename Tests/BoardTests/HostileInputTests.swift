@@ -236,4 +236,26 @@ struct HostileInputTests {
             #expect(try opened.board.fileContents() == data, "saved again, it is the file it was")
         }
     }
+
+    // MARK: Quitting
+
+    /// A figure's history changed while the figure was back on the board, then the removal was
+    /// redone: the board was at its saved step again, and `quit` quit at once, losing the
+    /// figure's change (reopened, undoing the removal brought the figure back red, its undone
+    /// colour change gone). The status line names the figure, and `quit` warns.
+    @Test func aChangeToAFigureOffTheBoardIsNotLostByQuitting() throws {
+        let session = Session()
+        for command in ["add 10 20", "color red", "remove 1", "save", "undo", "select 1", "figure", "undo", "board"] {
+            #expect(session.handle(command).first?.hasPrefix("error: ") == false, "\(command)")
+        }
+        #expect(session.handle("redo").first == "Redo Remove Figure")
+        #expect(session.board.undoStack.isClean, "the board is back at its saved step")
+        #expect(session.render().last == "board: [Undo Remove Figure] (Redo)  * unsaved: figure #1 (off the board)")
+        #expect(session.board.hasUnsavedChanges)
+        #expect(session.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+        #expect(!session.isFinished)
+        _ = session.handle("save")
+        #expect(!session.board.hasUnsavedChanges)
+        #expect(session.render().last == "board: [Undo Remove Figure] (Redo)")
+    }
 }

@@ -162,24 +162,42 @@ public final class Board {
     }
 
     /// Whether anything changed since the last `save()`: the board's history is not at its
-    /// saved step, or a figure on the board is not as saved.
+    /// saved step, or a figure's history is not at its own, on the board or off it.
     ///
-    /// Figures off the board need not be asked: one can only come back by undoing or redoing on
-    /// the board, which moves the board itself away from its saved step.
+    /// A figure off the board must be asked too: undoing its removal, changing its history, and
+    /// redoing the removal brings the board back to its saved step with the figure's history
+    /// elsewhere, and quitting then lost that change without a word.
     public var hasUnsavedChanges: Bool {
-        !undoStack.isClean || figures.contains { !$0.isSaved }
+        !undoStack.isClean || figures.contains { !$0.isSaved } || figuresOffBoard().contains { !$0.isSaved }
     }
 
     /// Which histories changed since the last `save()`, each by the state of its own stack: the
-    /// board's ("board"), and those of the figures on the board ("figure #2"), in that order. Empty
+    /// board's ("board"), and those of the figures on the board ("figure #2"), in that order; when
+    /// the board's is at its saved step, those of the figures off it that its history can bring
+    /// back ("figure #3 (off the board)"), which nothing else would show. (While the board's is
+    /// not, "board" says it: only undo and redo on the board bring such a figure back.) Empty
     /// exactly when `hasUnsavedChanges` is false.
     ///
     /// Each stack has its own saved state: a figure's history can be at its saved step while the
     /// board's is not (a figure moved on the board: a board step), and the other way round (a
     /// figure recoloured: a figure step). The status line names them, so that its mark and the
     /// `saved` mark of a history listing never seem to disagree.
+    ///
+    /// - Complexity: O(*n* log *n*) in the actions of the board's history when it is at its saved
+    ///   step; O(*f*) for the *f* figures on the board otherwise.
     public var unsavedHistories: [String] {
-        (undoStack.isClean ? [] : ["board"]) + figures.filter { !$0.isSaved }.map { "figure #\($0.id)" }
+        let onBoard = figures.filter { !$0.isSaved }.map { "figure #\($0.id)" }
+        guard undoStack.isClean else { return ["board"] + onBoard }
+        return onBoard + figuresOffBoard().filter { !$0.isSaved }.map { "figure #\($0.id) (off the board)" }
+    }
+
+    /// The figures off the board that its history can bring back, as `file()` saves them; none
+    /// while a change is in progress (the history cannot be taken then).
+    ///
+    /// - Complexity: O(*n* log *n*) in the actions of the board's history.
+    private func figuresOffBoard() -> [Figure] {
+        guard let history = try? undoStack.savedHistory() else { return [] }
+        return figuresOffBoard(in: history)
     }
 
     /// Marks the board saved (the session's `save FILE` first writes `fileContents()` to the file,
