@@ -239,8 +239,11 @@ struct Shadow {
         return nextState
     }
 
+    /// Every figure's history counts, off the board too (the board's history keeps every step,
+    /// so every figure can come back): with the board back at its saved step, a figure off it can
+    /// still hold a change made while it was on it.
     var hasUnsavedChanges: Bool {
-        !board.isClean || order.contains { !stacks[$0]!.isClean }
+        !board.isClean || stacks.values.contains { !$0.isClean }
     }
 
     /// The undo and redo stacks of the active context, and its titles.

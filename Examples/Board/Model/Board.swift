@@ -18,6 +18,8 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
     case offBoard(Point)
     /// The corner radius is outside 0...`Figure.maximumCornerRadius`.
     case radiusOutOfRange(Double)
+    /// Every figure number up to `Board.largestNumber` is taken.
+    case noNumberLeft
 
     /// A one-line explanation for the user.
     public var description: String {
@@ -30,6 +32,7 @@ public enum BoardError: Error, Equatable, CustomStringConvertible {
             // The numbers as `help` states them, and as every answer prints a radius: "4.0".
             "the radius must be at most \(Figure.maximumCornerRadius), half the figure's height "
                 + "(figures are \(Figure.width) by \(Figure.height))"
+        case .noNumberLeft: "no figure number is left (figures are numbered up to \(Board.largestNumber))"
         }
     }
 
@@ -62,6 +65,10 @@ public final class Board {
     nonisolated public static let height = 40.0
     /// Nudges of one figure closer together than this are one "Move" step.
     nonisolated public static let nudgeWindow = Duration.seconds(1)
+    /// The largest figure number: the largest whole number a command reads (nine digits), so that
+    /// the user can type every figure's number. A file or a peer's change with a larger one is
+    /// refused, which also keeps the next number from overflowing, and `addFigure` stops there.
+    nonisolated public static let largestNumber = 999_999_999
 
     /// The figures, bottom to top.
     public private(set) var figures: [Figure] = []
@@ -110,6 +117,7 @@ public final class Board {
     @discardableResult
     public func addFigure(at point: Point) throws(BoardError) -> Figure {
         guard Board.contains(point) else { throw .offBoard(point) }
+        guard nextID <= Board.largestNumber else { throw .noNumberLeft }
         let figure = Figure(id: nextID, position: point)
         nextID += 1
         insert(figure, at: figures.count)
@@ -154,24 +162,42 @@ public final class Board {
     }
 
     /// Whether anything changed since the last `save()`: the board's history is not at its
-    /// saved step, or a figure on the board is not as saved.
+    /// saved step, or a figure's history is not at its own, on the board or off it.
     ///
-    /// Figures off the board need not be asked: one can only come back by undoing or redoing on
-    /// the board, which moves the board itself away from its saved step.
+    /// A figure off the board must be asked too: undoing its removal, changing its history, and
+    /// redoing the removal brings the board back to its saved step with the figure's history
+    /// elsewhere, and quitting then lost that change without a word.
     public var hasUnsavedChanges: Bool {
-        !undoStack.isClean || figures.contains { !$0.isSaved }
+        !undoStack.isClean || figures.contains { !$0.isSaved } || figuresOffBoard().contains { !$0.isSaved }
     }
 
     /// Which histories changed since the last `save()`, each by the state of its own stack: the
-    /// board's ("board"), and those of the figures on the board ("figure #2"), in that order. Empty
+    /// board's ("board"), and those of the figures on the board ("figure #2"), in that order; when
+    /// the board's is at its saved step, those of the figures off it that its history can bring
+    /// back ("figure #3 (off the board)"), which nothing else would show. (While the board's is
+    /// not, "board" says it: only undo and redo on the board bring such a figure back.) Empty
     /// exactly when `hasUnsavedChanges` is false.
     ///
     /// Each stack has its own saved state: a figure's history can be at its saved step while the
     /// board's is not (a figure moved on the board: a board step), and the other way round (a
     /// figure recoloured: a figure step). The status line names them, so that its mark and the
     /// `saved` mark of a history listing never seem to disagree.
+    ///
+    /// - Complexity: O(*n* log *n*) in the actions of the board's history when it is at its saved
+    ///   step; O(*f*) for the *f* figures on the board otherwise.
     public var unsavedHistories: [String] {
-        (undoStack.isClean ? [] : ["board"]) + figures.filter { !$0.isSaved }.map { "figure #\($0.id)" }
+        let onBoard = figures.filter { !$0.isSaved }.map { "figure #\($0.id)" }
+        guard undoStack.isClean else { return ["board"] + onBoard }
+        return onBoard + figuresOffBoard().filter { !$0.isSaved }.map { "figure #\($0.id) (off the board)" }
+    }
+
+    /// The figures off the board that its history can bring back, as `file()` saves them; none
+    /// while a change is in progress (the history cannot be taken then).
+    ///
+    /// - Complexity: O(*n* log *n*) in the actions of the board's history.
+    private func figuresOffBoard() -> [Figure] {
+        guard let history = try? undoStack.savedHistory() else { return [] }
+        return figuresOffBoard(in: history)
     }
 
     /// Marks the board saved (the session's `save FILE` first writes `fileContents()` to the file,
@@ -250,7 +276,7 @@ public final class Board {
         switch change {
         case .insert(let record, let index):
             guard figure(uuid: record.uuid) == nil, !figures.contains(where: { $0.id == record.number }),
-                record.number >= 1, Board.contains(record.position),
+                (1...Board.largestNumber).contains(record.number), Board.contains(record.position),
                 (0...Figure.maximumCornerRadius).contains(record.cornerRadius)
             else { return false }
             applied = .insert(record, at: min(max(index, 0), figures.count))

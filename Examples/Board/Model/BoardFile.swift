@@ -162,11 +162,20 @@ public enum BoardFile: Sendable {
     }
 
     /// A file's two parts: the document's line and the archive's (empty when the file has none).
+    ///
+    /// A file that an editor or a checkout wrote back with CRLF line ends, or with a byte order
+    /// mark in front, holds the same two lines: those bytes are no part of them, nor of the
+    /// fingerprint, so the file still opens with its history (it did not, and said that the
+    /// board had changed).
     public static func split(_ data: Data) -> (document: Data, archive: Data) {
-        guard let newline = data.firstIndex(of: UInt8(ascii: "\n")) else { return (data, Data()) }
-        var archive = data[data.index(after: newline)...]
-        while archive.last == UInt8(ascii: "\n") { archive = archive.dropLast() }
-        return (Data(data[..<newline]), Data(archive))
+        let carriageReturn = UInt8(ascii: "\r")
+        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        guard let newline = text.firstIndex(of: UInt8(ascii: "\n")) else { return (Data(text), Data()) }
+        var document = text[..<newline]
+        if document.last == carriageReturn { document = document.dropLast() }
+        var archive = text[text.index(after: newline)...]
+        while archive.last == UInt8(ascii: "\n") || archive.last == carriageReturn { archive = archive.dropLast() }
+        return (Data(document), Data(archive))
     }
 
     /// Reads a document's line.
@@ -229,7 +238,12 @@ public enum BoardFile: Sendable {
 
         func restore(_ name: String, into stack: ActionStack, what: String, resolve: (String) -> AnyObject?) {
             guard var history = histories[name] else { return }
-            if name == boardHistoryName { history = bind(history, to: known) }
+            history = name == boardHistoryName ? bind(history, to: known) : checkRadii(history)
+            // The names are shown as they are (titles, `history`, `tree`): one with an escape
+            // sequence or a newline, written by hand, would drive the terminal or break the lines.
+            for step in history.steps.indices {
+                history.steps[step].actionName = Session.printable(history.steps[step].actionName)
+            }
             do {
                 let report = try stack.restoreHistory(history, resolvingTargets: resolve)
                 reports[name] = report
@@ -257,24 +271,40 @@ public enum BoardFile: Sendable {
 
     /// The board's history with the figures its commands name bound to them: an `InsertFigure`
     /// holds its figure (as the command that was saved did), and a command that names a figure the
-    /// file does not have cannot be read, so the restore cuts the history there.
+    /// file does not have, a place off the board or an index past the file's figures cannot be
+    /// read, so the restore cuts the history there.
     static func bind(_ history: SavedHistory, to figures: [UUID: Figure]) -> SavedHistory {
         var bound = history
         for step in bound.steps.indices {
             for index in bound.steps[step].actions.indices {
                 let action = bound.steps[step].actions[index]
+                func refuse(_ reason: String) {
+                    bound.steps[step].actions[index] = SavedAction(
+                        commandType: action.commandType, version: action.version, key: action.key, cost: action.cost,
+                        problem: .decodingFailed(type: action.commandType, reason: reason))
+                }
+                // A value the board's own commands never hold (a file edited by hand) is cut too:
+                // a move off the board would leave a figure no picture can draw, and an index past
+                // every figure the file has would make the step do nothing while undo names it.
                 let named: UUID
+                let place: Int?
                 switch action.command {
-                case let command as MoveFigure: named = command.figure
-                case let command as RemoveFigure: named = command.figure
-                case let command as InsertFigure: named = command.figure
+                case let command as MoveFigure:
+                    guard Board.contains(command.position) else {
+                        refuse("\(command.position) is off the board")
+                        continue
+                    }
+                    (named, place) = (command.figure, nil)
+                case let command as RemoveFigure: (named, place) = (command.figure, command.index)
+                case let command as InsertFigure: (named, place) = (command.figure, command.index)
                 default: continue
                 }
                 guard let figure = figures[named] else {
-                    bound.steps[step].actions[index] = SavedAction(
-                        commandType: action.commandType, version: action.version, key: action.key, cost: action.cost,
-                        problem: .decodingFailed(
-                            type: action.commandType, reason: "no figure \(named.uuidString) in the file"))
+                    refuse("no figure \(named.uuidString) in the file")
+                    continue
+                }
+                if let place, !(0..<figures.count).contains(place) {
+                    refuse("index \(place) is outside the \(figures.count) figures in the file")
                     continue
                 }
                 if let insert = action.command as? InsertFigure {
@@ -284,6 +314,31 @@ public enum BoardFile: Sendable {
             }
         }
         return bound
+    }
+}
+
+extension BoardFile {
+    /// A figure's history with each corner radius outside 0...`Figure.maximumCornerRadius` made
+    /// unreadable, so that the restore cuts the history there: undoing it would give the figure a
+    /// radius the document of its own file is then refused for (a file edited by hand can hold
+    /// any value; the figure's commands never do).
+    ///
+    /// - Complexity: O(*n*) in the actions of `history`.
+    static func checkRadii(_ history: SavedHistory) -> SavedHistory {
+        var checked = history
+        for step in checked.steps.indices {
+            for index in checked.steps[step].actions.indices {
+                let action = checked.steps[step].actions[index]
+                guard let command = action.command as? SetCornerRadius,
+                    !(0...Figure.maximumCornerRadius).contains(command.radius)
+                else { continue }
+                checked.steps[step].actions[index] = SavedAction(
+                    commandType: action.commandType, version: action.version, key: action.key, cost: action.cost,
+                    problem: .decodingFailed(
+                        type: action.commandType, reason: "corner radius \(command.radius) is out of range"))
+            }
+        }
+        return checked
     }
 }
 
@@ -384,6 +439,11 @@ extension Board {
 
     /// A board with the document's figures, and an empty history.
     convenience init(document: BoardDocument) throws(BoardFileError) {
+        // A number past what a command reads could not be typed, and the next one could overflow.
+        guard (1...Board.largestNumber + 1).contains(document.nextNumber) else {
+            throw .invalidDocument(
+                "the next figure number \(document.nextNumber) is out of range (1 to \(Board.largestNumber + 1))")
+        }
         let all = document.figures + document.offBoard
         var uuids: Set<UUID> = []
         var numbers: Set<Int> = []

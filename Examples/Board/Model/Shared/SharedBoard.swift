@@ -242,16 +242,26 @@ public final class SharedBoard {
 
     /// Reads the log and applies what the others changed since, as the executable's timer does
     /// between commands. Returns what to print: a line for each change, then the board with its
-    /// buttons (whose titles may have changed); nothing when nothing arrived.
+    /// buttons (whose titles may have changed); nothing when nothing arrived. A read that fails
+    /// is told once, not at every poll, until a read succeeds or it fails another way.
     public func poll() -> [String] {
         guard !hasLeft else { return [] }
         do {
             let arrived = try pull()
+            pollFailure = nil
             return arrived.isEmpty ? [] : arrived + session.render()
         } catch {
-            return ["note: the shared board could not be read (\(error)); trying again"]
+            let note = "note: the shared board could not be read (\(error)); trying again"
+            // The executable polls twice a second while it waits: a damaged file would otherwise
+            // fill the terminal with the same line, and push the line being typed out of sight.
+            guard note != pollFailure else { return [] }
+            pollFailure = note
+            return [note]
         }
     }
+
+    /// The note of the last poll, when it failed: the same failure is not told again.
+    private var pollFailure: String?
 
     /// Leaves the shared board: saves the board with its history for this user and lets another
     /// board take the user. Does nothing after the board has left. (`quit` leaves by itself; the
