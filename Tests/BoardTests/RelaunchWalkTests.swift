@@ -128,7 +128,8 @@ struct RelaunchWalkTests {
         case 93..<95: return pick(50) ? "branch" : "branch \(Int.random(in: 0...(newest + 1), using: &random))"
         case 95..<96: return "tree"
         case 96..<98: return "save"
-        default: return "relaunch"
+        case 98: return "relaunch"
+        default: return "quit without saving"
         }
     }
 
@@ -145,7 +146,10 @@ struct RelaunchWalkTests {
         var random = SeededGenerator(seed: seed)
         var transcript: [String] = []
         var relaunches = 0
+        var reverts = 0
         var comebacks = 0
+        // What the last save wrote, as the stayed board had it then: its figures and its tree.
+        var saved: (figures: String, tree: [NodeFacts])?
         let steps = ProcessInfo.processInfo.environment["BOARD_RELAUNCH_STEPS"].flatMap { Int($0) } ?? 1000
         for step in 1...steps {
             let pause = Int.random(in: 0..<100, using: &random) < 80 ? 300 : 2500
@@ -157,7 +161,24 @@ struct RelaunchWalkTests {
                 &random, figures: figures, nextFigure: (figures.max() ?? 0) + 2, newest: newest)
             transcript.append(command)
             var problems: [String] = []
-            if command == "relaunch" {
+            if command == "quit without saving" {
+                // Both quit, changes since the last save and all, and open their files again: each
+                // must be the board as it was saved, with its history as it was then.
+                guard let saved else { continue }
+                _ = try stayed.relaunch()
+                _ = try reopened.relaunch()
+                reverts += 1
+                let opened = (
+                    figures: stayed.session.render().first { $0.hasPrefix("figures:") } ?? "",
+                    tree: Self.facts(stayed.session.board.undoStack)
+                )
+                if opened.figures != saved.figures {
+                    problems.append("reopened \(opened.figures), saved \(saved.figures)")
+                }
+                if opened.tree != saved.tree {
+                    problems.append("reopened the tree \(opened.tree), saved \(saved.tree)")
+                }
+            } else if command == "relaunch" {
                 // Saved first, in both: the stayed board is then what the file holds.
                 command = "save"
                 let saved = (stayed.handle(command), reopened.handle(command))
@@ -183,6 +204,12 @@ struct RelaunchWalkTests {
                 }
                 if command == "undo" || command == "redo" || command.hasPrefix("goto") { comebacks += 1 }
             }
+            if command == "save" && stayed.session.board.undoStack.isClean {
+                saved = (
+                    stayed.session.render().first { $0.hasPrefix("figures:") } ?? "",
+                    Self.facts(stayed.session.board.undoStack)
+                )
+            }
             let renders = (stayed.session.render(), reopened.session.render())
             if renders.0 != renders.1 {
                 problems.append(
@@ -205,7 +232,8 @@ struct RelaunchWalkTests {
                 return
             }
         }
-        #expect(relaunches > 10, "seed \(seed): only \(relaunches) relaunches")
+        #expect(relaunches > 5, "seed \(seed): only \(relaunches) relaunches")
+        #expect(reverts > 5, "seed \(seed): only \(reverts) quits without saving")
         #expect(comebacks > 200, "seed \(seed): only \(comebacks) undos, redos and jumps")
     }
 }
