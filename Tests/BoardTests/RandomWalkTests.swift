@@ -621,8 +621,9 @@ struct Walk {
             } else {
                 return false
             }
+            // A time move that does not move (at an end) does nothing at all, as the "Branching
+            // History" article says, and leaves a drag going; one that moves ends it (jump).
             shadow.jump(to: target)
-            shadow.drag = nil  // a time move ends a drag even when it does not move
         case "branch":
             guard shadow.context == .board else { return false }
             guard words.count > 1 else { return true }
