@@ -13,7 +13,7 @@ import ActionStackTestSupport
 import Foundation
 import Testing
 
-/// What ends a drag (nudges of one figure less than a second apart, one "Move" step), as the
+/// What ends a drag (nudges of one figure at most a second apart, one "Move" step), as the
 /// "Branching History" article says: every move in the tree ends it, and a move that would not
 /// move (`later` at the newest change, `earlier` at the start) does nothing at all, so the next
 /// nudge continues the drag.

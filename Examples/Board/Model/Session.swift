@@ -668,7 +668,7 @@ public final class Session {
           add X Y         add a figure centred at (X, Y) and select it       (board)
           move N X Y      move figure N to (X, Y)                            (board)
           nudge N DX DY   move figure N by (DX, DY); nudges of one figure
-                          less than a second apart are one step, a drag      (board)
+                          at most a second apart are one step, a drag        (board)
           remove N        remove figure N (undo restores its history)        (board)
           select N        select figure N
           color NAME      recolour the selected figure                       (figure)
