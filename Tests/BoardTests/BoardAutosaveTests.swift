@@ -136,6 +136,42 @@ struct BoardAutosaveTests {
         #expect(recovered.board.hasUnsavedChanges, "no history says the document is the saved one")
     }
 
+    /// A board saved, then killed, whose FILE is then removed or replaced by another board: the
+    /// recovered board is not in FILE, so it must not say it is saved (a `quit` would remove the
+    /// autosave at once, and with it the only copy of the board).
+    @Test(arguments: ["removed", "replaced"])
+    func aRecoveredBoardThatFileNoLongerHoldsIsUnsaved(what: String) throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "save"], on: session)
+        #expect(!session.board.hasUnsavedChanges)
+        if what == "removed" {
+            try FileManager.default.removeItem(at: directory.file)
+        } else {
+            let other = Session(board: Board(), file: directory.file)
+            #expect(other.handle("add 70 30").first?.hasPrefix("error: ") == false)
+            #expect(other.handle("save").first?.hasPrefix("saved the board") == true)
+        }
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 10, y: 20), Point(x: 40, y: 8)])
+        #expect(recovered.board.hasUnsavedChanges, "'\(directory.file.lastPathComponent)' does not hold it: \(notes)")
+        #expect(notes.contains { $0.hasPrefix("note: ") && $0.contains("does not hold") }, "\(notes)")
+        #expect(recovered.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+        #expect(BoardAutosave.exists(for: directory.file), "the refused quit keeps the autosave")
+        #expect(recovered.board.undoStack.undoMenuItemTitle == "Undo Add Figure", "the history came back")
+    }
+
+    /// The other side: a recovered board at its saved step, whose FILE holds it, is saved.
+    @Test func aRecoveredBoardThatFileHoldsIsSaved() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "save", "add 5 5", "undo"], on: session)
+        #expect(!session.board.hasUnsavedChanges)
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(!recovered.board.hasUnsavedChanges, "\(notes)")
+        #expect(notes.count == 2, "\(notes)")
+    }
+
     @Test(arguments: ["document", "journal"])
     func aDamagedAutosaveIsRefusedAndEveryFileIsLeftAsItWas(damaged: String) throws {
         let directory = try Directory()

@@ -201,12 +201,36 @@ public final class BoardAutosave {
                 SavedHistory(shape: .tree, root: 0, current: 0, clean: nil, steps: []), resolvingTargets: { _ in nil })
             return (board, ["note: the journal holds no history for it: the board opens without its history"])
         }
-        let opened: OpenedBoard
+        var opened: OpenedBoard
+        var notes: [String] = []
         do {
             opened = try BoardFile.open(BoardFile.contents(document: line, archive: try archive.encoded()))
+            // A board that says it is saved must be the one FILE holds. FILE removed or replaced
+            // since (by hand, by another board) would otherwise leave a board that `quit` leaves
+            // at once, removing the only copy of it with the autosave.
+            if !opened.board.hasUnsavedChanges && !holds(file: file, figures: document.figures) {
+                var unsaved = archive
+                for key in unsaved.histories.keys { unsaved.histories[key]?.clean = nil }
+                opened = try BoardFile.open(BoardFile.contents(document: line, archive: try unsaved.encoded()))
+                let name = String(file.relativePath.map { Session.printable($0) })
+                notes.append(
+                    "note: '\(name)' does not hold this board (it was removed or replaced since the board was saved): "
+                        + "the board opens unsaved")
+            }
         } catch {
             throw .unreadable(path: journal.url.relativePath, reason: "\(error)")
         }
-        return (opened.board, opened.notes.map { "note: \($0)" })
+        return (opened.board, opened.notes.map { "note: \($0)" } + notes)
+    }
+
+    /// Whether `file` holds a board with `figures` on it, as a board saved there does: a missing
+    /// file is an empty board (a new file's), and one that cannot be read holds none.
+    ///
+    /// - Complexity: O(n) in the size of the file.
+    private static func holds(file: URL, figures: [FigureRecord]) -> Bool {
+        guard let data = try? HistoryFileStore(url: file).read() else {
+            return figures.isEmpty && !FileManager.default.fileExists(atPath: file.path)
+        }
+        return (try? BoardFile.decodeDocument(BoardFile.split(data).document))?.figures == figures
     }
 }
