@@ -10,6 +10,14 @@
 public import ActionStack
 public import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // Keeping the changes made since the last save safe from a crash (`board --autosave FILE`).
 //
 // Two files beside FILE, which `save` writes as it always does:
@@ -34,6 +42,11 @@ public import Foundation
 // steps make a few milliseconds at most, beside the flush to the disk. An app with one long
 // history records what changed instead (`HistoryRecorder(journal:stack:fingerprint:)`), at a
 // cost that does not grow with the history.
+//
+// One board at a time keeps a FILE's autosave: a second `board --autosave FILE` would take the
+// first one's live files for a crash's, write over them, and remove them at its `quit` while the
+// first still counts on them. The board holds a lock (`BoardAutosave.Lock`) from before it reads
+// the files until `quit`, and a second board is refused while it does.
 
 /// Why a board's autosave could not be opened or started. Nothing was changed when one is thrown:
 /// the autosave's files and FILE are as they were.
@@ -42,6 +55,8 @@ public enum BoardAutosaveError: Error, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     /// The autosave's files cannot be written (the directory is missing or read-only).
     case cannotStart(reason: String)
+    /// Another board, running now, keeps its changes in this autosave.
+    case inUse(path: String)
 
     /// What went wrong, and what the user can do about it.
     public var description: String {
@@ -50,6 +65,9 @@ public enum BoardAutosaveError: Error, CustomStringConvertible {
             "the autosave '\(String(path.map { Session.printable($0) }))' cannot be read (\(reason)); nothing was changed: "
                 + "move it away to open the board without the changes it holds"
         case .cannotStart(let reason): "the autosave cannot be written (\(reason))"
+        case .inUse(let path):
+            "another board keeps its changes in '\(String(path.map { Session.printable($0) }))' (board --autosave on "
+                + "this file runs elsewhere); nothing was changed: leave that board first"
         }
     }
 }
@@ -76,6 +94,74 @@ public final class BoardAutosave {
     private var writtenDocument: Data?
     /// The error the last record or write met, if any, until one succeeds.
     private var failure: (any Error)?
+    /// Keeps other boards off the files until `discard()`.
+    private var lock: Lock?
+
+    /// The lock that keeps a second board off a FILE's autosave while one runs: a POSIX record
+    /// lock (`lockf`) on a file in the temporary directory named after FILE (its directory's
+    /// device and inode, and its name), so that no third file sits beside FILE. The system
+    /// releases it when the process ends, however it ends, so a crash leaves nothing locked.
+    ///
+    /// A POSIX lock is the process's, not the descriptor's: one process may hold it twice (the
+    /// tests open a session again, as after a crash, while the first one is still there).
+    final class Lock: Sendable {
+        /// The lock file's descriptor, which holds the lock while it is open.
+        private let descriptor: Int32
+        /// The lock file's path.
+        private let path: String
+
+        /// Takes the lock of `file`'s autosave.
+        ///
+        /// - Throws: `BoardAutosaveError.inUse` when another process holds it,
+        ///   `BoardAutosaveError.cannotStart` when FILE's directory or the lock file cannot be
+        ///   opened.
+        init(for file: URL) throws(BoardAutosaveError) {
+            var directory = stat()
+            guard stat(file.deletingLastPathComponent().path, &directory) == 0 else {
+                throw .cannotStart(
+                    reason: "\(file.deletingLastPathComponent().path): \(String(cString: strerror(errno)))")
+            }
+            let name = SHA256.hex(of: Array(file.lastPathComponent.utf8)).prefix(32)
+            path =
+                FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "board-autosave-\(directory.st_dev)-\(directory.st_ino)-\(name).lock"
+                ).path
+            while true {
+                let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                guard descriptor >= 0 else {
+                    throw .cannotStart(reason: "\(path): \(String(cString: strerror(errno)))")
+                }
+                guard lockf(descriptor, F_TLOCK, 0) == 0 else {
+                    let code = errno
+                    close(descriptor)
+                    if code == EACCES || code == EAGAIN {
+                        throw .inUse(path: BoardAutosave.documentURL(for: file).relativePath)
+                    }
+                    throw .cannotStart(reason: "\(path): \(String(cString: strerror(code)))")
+                }
+                // The board that held it may have removed the file since this one opened it
+                // (`deinit`): then the lock is on a file no one else will open; take the new one.
+                var held = stat()
+                var named = stat()
+                if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
+                    held.st_ino == named.st_ino
+                {
+                    self.descriptor = descriptor
+                    return
+                }
+                close(descriptor)
+            }
+        }
+
+        /// Removes the lock file, then lets the lock go: at `quit`, or when the session goes away.
+        /// (A board killed leaves the file, unlocked, for the next one to take.) Removed before
+        /// it is let go, so that no board can lock it once removed but the one that opened it
+        /// just before, which then sees that it was removed and takes a new one.
+        deinit {
+            unlink(path)
+            close(descriptor)
+        }
+    }
 
     /// The autosaved document's file for `file`: FILE.autosave.
     public nonisolated static func documentURL(for file: URL) -> URL { file.appendingPathExtension("autosave") }
@@ -90,8 +176,19 @@ public final class BoardAutosave {
     /// Starts keeping `board`'s changes for `file`: the journal starts over, and the board as it is
     /// now is recorded and written at once, so that the files match the board from the start.
     ///
-    /// - Throws: `BoardAutosaveError.cannotStart` when the files cannot be written.
-    init(file: URL, board: Board) throws(BoardAutosaveError) {
+    /// - Parameters:
+    ///   - file: The board file (which `save` writes).
+    ///   - board: The board whose changes are kept.
+    ///   - lock: The lock of `file`'s autosave, when the caller took it before reading the files
+    ///     (`Session.opening`); nil takes it here.
+    /// - Throws: `BoardAutosaveError.cannotStart` when the files cannot be written,
+    ///   `BoardAutosaveError.inUse` when another board keeps them.
+    init(file: URL, board: Board, lock: Lock? = nil) throws(BoardAutosaveError) {
+        if let lock {
+            self.lock = lock
+        } else {
+            self.lock = try Lock(for: file)
+        }
         self.file = file
         documentURL = Self.documentURL(for: file)
         // Small records (a board's histories), so a small journal: an append that would pass it
@@ -156,6 +253,7 @@ public final class BoardAutosave {
         try? journal.reset()
         try? FileManager.default.removeItem(at: journal.url)
         try? HistoryFileStore(url: documentURL).remove()
+        lock = nil
     }
 
     /// The board that an earlier session's autosave of `file` holds: its document, with the

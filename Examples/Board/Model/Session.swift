@@ -102,6 +102,8 @@ public final class Session {
     ) throws -> (session: Session, notes: [String]) {
         let name = quotedPath(url)
         let opened: (session: Session, notes: [String])
+        // Taken before the files are read: they may be another running board's.
+        let lock = autosave ? try BoardAutosave.Lock(for: url) : nil
         if autosave, let recovered = try BoardAutosave.recover(file: url) {
             let autosaved = quotedPath(BoardAutosave.documentURL(for: url))
             opened = (
@@ -131,7 +133,7 @@ public final class Session {
                 ]
             )
         }
-        opened.session.autosave = try BoardAutosave(file: url, board: opened.session.board)
+        opened.session.autosave = try BoardAutosave(file: url, board: opened.session.board, lock: lock)
         return (
             opened.session,
             opened.notes + [
