@@ -172,6 +172,21 @@ struct BoardAutosaveTests {
         #expect(notes.count == 2, "\(notes)")
     }
 
+    /// The first line of a recovery without the history does not say it came with it (the note
+    /// after it says the opposite).
+    @Test func aRecoveryWithoutTheHistoryDoesNotSayItCameWithIt() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "move 1 30 5"], on: session)
+        try Data().write(to: BoardAutosave.journalURL(for: directory.file))
+        let (_, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(
+            notes.first
+                == "recovered the board from '\(BoardAutosave.documentURL(for: directory.file).relativePath)': "
+                + "as it was after the last command", "\(notes)")
+        #expect(notes.contains("note: the journal holds no history for it: the board opens without its history"))
+    }
+
     @Test(arguments: ["document", "journal"])
     func aDamagedAutosaveIsRefusedAndEveryFileIsLeftAsItWas(damaged: String) throws {
         let directory = try Directory()

@@ -258,13 +258,15 @@ public final class BoardAutosave {
 
     /// The board that an earlier session's autosave of `file` holds: its document, with the
     /// histories the journal last recorded for it, and the lines that tell the user what came
-    /// back. Nil when there is no autosave. When the journal holds no record for the document (a
-    /// crash of the machine can lose the last record), the board opens without its history, and
-    /// unsaved.
+    /// back, and whether its histories came back. Nil when there is no autosave. When the journal
+    /// holds no record for the document (a crash of the machine can lose the last record), the
+    /// board opens without its history, and unsaved.
     ///
     /// - Throws: `BoardAutosaveError.unreadable` when the document or the journal cannot be read;
     ///   nothing is changed then.
-    static func recover(file: URL) throws(BoardAutosaveError) -> (board: Board, notes: [String])? {
+    static func recover(
+        file: URL
+    ) throws(BoardAutosaveError) -> (board: Board, notes: [String], historyRestored: Bool)? {
         let documentURL = Self.documentURL(for: file)
         let line: Data
         do {
@@ -297,7 +299,7 @@ public final class BoardAutosave {
             // Unsaved: the document is not the file's, and no history says where the file's is.
             _ = try? board.undoStack.restoreHistory(
                 SavedHistory(shape: .tree, root: 0, current: 0, clean: nil, steps: []), resolvingTargets: { _ in nil })
-            return (board, ["note: the journal holds no history for it: the board opens without its history"])
+            return (board, ["note: the journal holds no history for it: the board opens without its history"], false)
         }
         var opened: OpenedBoard
         var notes: [String] = []
@@ -318,7 +320,7 @@ public final class BoardAutosave {
         } catch {
             throw .unreadable(path: journal.url.relativePath, reason: "\(error)")
         }
-        return (opened.board, opened.notes.map { "note: \($0)" } + notes)
+        return (opened.board, opened.notes.map { "note: \($0)" } + notes, true)
     }
 
     /// Whether `file` holds a board with `figures` on it, as a board saved there does: a missing

@@ -108,7 +108,10 @@ public final class Session {
             let autosaved = quotedPath(BoardAutosave.documentURL(for: url))
             opened = (
                 Session(board: recovered.board, file: url, usesColor: usesColor),
-                ["recovered the board from \(autosaved): as it was after the last command, with its history"]
+                [
+                    "recovered the board from \(autosaved): as it was after the last command"
+                        + (recovered.historyRestored ? ", with its history" : "")
+                ]
                     + recovered.notes
             )
         } else if let data = try HistoryFileStore(url: url).read() {
