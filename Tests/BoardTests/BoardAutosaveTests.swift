@@ -245,6 +245,21 @@ struct BoardAutosaveTests {
         #expect(recovered.board.hasUnsavedChanges)
     }
 
+    /// `save OTHER` moves the autosave to OTHER's: after a crash, `board --autosave FILE` opens
+    /// FILE without the changes, so the save says where they are kept now, and what opens them.
+    @Test func saveToAnotherFileSaysWhereTheAutosaveWent() throws {
+        let directory = try Directory()
+        let other = directory.url.appendingPathComponent("c.board")
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20"], on: session)
+        let reply = session.handle("save \(other.path)")
+        #expect(
+            reply.first?.contains(
+                "autosave: every change is now kept in '\(other.path).autosave' and '\(other.path).journal' "
+                    + "until quit (board --autosave '\(other.path)' opens them)") == true, "\(reply)")
+        #expect(!session.handle("save").first!.contains("autosave:"), "saving to the same file moves nothing")
+    }
+
     @Test func anAutosaveThatCannotBeWrittenIsRefusedAtTheStart() throws {
         let directory = try Directory()
         let missing = directory.url.appendingPathComponent("no-such-directory/b.board")

@@ -365,6 +365,12 @@ public final class Session {
                 self.autosave = nil
                 do {
                     self.autosave = try BoardAutosave(file: target, board: board)
+                    // Said, since a crash now leaves the changes where `--autosave FILE` with the
+                    // old name does not look.
+                    lines.append(
+                        "autosave: every change is now kept in \(Session.quotedPath(BoardAutosave.documentURL(for: target))) "
+                            + "and \(Session.quotedPath(BoardAutosave.journalURL(for: target))) until quit "
+                            + "(board --autosave \(Session.quotedPath(target)) opens them)")
                 } catch {
                     lines.append("warning: \(error); the changes from now on are not safe from a crash")
                 }
