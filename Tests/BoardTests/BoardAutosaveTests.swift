@@ -260,6 +260,34 @@ struct BoardAutosaveTests {
         #expect(!session.handle("save").first!.contains("autosave:"), "saving to the same file moves nothing")
     }
 
+    /// `save OTHER` while OTHER's autosave holds a crashed session's changes: the move of the
+    /// autosave would start OTHER's journal over and write over its document, the only copy of
+    /// those changes. The save is refused, and every file is left as it was.
+    @Test func saveToAFileWhoseAutosaveHoldsChangesIsRefused() throws {
+        let directory = try Directory()
+        let other = directory.url.appendingPathComponent("c.board")
+        do {
+            let (crashed, _) = try Session.opening(other, autosave: true)
+            run(["add 70 30", "save", "move 1 60 20"], on: crashed)
+        }
+        let contents = try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20"], on: session)
+        let files = try directory.names().filter { !$0.hasPrefix("b.board") }
+        let reply = session.handle("save \(other.path)")
+        #expect(reply.first?.hasPrefix("error: ") == true, "\(reply)")
+        #expect(reply.first?.contains("holds changes") == true, "\(reply)")
+        #expect(try directory.names().filter { !$0.hasPrefix("b.board") } == files)
+        #expect(
+            try files.map { try Data(contentsOf: directory.url.appendingPathComponent($0)) } == contents,
+            "c.board and its autosave are as they were")
+        let (recovered, _) = try Session.opening(other, autosave: true)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 60, y: 20)])
+        // Saving to the session's own file, spelled another way, is no other file.
+        let again = session.handle("save \(directory.url.path)/./b.board")
+        #expect(again.first?.hasPrefix("saved the board") == true, "\(again)")
+    }
+
     @Test func anAutosaveThatCannotBeWrittenIsRefusedAtTheStart() throws {
         let directory = try Directory()
         let missing = directory.url.appendingPathComponent("no-such-directory/b.board")

@@ -168,6 +168,12 @@ public final class BoardAutosave {
     /// The journal's file for `file`: FILE.journal.
     public nonisolated static func journalURL(for file: URL) -> URL { file.appendingPathExtension("journal") }
 
+    /// Whether `one` and `other` name the same board file, and so the same autosave, however
+    /// they are spelled (`./b.board`, a symbolic link to its directory).
+    public nonisolated static func isSameFile(_ one: URL, _ other: URL) -> Bool {
+        one.standardizedFileURL.resolvingSymlinksInPath() == other.standardizedFileURL.resolvingSymlinksInPath()
+    }
+
     /// Whether an earlier session left an autosave for `file` (it ended without `quit`).
     public nonisolated static func exists(for file: URL) -> Bool {
         FileManager.default.fileExists(atPath: documentURL(for: file).path)

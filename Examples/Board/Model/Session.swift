@@ -352,13 +352,22 @@ public final class Session {
                 board.save()
                 return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
             }
+            // The autosave follows the file that `save` writes (below): a session that ended
+            // without quit left OTHER's autosave, the only copy of its changes, which the move
+            // would write over.
+            if let autosave, !BoardAutosave.isSameFile(autosave.file, target), BoardAutosave.exists(for: target) {
+                throw .invalid(
+                    "\(Session.quotedPath(BoardAutosave.documentURL(for: target))) holds changes made to "
+                        + "\(Session.quotedPath(target)) after its last save (a session with --autosave ended "
+                        + "without quit): board --autosave \(Session.quotedPath(target)) opens them; nothing was saved")
+            }
             let leftOut = try write(to: target)
             file = target
             // A save never loses steps silently: what the histories left out is said.
             var lines =
                 ["saved the board and its history to \(Session.quotedPath(target))"]
                 + leftOut.map { "note: not saved, in \($0)" }
-            if let autosave, autosave.file != target {
+            if let autosave, !BoardAutosave.isSameFile(autosave.file, target) {
                 // The autosave follows the file that `save` writes: the next launch with
                 // --autosave and that file finds it.
                 autosave.discard()
