@@ -211,6 +211,31 @@ struct BoardAutosaveTests {
         #expect(notes.last?.contains("holds changes made after the last save") == true, "\(notes)")
     }
 
+    /// A byte changed inside the journal (the disk, a stray write): its replay stops at the
+    /// damaged record, so the records after it, the history of the document on disk among them,
+    /// cannot be read. Opening without the history would start the journal over and lose them
+    /// for good; the board is refused instead, with every file as it was, as a damaged document
+    /// is.
+    @Test func aJournalDamagedBeforeTheDocumentsRecordIsRefused() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "move 1 30 5"], on: session)
+        var journal = try Data(contentsOf: journalURL)
+        journal[journal.startIndex + 200] ^= 0x04
+        try journal.write(to: journalURL)
+        let contents = try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }
+        #expect {
+            _ = try Session.opening(directory.file, autosave: true)
+        } throws: { error in
+            guard case BoardAutosaveError.unreadable(let path, let reason) = error else { return false }
+            return path == journalURL.relativePath && reason.contains("damaged")
+                && "\(error)".contains("nothing was changed: move it away")
+        }
+        #expect(
+            try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) } == contents)
+    }
+
     @Test func aTornLastRecordIsIgnored() throws {
         let directory = try Directory()
         let journalURL = BoardAutosave.journalURL(for: directory.file)

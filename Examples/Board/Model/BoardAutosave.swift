@@ -296,6 +296,14 @@ public final class BoardAutosave {
             throw .unreadable(path: journal.url.relativePath, reason: "\(error)")
         }
         guard let archive else {
+            // A damaged record (not a torn last one) hides every record after it, the
+            // document's own among them, perhaps: opening would start the journal over and
+            // lose them, so the journal is left as it is, as a damaged document is.
+            if let ending = try? journal.replay().ending, let offset = ending.offset, let reason = ending.reason {
+                throw .unreadable(
+                    path: journal.url.relativePath,
+                    reason: "the journal is damaged at byte \(offset) (\(reason)); the records after it cannot be read")
+            }
             let board: Board
             do {
                 board = try Board(document: document)
