@@ -236,6 +236,22 @@ struct BoardAutosaveTests {
             try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) } == contents)
     }
 
+    /// What a refused journal says: moving it away loses the history, not the changes (the
+    /// document holds them), and it is no autosave of the board.
+    @Test func aRefusedJournalSaysWhatMovingItAwayLoses() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20"], on: session)
+        try Data("not a journal\n".utf8).write(to: journalURL)
+        #expect {
+            _ = try Session.opening(directory.file, autosave: true)
+        } throws: { error in
+            "\(error)".hasPrefix("the journal '\(journalURL.relativePath)' cannot be read (")
+                && "\(error)".hasSuffix("nothing was changed: move it away to open the board without its history")
+        }
+    }
+
     @Test func aTornLastRecordIsIgnored() throws {
         let directory = try Directory()
         let journalURL = BoardAutosave.journalURL(for: directory.file)

@@ -61,6 +61,10 @@ public enum BoardAutosaveError: Error, CustomStringConvertible {
     /// What went wrong, and what the user can do about it.
     public var description: String {
         switch self {
+        // The journal holds the histories only: moving it away loses them, not the changes.
+        case .unreadable(let path, let reason) where path.hasSuffix(".journal"):
+            "the journal '\(String(path.map { Session.printable($0) }))' cannot be read (\(reason)); nothing was changed: "
+                + "move it away to open the board without its history"
         case .unreadable(let path, let reason):
             "the autosave '\(String(path.map { Session.printable($0) }))' cannot be read (\(reason)); nothing was changed: "
                 + "move it away to open the board without the changes it holds"
