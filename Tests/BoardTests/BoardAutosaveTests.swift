@@ -252,6 +252,27 @@ struct BoardAutosaveTests {
         }
     }
 
+    /// The board that recovers must not start the journal over: killed between the reset and
+    /// its first record (a few milliseconds at the start), it left the recovered document with an
+    /// empty journal, and the next launch opened the board without any history. It appends after
+    /// the records it recovered from instead.
+    @Test func aRecoveringBoardKeepsTheRecordsItRecoveredFrom() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "move 1 30 5"], on: session)
+        let before = reference.observed(session.board)
+        let beforeWalk = walk(session.board)
+        let journal = try Data(contentsOf: journalURL)
+        let (recovered, _) = try Session.opening(directory.file, autosave: true)
+        #expect(try Data(contentsOf: journalURL).starts(with: journal), "the records are still there")
+        #expect(reference.observed(recovered.board) == before)
+        // And the journal it appended to recovers the board as well.
+        let (again, _) = try Session.opening(directory.file, autosave: true)
+        #expect(reference.observed(again.board) == before)
+        #expect(walk(again.board) == beforeWalk)
+    }
+
     @Test func aTornLastRecordIsIgnored() throws {
         let directory = try Directory()
         let journalURL = BoardAutosave.journalURL(for: directory.file)

@@ -183,17 +183,21 @@ public final class BoardAutosave {
         FileManager.default.fileExists(atPath: documentURL(for: file).path)
     }
 
-    /// Starts keeping `board`'s changes for `file`: the journal starts over, and the board as it is
-    /// now is recorded and written at once, so that the files match the board from the start.
+    /// Starts keeping `board`'s changes for `file`: the journal starts over (unless it is kept),
+    /// and the board as it is now is recorded and written at once, so that the files match the
+    /// board from the start.
     ///
     /// - Parameters:
     ///   - file: The board file (which `save` writes).
     ///   - board: The board whose changes are kept.
     ///   - lock: The lock of `file`'s autosave, when the caller took it before reading the files
     ///     (`Session.opening`); nil takes it here.
+    ///   - keepsJournal: Whether the journal's records stay, the board's first record after them:
+    ///     for a board recovered with its histories from them. Started over, a crash before the
+    ///     first record would leave the recovered document with no history at all.
     /// - Throws: `BoardAutosaveError.cannotStart` when the files cannot be written,
     ///   `BoardAutosaveError.inUse` when another board keeps them.
-    init(file: URL, board: Board, lock: Lock? = nil) throws(BoardAutosaveError) {
+    init(file: URL, board: Board, lock: Lock? = nil, keepsJournal: Bool = false) throws(BoardAutosaveError) {
         if let lock {
             self.lock = lock
         } else {
@@ -207,7 +211,7 @@ public final class BoardAutosave {
             url: Self.journalURL(for: file), maximumRecords: 64, maximumBytes: 16 << 20, durability: .everyAppend)
         self.board = board
         do {
-            try journal.reset()
+            if !keepsJournal { try journal.reset() }
         } catch {
             throw .cannotStart(reason: "\(error)")
         }

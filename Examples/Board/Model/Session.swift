@@ -104,7 +104,9 @@ public final class Session {
         let opened: (session: Session, notes: [String])
         // Taken before the files are read: they may be another running board's.
         let lock = autosave ? try BoardAutosave.Lock(for: url) : nil
+        var recoveredHistory = false
         if autosave, let recovered = try BoardAutosave.recover(file: url) {
+            recoveredHistory = recovered.historyRestored
             let autosaved = quotedPath(BoardAutosave.documentURL(for: url))
             opened = (
                 Session(board: recovered.board, file: url, usesColor: usesColor),
@@ -136,7 +138,8 @@ public final class Session {
                 ]
             )
         }
-        opened.session.autosave = try BoardAutosave(file: url, board: opened.session.board, lock: lock)
+        opened.session.autosave = try BoardAutosave(
+            file: url, board: opened.session.board, lock: lock, keepsJournal: recoveredHistory)
         return (
             opened.session,
             opened.notes + [
