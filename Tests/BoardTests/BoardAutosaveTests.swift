@@ -273,6 +273,22 @@ struct BoardAutosaveTests {
         #expect(walk(again.board) == beforeWalk)
     }
 
+    /// A journal left without its document (removed by hand): its histories have no board to go
+    /// with, and the journal starts over; a note says so, rather than nothing.
+    @Test func aJournalWithoutItsDocumentIsStartedOverWithANote() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "save", "move 1 30 5"], on: session)
+        try FileManager.default.removeItem(at: BoardAutosave.documentURL(for: directory.file))
+        let (reopened, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(reopened.board.figures.map(\.position) == [Point(x: 10, y: 20)], "FILE, as saved")
+        #expect(
+            notes.contains {
+                $0.hasPrefix("note: ") && $0.contains(BoardAutosave.journalURL(for: directory.file).lastPathComponent)
+                    && $0.contains("starts over")
+            }, "\(notes)")
+    }
+
     @Test func aTornLastRecordIsIgnored() throws {
         let directory = try Directory()
         let journalURL = BoardAutosave.journalURL(for: directory.file)

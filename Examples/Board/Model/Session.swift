@@ -105,8 +105,12 @@ public final class Session {
         // Taken before the files are read: they may be another running board's.
         let lock = autosave ? try BoardAutosave.Lock(for: url) : nil
         var recoveredHistory = false
+        // A journal without its document (removed by hand) has no board for its histories: it
+        // starts over, as at any start without a recovery, and a note says so.
+        var strayJournal = autosave && FileManager.default.fileExists(atPath: BoardAutosave.journalURL(for: url).path)
         if autosave, let recovered = try BoardAutosave.recover(file: url) {
             recoveredHistory = recovered.historyRestored
+            strayJournal = false
             let autosaved = quotedPath(BoardAutosave.documentURL(for: url))
             opened = (
                 Session(board: recovered.board, file: url, usesColor: usesColor),
@@ -142,9 +146,15 @@ public final class Session {
             file: url, board: opened.session.board, lock: lock, keepsJournal: recoveredHistory)
         return (
             opened.session,
-            opened.notes + [
-                "autosave: every change is kept in \(quotedPath(BoardAutosave.documentURL(for: url))) and \(quotedPath(BoardAutosave.journalURL(for: url))) until quit"
-            ]
+            opened.notes
+                + (strayJournal
+                    ? [
+                        "note: \(quotedPath(BoardAutosave.journalURL(for: url))) was left without "
+                            + "\(quotedPath(BoardAutosave.documentURL(for: url))), the board its histories go with: "
+                            + "it starts over"
+                    ] : []) + [
+                    "autosave: every change is kept in \(quotedPath(BoardAutosave.documentURL(for: url))) and \(quotedPath(BoardAutosave.journalURL(for: url))) until quit"
+                ]
         )
     }
 
