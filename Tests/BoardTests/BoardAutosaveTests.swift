@@ -289,6 +289,26 @@ struct BoardAutosaveTests {
             }, "\(notes)")
     }
 
+    /// A journal kept for its records but that cannot take one more (a torn tail that makes it
+    /// larger than the board's journals grow) starts over after all, rather than refusing a board
+    /// that came back whole.
+    @Test func aKeptJournalThatCannotTakeARecordStartsOver() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "move 1 30 5"], on: session)
+        let before = reference.observed(session.board)
+        let handle = try FileHandle(forWritingTo: journalURL)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 17 << 20))
+        try handle.close()
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(notes.first?.hasSuffix("with its history") == true, "\(notes)")
+        #expect(reference.observed(recovered.board) == before)
+        let (again, _) = try Session.opening(directory.file, autosave: true)
+        #expect(reference.observed(again.board) == before)
+    }
+
     @Test func aTornLastRecordIsIgnored() throws {
         let directory = try Directory()
         let journalURL = BoardAutosave.journalURL(for: directory.file)

@@ -218,7 +218,13 @@ public final class BoardAutosave {
         let recorder = HistoryRecorder(journal: journal) { [weak self] in self?.pending }
         recorder.onError = { [weak self] error in self?.failure = error }
         self.recorder = recorder
-        if let warning = commandEnded() { throw .cannotStart(reason: warning) }
+        if let warning = commandEnded() {
+            // A kept journal that cannot take a record (a torn tail past the size the board's
+            // journals grow to) starts over after all: the board is whole, and is recorded anew.
+            guard keepsJournal, (try? journal.reset()) != nil, commandEnded() == nil else {
+                throw .cannotStart(reason: warning)
+            }
+        }
     }
 
     /// Records the board as a command left it: appends its histories to the journal when they
