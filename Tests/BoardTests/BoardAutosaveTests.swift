@@ -396,4 +396,17 @@ struct BoardAutosaveTests {
             return true
         }
     }
+
+    /// What a start that cannot write says: why, once, not a command's warning inside it. (A
+    /// directory that is there, readable, where no file can be made: Linux's /proc.)
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self")))
+    func aStartThatCannotWriteSaysWhyOnce() throws {
+        #expect {
+            _ = try Session.opening(URL(fileURLWithPath: "/proc/board-autosave-\(UUID().uuidString)"), autosave: true)
+        } throws: { error in
+            guard case BoardAutosaveError.cannotStart = error else { return false }
+            return "\(error)".hasPrefix("the autosave cannot be written (") && !"\(error)".contains("warning:")
+                && !"\(error)".contains("the changes since")
+        }
+    }
 }

@@ -218,11 +218,11 @@ public final class BoardAutosave {
         let recorder = HistoryRecorder(journal: journal) { [weak self] in self?.pending }
         recorder.onError = { [weak self] error in self?.failure = error }
         self.recorder = recorder
-        if let warning = commandEnded() {
+        if let error = record() {
             // A kept journal that cannot take a record (a torn tail past the size the board's
             // journals grow to) starts over after all: the board is whole, and is recorded anew.
-            guard keepsJournal, (try? journal.reset()) != nil, commandEnded() == nil else {
-                throw .cannotStart(reason: warning)
+            guard keepsJournal, (try? journal.reset()) != nil, record() == nil else {
+                throw .cannotStart(reason: "\(error)")
             }
         }
     }
@@ -237,6 +237,13 @@ public final class BoardAutosave {
     /// - Complexity: O(s) for the s steps of the board's histories, plus the writes.
     @discardableResult
     func commandEnded() -> String? {
+        record().map(Self.warning)
+    }
+
+    /// What `commandEnded()` does, returning the error that a record or a write met, if any.
+    ///
+    /// - Complexity: O(s) for the s steps of the board's histories, plus the writes.
+    private func record() -> (any Error)? {
         guard let board, let recorder else { return nil }
         let contents: (document: Data, archive: HistoryArchive, leftOut: [String])
         do {
@@ -244,18 +251,18 @@ public final class BoardAutosave {
         } catch BoardFileError.historyNotSavable {
             return nil
         } catch {
-            return Self.warning(error)
+            return error
         }
         pending = contents.archive
         failure = nil
         defer { pending = nil }
         recorder.record()
-        if let failure { return Self.warning(failure) }
+        if let failure { return failure }
         guard contents.document != writtenDocument else { return nil }
         do {
             try HistoryFileStore(url: documentURL).write(contents.document)
         } catch {
-            return Self.warning(error)
+            return error
         }
         writtenDocument = contents.document
         return nil
