@@ -161,6 +161,30 @@ struct BoardAutosaveTests {
         #expect(recovered.board.undoStack.undoMenuItemTitle == "Undo Add Figure", "the history came back")
     }
 
+    /// As above, with changes after the save: the recovered board is unsaved anyway, but undoing
+    /// them came back to a step that said "saved" while FILE did not hold it, and one quit lost
+    /// the board. FILE removed, or saved by a board without --autosave (a figure this board never
+    /// had): no saved mark stays.
+    @Test(arguments: ["removed", "saved by another board"])
+    func aRecoveredBoardKeepsNoSavedMarkThatFileNoLongerHolds(what: String) throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "save", "move 1 30 5"], on: session)
+        if what == "removed" {
+            try FileManager.default.removeItem(at: directory.file)
+        } else {
+            let (other, _) = try Session.opening(directory.file)
+            run(["add 70 30", "save"], on: other)
+        }
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 30, y: 5), Point(x: 40, y: 8)])
+        #expect(notes.contains { $0.hasPrefix("note: ") && $0.contains("does not hold") }, "\(notes)")
+        run(["undo"], on: recovered)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 10, y: 20), Point(x: 40, y: 8)])
+        #expect(recovered.board.hasUnsavedChanges, "the step saved to a file that no longer holds it")
+        #expect(recovered.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+    }
+
     /// The other side: a recovered board at its saved step, whose FILE holds it, is saved.
     @Test func aRecoveredBoardThatFileHoldsIsSaved() throws {
         let directory = try Directory()

@@ -340,10 +340,11 @@ public final class BoardAutosave {
         var notes: [String] = []
         do {
             opened = try BoardFile.open(BoardFile.contents(document: line, archive: try archive.encoded()))
-            // A board that says it is saved must be the one FILE holds. FILE removed or replaced
-            // since (by hand, by another board) would otherwise leave a board that `quit` leaves
-            // at once, removing the only copy of it with the autosave.
-            if !opened.board.hasUnsavedChanges && !holds(file: file, figures: document.figures) {
+            // A saved mark says what FILE holds. FILE removed or replaced since (by hand, by
+            // another board) would otherwise leave a step that says it is saved, where `quit`
+            // leaves at once, removing the only copy of the board with the autosave.
+            if !savedMarksHold(file: file, document: document, archive: archive, saved: !opened.board.hasUnsavedChanges)
+            {
                 var unsaved = archive
                 for key in unsaved.histories.keys { unsaved.histories[key]?.clean = nil }
                 opened = try BoardFile.open(BoardFile.contents(document: line, archive: try unsaved.encoded()))
@@ -358,14 +359,27 @@ public final class BoardAutosave {
         return (opened.board, opened.notes.map { "note: \($0)" } + notes, true)
     }
 
-    /// Whether `file` holds a board with `figures` on it, as a board saved there does: a missing
-    /// file is an empty board (a new file's), and one that cannot be read holds none.
+    /// Whether the saved marks of a recovered board (its `document`, with the histories of
+    /// `archive`; `saved` when it is at its saved step) can still say what `file` holds. Not when
+    /// the board is at its saved step and `file` does not hold its figures; nor when `file` is
+    /// gone though the board was saved past its start (a missing file is an empty board, a new
+    /// file's), cannot be read, or holds a figure this board never had (another board saved it).
+    /// A file put back from an older save of this board is not seen until the board is at its
+    /// saved step.
     ///
-    /// - Complexity: O(n) in the size of the file.
-    private static func holds(file: URL, figures: [FigureRecord]) -> Bool {
-        guard let data = try? HistoryFileStore(url: file).read() else {
-            return figures.isEmpty && !FileManager.default.fileExists(atPath: file.path)
+    /// - Complexity: O(n + f) for the n bytes of the file and the f figures of the board.
+    private static func savedMarksHold(
+        file: URL, document: BoardDocument, archive: HistoryArchive, saved: Bool
+    ) -> Bool {
+        let data = try? HistoryFileStore(url: file).read()
+        guard let data else {
+            guard !FileManager.default.fileExists(atPath: file.path) else { return false }
+            let board = archive.histories[BoardFile.boardHistoryName]
+            return saved ? document.figures.isEmpty : board.map { $0.clean == nil || $0.clean == $0.root } ?? true
         }
-        return (try? BoardFile.decodeDocument(BoardFile.split(data).document))?.figures == figures
+        guard let held = try? BoardFile.decodeDocument(BoardFile.split(data).document) else { return false }
+        if saved { return held.figures == document.figures }
+        let known = Set((document.figures + document.offBoard).map(\.uuid))
+        return held.figures.allSatisfy { known.contains($0.uuid) }
     }
 }
