@@ -350,8 +350,8 @@ public final class BoardAutosave {
                 opened = try BoardFile.open(BoardFile.contents(document: line, archive: try unsaved.encoded()))
                 let name = String(file.relativePath.map { Session.printable($0) })
                 notes.append(
-                    "note: '\(name)' does not hold this board (it was removed or replaced since the board was saved): "
-                        + "the board opens unsaved")
+                    "note: '\(name)' does not hold the board as it was saved (it was removed or replaced since): "
+                        + "the board opens unsaved, no step marked saved")
             }
         } catch {
             throw .unreadable(path: journal.url.relativePath, reason: "\(error)")
