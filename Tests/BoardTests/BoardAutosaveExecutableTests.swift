@@ -114,6 +114,42 @@ struct BoardAutosaveExecutableTests {
         // random points rarely recover the same one twice).
         #expect(recoveredStates.count >= 2, "\(recoveredStates.count) distinct boards after 6 kills in \(runTime)")
     }
+
+    /// Two boards with `--autosave` on one FILE at once: the second took the first's live files
+    /// for a crash's, wrote over them, and when either quit it removed the files the other still
+    /// counted on. The second is refused, and the first's files are left as they are.
+    @Test func aSecondBoardOnTheSameAutosaveIsRefused() throws {
+        let board = try boardExecutable().path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "board-autosave-twice-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("both.board")
+        let documentURL = BoardAutosave.documentURL(for: file)
+
+        // The first board adds a figure, then waits for input that comes only after a while.
+        let quoted = "'" + board.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        let first = try ChildProcess.start(
+            "/bin/sh", ["-c", "(echo 'add 10 10'; sleep 3) | \(quoted) --autosave '\(file.path)'"])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? String(contentsOf: documentURL, encoding: .utf8))?.contains("\"number\":1") != true {
+            #expect(ContinuousClock.now < deadline, "the first board never autosaved")
+            if ContinuousClock.now >= deadline { break }
+            usleep(20_000)
+        }
+        let document = try Data(contentsOf: documentURL)
+
+        let second = try ChildProcess.run(board, ["--autosave", file.path], input: "add 50 30\nquit\nquit\n")
+        #expect(second.status == 1, "\(second.output)")
+        #expect(second.output.contains("another board"), "\(second.output)")
+        #expect((try? Data(contentsOf: documentURL)) == document, "the first board's autosave is as it left it")
+
+        // The first ends without quit: its board comes back.
+        #expect(try first.wait().status == 0)
+        let relaunched = try ChildProcess.run(board, ["--autosave", file.path])
+        #expect(relaunched.output.hasPrefix("recovered the board from "), "\(relaunched.output)")
+        #expect(relaunched.output.contains("figures: #1 (10.0, 10.0) black r=0.0\n"), "\(relaunched.output)")
+    }
 }
 
 /// The command line of `--autosave`: one FILE, once, without `--demo` or `--shared`.

@@ -136,6 +136,81 @@ struct BoardAutosaveTests {
         #expect(recovered.board.hasUnsavedChanges, "no history says the document is the saved one")
     }
 
+    /// A board saved, then killed, whose FILE is then removed or replaced by another board: the
+    /// recovered board is not in FILE, so it must not say it is saved (a `quit` would remove the
+    /// autosave at once, and with it the only copy of the board).
+    @Test(arguments: ["removed", "replaced"])
+    func aRecoveredBoardThatFileNoLongerHoldsIsUnsaved(what: String) throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "save"], on: session)
+        #expect(!session.board.hasUnsavedChanges)
+        if what == "removed" {
+            try FileManager.default.removeItem(at: directory.file)
+        } else {
+            let other = Session(board: Board(), file: directory.file)
+            #expect(other.handle("add 70 30").first?.hasPrefix("error: ") == false)
+            #expect(other.handle("save").first?.hasPrefix("saved the board") == true)
+        }
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 10, y: 20), Point(x: 40, y: 8)])
+        #expect(recovered.board.hasUnsavedChanges, "'\(directory.file.lastPathComponent)' does not hold it: \(notes)")
+        #expect(notes.contains { $0.hasPrefix("note: ") && $0.contains("does not hold") }, "\(notes)")
+        #expect(recovered.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+        #expect(BoardAutosave.exists(for: directory.file), "the refused quit keeps the autosave")
+        #expect(recovered.board.undoStack.undoMenuItemTitle == "Undo Add Figure", "the history came back")
+    }
+
+    /// As above, with changes after the save: the recovered board is unsaved anyway, but undoing
+    /// them came back to a step that said "saved" while FILE did not hold it, and one quit lost
+    /// the board. FILE removed, or saved by a board without --autosave (a figure this board never
+    /// had): no saved mark stays.
+    @Test(arguments: ["removed", "saved by another board"])
+    func aRecoveredBoardKeepsNoSavedMarkThatFileNoLongerHolds(what: String) throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "save", "move 1 30 5"], on: session)
+        if what == "removed" {
+            try FileManager.default.removeItem(at: directory.file)
+        } else {
+            let (other, _) = try Session.opening(directory.file)
+            run(["add 70 30", "save"], on: other)
+        }
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 30, y: 5), Point(x: 40, y: 8)])
+        #expect(notes.contains { $0.hasPrefix("note: ") && $0.contains("does not hold") }, "\(notes)")
+        run(["undo"], on: recovered)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 10, y: 20), Point(x: 40, y: 8)])
+        #expect(recovered.board.hasUnsavedChanges, "the step saved to a file that no longer holds it")
+        #expect(recovered.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
+    }
+
+    /// The other side: a recovered board at its saved step, whose FILE holds it, is saved.
+    @Test func aRecoveredBoardThatFileHoldsIsSaved() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "save", "add 5 5", "undo"], on: session)
+        #expect(!session.board.hasUnsavedChanges)
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(!recovered.board.hasUnsavedChanges, "\(notes)")
+        #expect(notes.count == 2, "\(notes)")
+    }
+
+    /// The first line of a recovery without the history does not say it came with it (the note
+    /// after it says the opposite).
+    @Test func aRecoveryWithoutTheHistoryDoesNotSayItCameWithIt() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "move 1 30 5"], on: session)
+        try Data().write(to: BoardAutosave.journalURL(for: directory.file))
+        let (_, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(
+            notes.first
+                == "recovered the board from '\(BoardAutosave.documentURL(for: directory.file).relativePath)': "
+                + "as it was after the last command", "\(notes)")
+        #expect(notes.contains("note: the journal holds no history for it: the board opens without its history"))
+    }
+
     @Test(arguments: ["document", "journal"])
     func aDamagedAutosaveIsRefusedAndEveryFileIsLeftAsItWas(damaged: String) throws {
         let directory = try Directory()
@@ -158,6 +233,104 @@ struct BoardAutosaveTests {
         let (plain, notes) = try Session.opening(directory.file)
         #expect(plain.board.figures.map(\.position) == [Point(x: 10, y: 20)])
         #expect(notes.last?.contains("holds changes made after the last save") == true, "\(notes)")
+    }
+
+    /// A byte changed inside the journal (the disk, a stray write): its replay stops at the
+    /// damaged record, so the records after it, the history of the document on disk among them,
+    /// cannot be read. Opening without the history would start the journal over and lose them
+    /// for good; the board is refused instead, with every file as it was, as a damaged document
+    /// is.
+    @Test func aJournalDamagedBeforeTheDocumentsRecordIsRefused() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "move 1 30 5"], on: session)
+        var journal = try Data(contentsOf: journalURL)
+        journal[journal.startIndex + 200] ^= 0x04
+        try journal.write(to: journalURL)
+        let contents = try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }
+        #expect {
+            _ = try Session.opening(directory.file, autosave: true)
+        } throws: { error in
+            guard case BoardAutosaveError.unreadable(let path, let reason) = error else { return false }
+            return path == journalURL.relativePath && reason.contains("damaged")
+                && "\(error)".contains("nothing was changed: move it away")
+        }
+        #expect(
+            try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) } == contents)
+    }
+
+    /// What a refused journal says: moving it away loses the history, not the changes (the
+    /// document holds them), and it is no autosave of the board.
+    @Test func aRefusedJournalSaysWhatMovingItAwayLoses() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20"], on: session)
+        try Data("not a journal\n".utf8).write(to: journalURL)
+        #expect {
+            _ = try Session.opening(directory.file, autosave: true)
+        } throws: { error in
+            "\(error)".hasPrefix("the journal '\(journalURL.relativePath)' cannot be read (")
+                && "\(error)".hasSuffix("nothing was changed: move it away to open the board without its history")
+        }
+    }
+
+    /// The board that recovers must not start the journal over: killed between the reset and
+    /// its first record (a few milliseconds at the start), it left the recovered document with an
+    /// empty journal, and the next launch opened the board without any history. It appends after
+    /// the records it recovered from instead.
+    @Test func aRecoveringBoardKeepsTheRecordsItRecoveredFrom() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "add 40 8", "move 1 30 5"], on: session)
+        let before = reference.observed(session.board)
+        let beforeWalk = walk(session.board)
+        let journal = try Data(contentsOf: journalURL)
+        let (recovered, _) = try Session.opening(directory.file, autosave: true)
+        #expect(try Data(contentsOf: journalURL).starts(with: journal), "the records are still there")
+        #expect(reference.observed(recovered.board) == before)
+        // And the journal it appended to recovers the board as well.
+        let (again, _) = try Session.opening(directory.file, autosave: true)
+        #expect(reference.observed(again.board) == before)
+        #expect(walk(again.board) == beforeWalk)
+    }
+
+    /// A journal left without its document (removed by hand): its histories have no board to go
+    /// with, and the journal starts over; a note says so, rather than nothing.
+    @Test func aJournalWithoutItsDocumentIsStartedOverWithANote() throws {
+        let directory = try Directory()
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "save", "move 1 30 5"], on: session)
+        try FileManager.default.removeItem(at: BoardAutosave.documentURL(for: directory.file))
+        let (reopened, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(reopened.board.figures.map(\.position) == [Point(x: 10, y: 20)], "FILE, as saved")
+        #expect(
+            notes.contains {
+                $0.hasPrefix("note: ") && $0.contains(BoardAutosave.journalURL(for: directory.file).lastPathComponent)
+                    && $0.contains("starts over")
+            }, "\(notes)")
+    }
+
+    /// A journal kept for its records but that cannot take one more (a torn tail that makes it
+    /// larger than the board's journals grow) starts over after all, rather than refusing a board
+    /// that came back whole.
+    @Test func aKeptJournalThatCannotTakeARecordStartsOver() throws {
+        let directory = try Directory()
+        let journalURL = BoardAutosave.journalURL(for: directory.file)
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20", "move 1 30 5"], on: session)
+        let before = reference.observed(session.board)
+        let handle = try FileHandle(forWritingTo: journalURL)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 17 << 20))
+        try handle.close()
+        let (recovered, notes) = try Session.opening(directory.file, autosave: true)
+        #expect(notes.first?.hasSuffix("with its history") == true, "\(notes)")
+        #expect(reference.observed(recovered.board) == before)
+        let (again, _) = try Session.opening(directory.file, autosave: true)
+        #expect(reference.observed(again.board) == before)
     }
 
     @Test func aTornLastRecordIsIgnored() throws {
@@ -194,6 +367,49 @@ struct BoardAutosaveTests {
         #expect(recovered.board.hasUnsavedChanges)
     }
 
+    /// `save OTHER` moves the autosave to OTHER's: after a crash, `board --autosave FILE` opens
+    /// FILE without the changes, so the save says where they are kept now, and what opens them.
+    @Test func saveToAnotherFileSaysWhereTheAutosaveWent() throws {
+        let directory = try Directory()
+        let other = directory.url.appendingPathComponent("c.board")
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20"], on: session)
+        let reply = session.handle("save \(other.path)")
+        #expect(
+            reply.first?.contains(
+                "autosave: every change is now kept in '\(other.path).autosave' and '\(other.path).journal' "
+                    + "until quit (board --autosave '\(other.path)' opens them)") == true, "\(reply)")
+        #expect(!session.handle("save").first!.contains("autosave:"), "saving to the same file moves nothing")
+    }
+
+    /// `save OTHER` while OTHER's autosave holds a crashed session's changes: the move of the
+    /// autosave would start OTHER's journal over and write over its document, the only copy of
+    /// those changes. The save is refused, and every file is left as it was.
+    @Test func saveToAFileWhoseAutosaveHoldsChangesIsRefused() throws {
+        let directory = try Directory()
+        let other = directory.url.appendingPathComponent("c.board")
+        do {
+            let (crashed, _) = try Session.opening(other, autosave: true)
+            run(["add 70 30", "save", "move 1 60 20"], on: crashed)
+        }
+        let contents = try directory.names().map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }
+        let (session, _) = try Session.opening(directory.file, autosave: true)
+        run(["add 10 20"], on: session)
+        let files = try directory.names().filter { !$0.hasPrefix("b.board") }
+        let reply = session.handle("save \(other.path)")
+        #expect(reply.first?.hasPrefix("error: ") == true, "\(reply)")
+        #expect(reply.first?.contains("holds changes") == true, "\(reply)")
+        #expect(try directory.names().filter { !$0.hasPrefix("b.board") } == files)
+        #expect(
+            try files.map { try Data(contentsOf: directory.url.appendingPathComponent($0)) } == contents,
+            "c.board and its autosave are as they were")
+        let (recovered, _) = try Session.opening(other, autosave: true)
+        #expect(recovered.board.figures.map(\.position) == [Point(x: 60, y: 20)])
+        // Saving to the session's own file, spelled another way, is no other file.
+        let again = session.handle("save \(directory.url.path)/./b.board")
+        #expect(again.first?.hasPrefix("saved the board") == true, "\(again)")
+    }
+
     @Test func anAutosaveThatCannotBeWrittenIsRefusedAtTheStart() throws {
         let directory = try Directory()
         let missing = directory.url.appendingPathComponent("no-such-directory/b.board")
@@ -202,6 +418,19 @@ struct BoardAutosaveTests {
         } throws: { error in
             guard case BoardAutosaveError.cannotStart = error else { return false }
             return true
+        }
+    }
+
+    /// What a start that cannot write says: why, once, not a command's warning inside it. (A
+    /// directory that is there, readable, where no file can be made: Linux's /proc.)
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self")))
+    func aStartThatCannotWriteSaysWhyOnce() throws {
+        #expect {
+            _ = try Session.opening(URL(fileURLWithPath: "/proc/board-autosave-\(UUID().uuidString)"), autosave: true)
+        } throws: { error in
+            guard case BoardAutosaveError.cannotStart = error else { return false }
+            return "\(error)".hasPrefix("the autosave cannot be written (") && !"\(error)".contains("warning:")
+                && !"\(error)".contains("the changes since")
         }
     }
 }

@@ -102,11 +102,22 @@ public final class Session {
     ) throws -> (session: Session, notes: [String]) {
         let name = quotedPath(url)
         let opened: (session: Session, notes: [String])
+        // Taken before the files are read: they may be another running board's.
+        let lock = autosave ? try BoardAutosave.Lock(for: url) : nil
+        var recoveredHistory = false
+        // A journal without its document (removed by hand) has no board for its histories: it
+        // starts over, as at any start without a recovery, and a note says so.
+        var strayJournal = autosave && FileManager.default.fileExists(atPath: BoardAutosave.journalURL(for: url).path)
         if autosave, let recovered = try BoardAutosave.recover(file: url) {
+            recoveredHistory = recovered.historyRestored
+            strayJournal = false
             let autosaved = quotedPath(BoardAutosave.documentURL(for: url))
             opened = (
                 Session(board: recovered.board, file: url, usesColor: usesColor),
-                ["recovered the board from \(autosaved): as it was after the last command, with its history"]
+                [
+                    "recovered the board from \(autosaved): as it was after the last command"
+                        + (recovered.historyRestored ? ", with its history" : "")
+                ]
                     + recovered.notes
             )
         } else if let data = try HistoryFileStore(url: url).read() {
@@ -131,12 +142,19 @@ public final class Session {
                 ]
             )
         }
-        opened.session.autosave = try BoardAutosave(file: url, board: opened.session.board)
+        opened.session.autosave = try BoardAutosave(
+            file: url, board: opened.session.board, lock: lock, keepsJournal: recoveredHistory)
         return (
             opened.session,
-            opened.notes + [
-                "autosave: every change is kept in \(quotedPath(BoardAutosave.documentURL(for: url))) and \(quotedPath(BoardAutosave.journalURL(for: url))) until quit"
-            ]
+            opened.notes
+                + (strayJournal
+                    ? [
+                        "note: \(quotedPath(BoardAutosave.journalURL(for: url))) was left without "
+                            + "\(quotedPath(BoardAutosave.documentURL(for: url))), the board its histories go with: "
+                            + "it starts over"
+                    ] : []) + [
+                    "autosave: every change is kept in \(quotedPath(BoardAutosave.documentURL(for: url))) and \(quotedPath(BoardAutosave.journalURL(for: url))) until quit"
+                ]
         )
     }
 
@@ -347,19 +365,34 @@ public final class Session {
                 board.save()
                 return Reply(message: "saved: the board and its figures are marked clean (no file is written)")
             }
+            // The autosave follows the file that `save` writes (below): a session that ended
+            // without quit left OTHER's autosave, the only copy of its changes, which the move
+            // would write over.
+            if let autosave, !BoardAutosave.isSameFile(autosave.file, target), BoardAutosave.exists(for: target) {
+                throw .invalid(
+                    "\(Session.quotedPath(BoardAutosave.documentURL(for: target))) holds changes made to "
+                        + "\(Session.quotedPath(target)) after its last save (a session with --autosave ended "
+                        + "without quit): board --autosave \(Session.quotedPath(target)) opens them; nothing was saved")
+            }
             let leftOut = try write(to: target)
             file = target
             // A save never loses steps silently: what the histories left out is said.
             var lines =
                 ["saved the board and its history to \(Session.quotedPath(target))"]
                 + leftOut.map { "note: not saved, in \($0)" }
-            if let autosave, autosave.file != target {
+            if let autosave, !BoardAutosave.isSameFile(autosave.file, target) {
                 // The autosave follows the file that `save` writes: the next launch with
                 // --autosave and that file finds it.
                 autosave.discard()
                 self.autosave = nil
                 do {
                     self.autosave = try BoardAutosave(file: target, board: board)
+                    // Said, since a crash now leaves the changes where `--autosave FILE` with the
+                    // old name does not look.
+                    lines.append(
+                        "autosave: every change is now kept in \(Session.quotedPath(BoardAutosave.documentURL(for: target))) "
+                            + "and \(Session.quotedPath(BoardAutosave.journalURL(for: target))) until quit "
+                            + "(board --autosave \(Session.quotedPath(target)) opens them)")
                 } catch {
                     lines.append("warning: \(error); the changes from now on are not safe from a crash")
                 }
