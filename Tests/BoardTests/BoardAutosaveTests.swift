@@ -73,7 +73,7 @@ struct BoardAutosaveTests {
                 "remove 3", "select 1", "color green", "add 5 5", "move 4 6 6", "undo", "undo", "move 1 20 20",
             ], on: session)
         #expect(session.board.hasUnsavedChanges)
-        #expect(try directory.names() == ["b.board", "b.board.autosave", "b.board.journal"])
+        #expect(try directory.names() == ["b.board", "b.board.autosave", "b.board.journal", "b.board.lock"])
         let before = reference.observed(session.board)
 
         // The session ends without quit (a crash, a closed terminal): the next one recovers.
@@ -98,7 +98,7 @@ struct BoardAutosaveTests {
         run(["add 10 20", "save", "move 1 30 5"], on: session)
         let saved = try Data(contentsOf: directory.file)
         #expect(session.handle("quit").first?.hasPrefix("the board has unsaved changes") == true)
-        #expect(try directory.names().count == 3, "a refused quit keeps the autosave")
+        #expect(try directory.names().count == 4, "a refused quit keeps the autosave and its lock")
         #expect(session.handle("quit") == ["bye"])
         #expect(try directory.names() == ["b.board"])
         #expect(try Data(contentsOf: directory.file) == saved, "the unsaved move was left, as quit twice says")
@@ -359,7 +359,7 @@ struct BoardAutosaveTests {
         let other = directory.url.appendingPathComponent("c.board")
         let (session, _) = try Session.opening(directory.file, autosave: true)
         run(["add 10 20", "save \(other.path)", "move 1 30 5"], on: session)
-        #expect(try directory.names() == ["c.board", "c.board.autosave", "c.board.journal"])
+        #expect(try directory.names() == ["c.board", "c.board.autosave", "c.board.journal", "c.board.lock"])
         let (recovered, notes) = try Session.opening(other, autosave: true)
         #expect(notes.first?.hasPrefix("recovered the board from") == true, "\(notes)")
         #expect(recovered.board.figures.map(\.position) == [Point(x: 30, y: 5)])

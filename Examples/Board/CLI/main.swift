@@ -46,6 +46,7 @@ let autosaveHelp = """
     program ends any other way (a crash, a closed terminal, input that ends),
     the next board --autosave FILE opens the board as its last command left
     it, with its histories, and * unsaved still says what save has not written.
+    One board at a time: it locks FILE.lock until quit.
 
     """
 

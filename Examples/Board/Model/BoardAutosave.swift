@@ -102,9 +102,10 @@ public final class BoardAutosave {
     private var lock: Lock?
 
     /// The lock that keeps a second board off a FILE's autosave while one runs: a POSIX record
-    /// lock (`lockf`) on a file in the temporary directory named after FILE (its directory's
-    /// device and inode, and its name), so that no third file sits beside FILE. The system
-    /// releases it when the process ends, however it ends, so a crash leaves nothing locked.
+    /// lock (`lockf`) on FILE.lock, beside FILE (so that two boards find the same lock file
+    /// whatever their temporary directories, and nothing piles up elsewhere). The system
+    /// releases it when the process ends, however it ends, so a crash leaves nothing locked: the
+    /// file stays, unlocked, for the next board to take, and `quit` removes it.
     ///
     /// A POSIX lock is the process's, not the descriptor's: one process may hold it twice (the
     /// tests open a session again, as after a crash, while the first one is still there).
@@ -120,16 +121,7 @@ public final class BoardAutosave {
         ///   `BoardAutosaveError.cannotStart` when FILE's directory or the lock file cannot be
         ///   opened.
         init(for file: URL) throws(BoardAutosaveError) {
-            var directory = stat()
-            guard stat(file.deletingLastPathComponent().path, &directory) == 0 else {
-                throw .cannotStart(
-                    reason: "\(file.deletingLastPathComponent().path): \(String(cString: strerror(errno)))")
-            }
-            let name = SHA256.hex(of: Array(file.lastPathComponent.utf8)).prefix(32)
-            path =
-                FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "board-autosave-\(directory.st_dev)-\(directory.st_ino)-\(name).lock"
-                ).path
+            path = BoardAutosave.lockURL(for: file).path
             while true {
                 let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
                 guard descriptor >= 0 else {
@@ -144,7 +136,8 @@ public final class BoardAutosave {
                     throw .cannotStart(reason: "\(path): \(String(cString: strerror(code)))")
                 }
                 // The board that held it may have removed the file since this one opened it
-                // (`deinit`): then the lock is on a file no one else will open; take the new one.
+                // (`remove()`, at its quit): then the lock is on a file no one else will open;
+                // take the new one.
                 var held = stat()
                 var named = stat()
                 if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
@@ -157,12 +150,16 @@ public final class BoardAutosave {
             }
         }
 
-        /// Removes the lock file, then lets the lock go: at `quit`, or when the session goes away.
-        /// (A board killed leaves the file, unlocked, for the next one to take.) Removed before
-        /// it is let go, so that no board can lock it once removed but the one that opened it
-        /// just before, which then sees that it was removed and takes a new one.
-        deinit {
+        /// Removes the lock file, then lets the lock go: at `quit`. Removed before it is let go,
+        /// so that no board can lock it once removed but one that opened it just before, which
+        /// then sees that it was removed and takes a new one (see `init`).
+        func remove() {
             unlink(path)
+        }
+
+        /// Lets the lock go, leaving the file for the next board, as a crash does: a session
+        /// that goes away without `quit`, or an opening refused after it took the lock.
+        deinit {
             close(descriptor)
         }
     }
@@ -171,6 +168,8 @@ public final class BoardAutosave {
     public nonisolated static func documentURL(for file: URL) -> URL { file.appendingPathExtension("autosave") }
     /// The journal's file for `file`: FILE.journal.
     public nonisolated static func journalURL(for file: URL) -> URL { file.appendingPathExtension("journal") }
+    /// The lock file for `file`: FILE.lock (see `Lock`).
+    public nonisolated static func lockURL(for file: URL) -> URL { file.appendingPathExtension("lock") }
 
     /// Whether `one` and `other` name the same board file, and so the same autosave, however
     /// they are spelled (`./b.board`, a symbolic link to its directory).
@@ -280,6 +279,7 @@ public final class BoardAutosave {
         try? journal.reset()
         try? FileManager.default.removeItem(at: journal.url)
         try? HistoryFileStore(url: documentURL).remove()
+        lock?.remove()
         lock = nil
     }
 
