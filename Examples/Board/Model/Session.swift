@@ -371,8 +371,9 @@ public final class Session {
             if let autosave, !BoardAutosave.isSameFile(autosave.file, target), BoardAutosave.exists(for: target) {
                 throw .invalid(
                     "\(Session.quotedPath(BoardAutosave.documentURL(for: target))) holds changes made to "
-                        + "\(Session.quotedPath(target)) after its last save (a session with --autosave ended "
-                        + "without quit): board --autosave \(Session.quotedPath(target)) opens them; nothing was saved")
+                        + "\(Session.quotedPath(target)) after its last save (by a board with --autosave that is "
+                        + "running on it, or ended without quit): board --autosave \(Session.quotedPath(target)) "
+                        + "opens them; nothing was saved")
             }
             let leftOut = try write(to: target)
             file = target
