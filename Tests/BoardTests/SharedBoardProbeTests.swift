@@ -174,6 +174,33 @@ struct SharedBoardProbeTests {
         #expect(layout(ann) == "#1 (30.0, 5.0) black r=0.0")
     }
 
+    @Test func gotoOnASharedBoardNeverUndoesAPeersMove() throws {
+        let database = TemporaryDatabase()
+        let ann = try join(database)
+        let bob = try join(database)
+        run(ann, "add 10 20", "move 1 30 5", "undo", "move 1 40 5")
+        run(bob, "move 1 50 10")
+        // Both moves of figure 1 died as Bob's move arrived: the tree no longer has them, and a
+        // jump to one is refused rather than ending somewhere else.
+        #expect(
+            ann.handle("tree").last == """
+                board history tree (goto N goes to node N; branch N picks where redo goes):
+                0 (start)
+                1 Add Figure  <- you are here
+                """)
+        #expect(
+            ann.handle("goto 2").first
+                == "error: there is no node 2 in the board's history (type tree to see its nodes)")
+        #expect(ann.session.board.figure(1)?.position == Point(x: 50, y: 10))
+        #expect(status(ann) == "board: [Undo Add Figure] (Redo)")
+        #expect(run(ann, "earlier") == ["went back to node 0: undid 1 step"])
+        #expect(layout(ann) == "none", "Ann's own add")
+        #expect(run(ann, "later") == ["went forward to node 1: redid 1 step"])
+        #expect(layout(ann) == "#1 (50.0, 10.0) black r=0.0")
+        _ = bob.poll()
+        #expect(layout(bob) == layout(ann))
+    }
+
     @Test func earlierAndLaterOnASharedBoardKeepThePeersChanges() throws {
         let database = TemporaryDatabase()
         let ann = try join(database)
@@ -248,6 +275,29 @@ struct SharedBoardProbeTests {
         run(back, "undo", "redo")
         _ = bob.poll()
         #expect(layout(back) == layout(bob))
+    }
+
+    /// The positions `history` lists are the ones `history N` goes to: a step a peer's change
+    /// left with nothing to do is not listed, and does not shift the positions after the listing.
+    @Test func historyListsThePositionsThatHistoryNGoesTo() throws {
+        let database = TemporaryDatabase()
+        let ann = try join(database)
+        let bob = try join(database)
+        run(ann, "add 10 20", "color red", "radius 2", "color blue", "radius 3", "figure")
+        run(bob, "select 1", "color green")
+        let listed = ann.handle("history").filter { !$0.hasPrefix("user ") }
+        #expect(
+            listed == [
+                """
+                figure #1 history (type history N to go to position N):
+                  0  (start)
+                  1  Change Corner Radius
+                  2  Change Corner Radius  <- you are here
+                """
+            ])
+        #expect(ann.handle("history") == listed, "the same positions at the next command")
+        #expect(run(ann, "history 1") == ["jumped to position 1"])
+        #expect(layout(ann) == "#1 (10.0, 20.0) green r=2.0", "the state after the step listed at 1")
     }
 
     // MARK: At random, against a model of the promises

@@ -248,6 +248,19 @@ public final class Board {
         figures.first { $0.uuid == uuid }
     }
 
+    /// Finds the steps that the changes made elsewhere left with nothing to do, in the board's
+    /// history and in every figure's history it holds, and drops them, as a save does (a saved
+    /// history is rebased step by step). A shared board saves after every command: without this,
+    /// `history` and `tree` would list dead steps that the save then drops, and the positions and
+    /// node numbers the user read would no longer be the ones `history N` and `goto N` reach.
+    ///
+    /// - Complexity: O(n + r) for the n steps of the histories and the r remote changes they have
+    ///   not seen yet.
+    public func dropStepsThatDied() {
+        guard let history = try? undoStack.savedHistory() else { return }
+        for figure in figures + figuresOffBoard(in: history) { _ = try? figure.undoStack.savedHistory() }
+    }
+
     /// Applies a change that another board made (`SharedBoard` reads it from the shared log),
     /// as a change that is not this user's: undo never reverts it, and this user's steps move
     /// past it. Returns false, changing nothing, when the change does not fit this board (a figure

@@ -308,8 +308,10 @@ public final class SharedBoard {
                 lines.append("note: entry \(entry.id) of the shared log does not fit this board (\(said)): skipped")
             }
         }
-        // The selection, the Edit menu and the buttons, which re-read the stacks: a step that died
-        // changes the titles now, not at the next command.
+        // The steps that died go now, not at the save after the next command: `history` and
+        // `tree` list what `history N` and `goto N` reach. Then the selection, the Edit menu and
+        // the buttons, which re-read the stacks: a step that died changes the titles now.
+        session.board.dropStepsThatDied()
         session.boardChanged()
         return lines
     }
