@@ -364,6 +364,13 @@ struct SharedBoardProbeTests {
             let command = commands.randomElement(using: &random)!
             let promised = (board.session.buttons.undoTitle, board.session.buttons.redoTitle)
             let before = attributes(board)
+            // A live move on top of the undo stack is the last change to its figure's position.
+            let positions = board.session.board.figures.map { "Undo Move to \($0.position)" }
+            if command == "undo", board.session.board.undoStack === board.session.buttons.stack,
+                promised.0.hasPrefix("Undo Move to ")
+            {
+                #expect(positions.contains(promised.0), "step \(step), seed \(seed): \(promised.0), \(layout(board))")
+            }
             let answer = board.handle(command).first { !$0.hasPrefix("user ") && !$0.hasPrefix("note: ") } ?? ""
             log.append("\(index + 1): \(command) -> \(answer)")
             let after = attributes(board)
