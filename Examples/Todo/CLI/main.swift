@@ -43,14 +43,16 @@ let session: TodoSession
 do {
     session = TodoSession(list: try await TodoList(database: try TodoDatabase(path: path)))
 } catch {
-    print("todo: cannot open \(path): \(error)")
+    print("todo: cannot open \(TodoSession.printable(path)): \(error)")
     exit(1)
 }
 
 // Interactive, or commands piped on standard input: the same loop. A terminal gets a prompt; a
 // pipe gets each command echoed, so the output reads like a transcript.
 let interactive = isatty(STDIN_FILENO) != 0
-if interactive { print("ActionStack to-do list in \(path) — type help for the commands, quit to leave.") }
+if interactive {
+    print("ActionStack to-do list in \(TodoSession.printable(path)) — type help for the commands, quit to leave.")
+}
 for line in session.render() { print(line) }
 while !session.isFinished {
     if interactive {
@@ -61,7 +63,7 @@ while !session.isFinished {
         if interactive { print() }
         break
     }
-    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(line)") }
+    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(TodoSession.printable(line))") }
     for output in await session.handle(line) { print(output) }
 }
 

@@ -50,7 +50,7 @@ public final class TodoSession {
         let undo = stack.canUndo ? "[\(stack.undoMenuItemTitle)]" : "(Undo)"
         let redo = stack.canRedo ? "[\(stack.redoMenuItemTitle)]" : "(Redo)"
         lines.append("todo: \(undo) \(redo)")
-        return lines
+        return lines.map(Self.printable)
     }
 
     /// Handles one command line; returns what to print (then the list and the buttons).
@@ -79,7 +79,31 @@ public final class TodoSession {
         } catch {
             answer = ["error: \(error)"]
         }
-        return answer + render()
+        return answer.map(Self.printable) + render()
+    }
+
+    /// `text` as it can be printed: a tab is a space, and each character that is or holds a control
+    /// character (escape, carriage return, NUL, ...), an invisible format character (a
+    /// bidirectional override such as U+202E, a zero-width space) or a line or paragraph separator
+    /// is shown as "?". An item's text is stored as typed (an arrow key that a terminal without
+    /// line editing passes on is an escape sequence in it, and a database file may come from
+    /// anyone), so printing it as it is could move the cursor, clear the screen or make the list
+    /// show a text that is not the one stored. The joiners that emoji sequences and some scripts
+    /// are written with (U+200D, U+200C) are kept.
+    public static func printable(_ text: String) -> String {
+        String(
+            text.map { character in
+                character == "\t" ? " " : character.unicodeScalars.contains(where: isHidden) ? "?" : character
+            })
+    }
+
+    /// Whether printing `scalar` as it is could hide or rearrange text, or drive the terminal.
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        case .format: scalar != "\u{200D}" && scalar != "\u{200C}"
+        default: false
+        }
     }
 
     // MARK: Commands
