@@ -48,4 +48,31 @@ struct TodoSessionTests {
         for line in lines { #expect(!holdsHiddenCharacter(line), "printed as is: \(line.debugDescription)") }
         try await fixture.expectStored([("bell\u{7} cr\r\u{202E}rtl\ttab", false)])
     }
+
+    /// Another connection to the file (a second `todo`) arms `fail after 1`: undoing a clear of two
+    /// rows puts one back, is refused the other, and its rollback is refused too, so the step is
+    /// broken. The stack then refuses every undo and redo until the app discards or retries the
+    /// step, which a user of `todo` cannot do (a retry would put back a row that is already there):
+    /// the session takes the step out of the history at once, and undo goes on below it.
+    @Test func aBrokenStepLeavesTheHistoryAndUndoGoesOn() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        let session = TodoSession(list: fixture.list)
+        for command in ["add Buy milk", "add Call mom", "add Water plants", "done 1", "done 2", "clear"] {
+            _ = await session.handle(command)
+        }
+        let other = try TodoDatabase(path: fixture.list.database.path)
+        try await other.refuseWrite(after: 1)
+        let refused = await session.handle("undo")
+        #expect(refused.first?.hasPrefix("error: Undo Clear 2 Done Items failed: action 0 of 2 failed") == true)
+        #expect(refused.first?.contains("the step is broken") == true)
+        #expect(fixture.stack.brokenStep == nil)
+        #expect(fixture.stack.undoMenuItemTitle == "Undo Mark “Call mom” Done")
+        try await fixture.expectStored([("Call mom", true), ("Water plants", false)])
+
+        try await other.setRefusesWrites(false)
+        let undone = await session.handle("undo")
+        #expect(undone.first == "Undo Mark “Call mom” Done")
+        try await fixture.expectStored([("Call mom", false), ("Water plants", false)])
+    }
 }

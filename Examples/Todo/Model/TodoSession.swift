@@ -148,7 +148,7 @@ public final class TodoSession {
             try await stack.performUndo()
             return [title]
         } catch {
-            return ["error: \(title) failed: \(Self.explain(error))"]
+            return ["error: \(title) failed: \(Self.explain(error))\(await discardBrokenStep())"]
         }
     }
 
@@ -160,8 +160,23 @@ public final class TodoSession {
             try await stack.performRedo()
             return [title]
         } catch {
-            return ["error: \(title) failed: \(Self.explain(error))"]
+            return ["error: \(title) failed: \(Self.explain(error))\(await discardBrokenStep())"]
         }
+    }
+
+    /// Takes a broken step out of the history, if the operation that just failed left one, and
+    /// reads the list again; returns what to add to the error, or "" when no step is broken.
+    ///
+    /// Until a broken step is discarded or retried, the stack refuses every undo and redo, and the
+    /// user of `todo` has no command for either. A retry would not help: it runs every action of
+    /// the step again, from the state the database is in, and the rows already put back are there.
+    private func discardBrokenStep() async -> String {
+        guard list.undoStack.brokenStep != nil else { return "" }
+        list.undoStack.discardBrokenStep()
+        // The list is what the database holds already (a write that fails changes neither), unless
+        // another connection changed the rows; reading them again shows what is there.
+        try? await list.reload()
+        return ": it leaves the history, and the list shows what the database holds"
     }
 
     private func fail(_ argument: String) async throws -> [String] {
