@@ -75,4 +75,32 @@ struct TodoExecutableTests {
         #expect(stored.map(\.text) == ["Buy milk", "Call mom"])
         #expect(stored.map(\.isDone) == [true, true])
     }
+
+    /// A directory of its own for one test's database file.
+    static func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("actionstack-todo-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// A fault is a session's: the `fail after 1` of a session that quit before it fired stays in
+    /// the file's `faults` row, and the next session, which knows nothing of it, must not find its
+    /// second write refused, nor every write after it (it is the session that armed a one-shot
+    /// fault that turns it off once it has refused).
+    @Test func aFaultLeftInTheFileByAnEarlierSessionIsOff() async throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("todo.sqlite").path
+        let first = try ChildProcess.run(try todoExecutable().path, [path], input: "add Buy milk\nfail after 1\nquit\n")
+        #expect(first.status == 0)
+        let second = try ChildProcess.run(
+            try todoExecutable().path, [path], input: "add Call mom\nadd Water plants\nadd Feed cat\nquit\n")
+        #expect(second.status == 0)
+        let lines = second.output.split(separator: "\n").map(String.init)
+        for text in ["Call mom", "Water plants", "Feed cat"] { #expect(lines.contains("added “\(text)”")) }
+        let database = try TodoDatabase(path: path)
+        #expect(try await database.items().map(\.text) == ["Buy milk", "Call mom", "Water plants", "Feed cat"])
+        #expect(try await database.writesLeftBeforeRefusal() == nil)
+    }
 }

@@ -41,7 +41,14 @@ let path =
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("actionstack-todo-\(getpid()).sqlite").path
 let session: TodoSession
 do {
-    session = TodoSession(list: try await TodoList(database: try TodoDatabase(path: path)))
+    let database = try TodoDatabase(path: path)
+    // A fault is a session's: one that an earlier session left armed in the file (it quit, or was
+    // killed, before its fault fired) would refuse this session's writes with nothing to say why,
+    // and only the session that arms a one-shot fault turns it off once it has refused, so `fail
+    // after K` from an earlier session would refuse every write after the K-th here. Writes start
+    // accepted (this also turns off a fault that another `todo` running on the file armed).
+    try await database.setRefusesWrites(false)
+    session = TodoSession(list: try await TodoList(database: database))
 } catch {
     print("todo: cannot open \(TodoSession.printable(path)): \(error)")
     exit(1)
