@@ -103,4 +103,17 @@ struct TodoExecutableTests {
         #expect(try await database.items().map(\.text) == ["Buy milk", "Call mom", "Water plants", "Feed cat"])
         #expect(try await database.writesLeftBeforeRefusal() == nil)
     }
+
+    /// An argument that starts with "-" is an option, and `todo` has only `-h` and `--help`: an
+    /// unknown one (`--version`, a mistyped `-help`) is refused, instead of becoming the name of a
+    /// database file created in the current directory.
+    @Test func anUnknownOptionIsRefusedAndCreatesNoFile() throws {
+        let option = "--no-such-option-\(UUID().uuidString)"
+        let stray = FileManager.default.currentDirectoryPath + "/" + option
+        defer { try? FileManager.default.removeItem(atPath: stray) }
+        let result = try ChildProcess.run(try todoExecutable().path, [option], input: "quit\n")
+        #expect(result.status == 2)
+        #expect(result.output.contains("todo: unknown option '\(option)' (try --help)"))
+        #expect(!FileManager.default.fileExists(atPath: stray))
+    }
 }

@@ -30,6 +30,13 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print(TodoSession.help)
     exit(0)
 }
+// An argument that starts with "-" is an option, and there are no others: an unknown one (a
+// `--version`, a mistyped `-help`) would otherwise be the name of a database file, created in the
+// current directory. A file whose name starts with "-" is still `./-name`.
+if let unknown = arguments.first(where: { $0.hasPrefix("-") }) {
+    FileHandle.standardError.write(Data("todo: unknown option '\(TodoSession.printable(unknown))' (try --help)\n".utf8))
+    exit(2)
+}
 guard arguments.count <= 1 else {
     print("usage: todo [DATABASE-FILE]")
     exit(2)
