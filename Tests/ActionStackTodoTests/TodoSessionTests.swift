@@ -75,4 +75,23 @@ struct TodoSessionTests {
         #expect(undone.first == "Undo Mark “Call mom” Done")
         try await fixture.expectStored([("Call mom", false), ("Water plants", false)])
     }
+
+    /// A command that takes no argument refuses one, as board's commands do: `undo 3` must not undo
+    /// one step as if it had undone three, `clear 2` must not remove every done item, and `quit
+    /// now` or `help me` must not pass for what they say.
+    @Test func aCommandThatTakesNoArgumentRefusesOne() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        let session = TodoSession(list: fixture.list)
+        _ = await session.handle("add Buy milk")
+        _ = await session.handle("done 1")
+        for command in ["undo 3", "redo 1", "clear 2", "list all", "help me", "quit now"] {
+            let lines = await session.handle(command)
+            #expect(lines.first == "error: \(command.prefix { $0 != " " }) takes no arguments")
+        }
+        #expect(!session.isFinished)
+        #expect(fixture.stack.undoMenuItemTitle == "Undo Mark “Buy milk” Done")
+        try await fixture.expectStored([("Buy milk", true)])
+        #expect(await session.handle("undo  ").first == "Undo Mark “Buy milk” Done", "spaces are no argument")
+    }
 }

@@ -34,6 +34,9 @@ public final class TodoSession {
           help, quit
         """
 
+    /// The commands that take no argument.
+    private static let takingNoArgument: Set = ["clear", "undo", "redo", "list", "help", "quit"]
+
     /// Creates a session over `list`.
     public init(list: TodoList) {
         self.list = list
@@ -58,6 +61,11 @@ public final class TodoSession {
         let words = line.split(separator: " ", omittingEmptySubsequences: true)
         guard let command = words.first.map(String.init) else { return [] }
         let rest = line.drop { $0 == " " }.dropFirst(command.count).drop { $0 == " " }
+        // A command that takes no argument refuses one: `undo 3` must not undo one step as if it
+        // had undone three, nor `quit now` or `clear 2` pass for what they say.
+        if Self.takingNoArgument.contains(command) && !rest.isEmpty {
+            return ["error: \(command) takes no arguments"] + render()
+        }
         let answer: [String]
         do {
             switch command {
