@@ -116,4 +116,19 @@ struct TodoExecutableTests {
         #expect(result.output.contains("todo: unknown option '\(option)' (try --help)"))
         #expect(!FileManager.default.fileExists(atPath: stray))
     }
+
+    /// A file that is not a SQLite database is refused with SQLite's reason, as a file that cannot
+    /// be opened, not as "the database refused the write" (nothing was written), and it is left as
+    /// it was.
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("notes.txt").path
+        let text = String(repeating: "not a database, a text file\n", count: 40)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let result = try ChildProcess.run(try todoExecutable().path, [path], input: "add Buy milk\nquit\n")
+        #expect(result.status == 1)
+        #expect(result.output == "todo: cannot open \(path): file is not a database (SQLite error 26)\n")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
 }

@@ -56,6 +56,11 @@ do {
     // accepted (this also turns off a fault that another `todo` running on the file armed).
     try await database.setRefusesWrites(false)
     session = TodoSession(list: try await TodoList(database: database))
+} catch let error as DatabaseError {
+    // SQLite's reason, not the error's sentence, which says "the database refused the write": a
+    // file that is not a database, a directory or a locked file is not a refused write.
+    print("todo: cannot open \(TodoSession.printable(path)): \(error.message) (SQLite error \(error.code))")
+    exit(1)
 } catch {
     print("todo: cannot open \(TodoSession.printable(path)): \(error)")
     exit(1)
