@@ -94,4 +94,19 @@ struct TodoSessionTests {
         try await fixture.expectStored([("Buy milk", true)])
         #expect(await session.handle("undo  ").first == "Undo Mark “Buy milk” Done", "spaces are no argument")
     }
+
+    /// A number that names no item is refused as such, not as a missing number: `done 9` on a list
+    /// of one item says there is no item 9.
+    @Test func aNumberThatNamesNoItemIsRefusedAsSuch() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        let session = TodoSession(list: fixture.list)
+        _ = await session.handle("add Buy milk")
+        for command in ["done 9", "remove 0", "rename 2 Call mom"] {
+            let number = command.split(separator: " ")[1]
+            #expect(await session.handle(command).first == "error: there is no item \(number); the list has 1")
+        }
+        #expect(await session.handle("done x").first == "error: done needs an item number: done N")
+        try await fixture.expectStored([("Buy milk", false)])
+    }
 }

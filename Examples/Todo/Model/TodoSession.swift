@@ -124,7 +124,7 @@ public final class TodoSession {
 
     private func rename(_ arguments: String) async throws -> [String] {
         let parts = arguments.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, let item = item(String(parts[0])) else {
+        guard parts.count == 2, let item = try item(String(parts[0])) else {
             return ["error: rename needs an item number and a text: rename N TEXT"]
         }
         try await list.rename(item.id, to: String(parts[1]))
@@ -132,13 +132,13 @@ public final class TodoSession {
     }
 
     private func toggle(_ argument: String) async throws -> [String] {
-        guard let item = item(argument) else { return ["error: done needs an item number: done N"] }
+        guard let item = try item(argument) else { return ["error: done needs an item number: done N"] }
         try await list.toggle(item.id)
         return ["\(TodoList.quote(item.text)) is \(item.isDone ? "not done" : "done")"]
     }
 
     private func remove(_ argument: String) async throws -> [String] {
-        guard let item = item(argument) else { return ["error: remove needs an item number: remove N"] }
+        guard let item = try item(argument) else { return ["error: remove needs an item number: remove N"] }
         try await list.remove(item.id)
         return ["removed \(TodoList.quote(item.text))"]
     }
@@ -206,12 +206,23 @@ public final class TodoSession {
         return ["error: fail needs on, off or after K"]
     }
 
-    /// The item numbered `argument` (from 1) in the list.
-    private func item(_ argument: String) -> TodoItem? {
-        guard let number = Int(argument.trimmingPrefix(" ")), list.items.indices.contains(number - 1) else {
-            return nil
-        }
+    /// The item numbered `argument` (from 1) in the list; nil when `argument` is not a number.
+    ///
+    /// - Throws: ``NoSuchItem`` when it is a number that names no item, so that the error says so
+    ///   rather than asking for a number.
+    private func item(_ argument: String) throws -> TodoItem? {
+        guard let number = Int(argument.trimmingPrefix(" ")) else { return nil }
+        guard list.items.indices.contains(number - 1) else { throw NoSuchItem(number: number, count: list.items.count) }
         return list.items[number - 1]
+    }
+
+    /// A command named an item number that the list does not have.
+    private struct NoSuchItem: Error, CustomStringConvertible {
+        var number: Int
+        var count: Int
+        var description: String {
+            "there is no item \(number); " + (count == 0 ? "the list is empty" : "the list has \(count)")
+        }
     }
 
     /// Says which action failed, why, and what the rollback did, for a person.
