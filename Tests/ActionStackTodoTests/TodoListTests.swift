@@ -270,6 +270,19 @@ struct TodoListTests {
         #expect(fixture.stack.undoMenuItemTitle == "Undo Mark “Call mom” Done")
     }
 
+    /// A text that holds a NUL character is stored whole, and read back whole: the list shows
+    /// what the file holds, not a text the database cut at the NUL.
+    @Test func aTextWithANulCharacterIsStoredWhole() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        let item = try await fixture.list.add("Buy\u{0}milk")
+        try await fixture.expectStored([("Buy\u{0}milk", false)])
+        try await fixture.list.rename(item.id, to: "Call\u{0}mom")
+        try await fixture.expectStored([("Call\u{0}mom", false)])
+        try await fixture.stack.performUndo()
+        try await fixture.expectStored([("Buy\u{0}milk", false)])
+    }
+
     /// A list reopened on the same file shows what was stored; its history starts empty.
     @Test func reopeningReadsTheFile() async throws {
         let fixture = try await Fixture()

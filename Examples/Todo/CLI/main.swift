@@ -30,6 +30,13 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print(TodoSession.help)
     exit(0)
 }
+// An argument that starts with "-" is an option, and there are no others: an unknown one (a
+// `--version`, a mistyped `-help`) would otherwise be the name of a database file, created in the
+// current directory. A file whose name starts with "-" is still `./-name`.
+if let unknown = arguments.first(where: { $0.hasPrefix("-") }) {
+    FileHandle.standardError.write(Data("todo: unknown option '\(TodoSession.printable(unknown))' (try --help)\n".utf8))
+    exit(2)
+}
 guard arguments.count <= 1 else {
     print("usage: todo [DATABASE-FILE]")
     exit(2)
@@ -41,16 +48,30 @@ let path =
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("actionstack-todo-\(getpid()).sqlite").path
 let session: TodoSession
 do {
-    session = TodoSession(list: try await TodoList(database: try TodoDatabase(path: path)))
+    let database = try TodoDatabase(path: path)
+    // A fault is a session's: one that an earlier session left armed in the file (it quit, or was
+    // killed, before its fault fired) would refuse this session's writes with nothing to say why,
+    // and only the session that arms a one-shot fault turns it off once it has refused, so `fail
+    // after K` from an earlier session would refuse every write after the K-th here. Writes start
+    // accepted (this also turns off a fault that another `todo` running on the file armed).
+    try await database.setRefusesWrites(false)
+    session = TodoSession(list: try await TodoList(database: database))
+} catch let error as DatabaseError {
+    // SQLite's reason, not the error's sentence, which says "the database refused the write": a
+    // file that is not a database, a directory or a locked file is not a refused write.
+    print("todo: cannot open \(TodoSession.printable(path)): \(error.message) (SQLite error \(error.code))")
+    exit(1)
 } catch {
-    print("todo: cannot open \(path): \(error)")
+    print("todo: cannot open \(TodoSession.printable(path)): \(error)")
     exit(1)
 }
 
 // Interactive, or commands piped on standard input: the same loop. A terminal gets a prompt; a
 // pipe gets each command echoed, so the output reads like a transcript.
 let interactive = isatty(STDIN_FILENO) != 0
-if interactive { print("ActionStack to-do list in \(path) — type help for the commands, quit to leave.") }
+if interactive {
+    print("ActionStack to-do list in \(TodoSession.printable(path)) — type help for the commands, quit to leave.")
+}
 for line in session.render() { print(line) }
 while !session.isFinished {
     if interactive {
@@ -61,7 +82,7 @@ while !session.isFinished {
         if interactive { print() }
         break
     }
-    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(line)") }
+    if !interactive && !line.allSatisfy(\.isWhitespace) { print("> \(TodoSession.printable(line))") }
     for output in await session.handle(line) { print(output) }
 }
 

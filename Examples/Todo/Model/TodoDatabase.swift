@@ -128,9 +128,17 @@ public actor TodoDatabase {
         try query("SELECT id, position, text, done FROM items ORDER BY position, id") { statement in
             TodoItem(
                 id: sqlite3_column_int64(statement, 0), position: sqlite3_column_int64(statement, 1),
-                text: sqlite3_column_text(statement, 2).map { String(cString: $0) } ?? "",
+                text: Self.text(of: statement, column: 2),
                 isDone: sqlite3_column_int(statement, 3) != 0)
         }
+    }
+
+    /// The text in `column` of the current row, all its bytes: a text may hold a NUL character,
+    /// which `String(cString:)` would cut it at.
+    private static func text(of statement: OpaquePointer, column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     /// The position after the last item.
@@ -261,7 +269,10 @@ public actor TodoDatabase {
             let index = Int32(offset + 1)
             switch value {
             case .integer(let integer): sqlite3_bind_int64(statement, index, integer)
-            case .text(let text): sqlite3_bind_text(statement, index, text, -1, Self.transient)
+            case .text(let text):
+                // Bound by its length, not up to its first NUL (-1 would cut a text that holds one).
+                sqlite3_bind_text64(
+                    statement, index, text, sqlite3_uint64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
             case .null: sqlite3_bind_null(statement, index)
             }
         }

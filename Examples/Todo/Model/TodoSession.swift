@@ -34,6 +34,9 @@ public final class TodoSession {
           help, quit
         """
 
+    /// The commands that take no argument.
+    private static let takingNoArgument: Set = ["clear", "undo", "redo", "list", "help", "quit"]
+
     /// Creates a session over `list`.
     public init(list: TodoList) {
         self.list = list
@@ -50,7 +53,7 @@ public final class TodoSession {
         let undo = stack.canUndo ? "[\(stack.undoMenuItemTitle)]" : "(Undo)"
         let redo = stack.canRedo ? "[\(stack.redoMenuItemTitle)]" : "(Redo)"
         lines.append("todo: \(undo) \(redo)")
-        return lines
+        return lines.map(Self.printable)
     }
 
     /// Handles one command line; returns what to print (then the list and the buttons).
@@ -58,6 +61,11 @@ public final class TodoSession {
         let words = line.split(separator: " ", omittingEmptySubsequences: true)
         guard let command = words.first.map(String.init) else { return [] }
         let rest = line.drop { $0 == " " }.dropFirst(command.count).drop { $0 == " " }
+        // A command that takes no argument refuses one: `undo 3` must not undo one step as if it
+        // had undone three, nor `quit now` or `clear 2` pass for what they say.
+        if Self.takingNoArgument.contains(command) && !rest.isEmpty {
+            return ["error: \(command) takes no arguments"] + render()
+        }
         let answer: [String]
         do {
             switch command {
@@ -79,7 +87,31 @@ public final class TodoSession {
         } catch {
             answer = ["error: \(error)"]
         }
-        return answer + render()
+        return answer.map(Self.printable) + render()
+    }
+
+    /// `text` as it can be printed: a tab is a space, and each character that is or holds a control
+    /// character (escape, carriage return, NUL, ...), an invisible format character (a
+    /// bidirectional override such as U+202E, a zero-width space) or a line or paragraph separator
+    /// is shown as "?". An item's text is stored as typed (an arrow key that a terminal without
+    /// line editing passes on is an escape sequence in it, and a database file may come from
+    /// anyone), so printing it as it is could move the cursor, clear the screen or make the list
+    /// show a text that is not the one stored. The joiners that emoji sequences and some scripts
+    /// are written with (U+200D, U+200C) are kept.
+    public static func printable(_ text: String) -> String {
+        String(
+            text.map { character in
+                character == "\t" ? " " : character.unicodeScalars.contains(where: isHidden) ? "?" : character
+            })
+    }
+
+    /// Whether printing `scalar` as it is could hide or rearrange text, or drive the terminal.
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        case .format: scalar != "\u{200D}" && scalar != "\u{200C}"
+        default: false
+        }
     }
 
     // MARK: Commands
@@ -92,7 +124,7 @@ public final class TodoSession {
 
     private func rename(_ arguments: String) async throws -> [String] {
         let parts = arguments.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, let item = item(String(parts[0])) else {
+        guard parts.count == 2, let item = try item(String(parts[0])) else {
             return ["error: rename needs an item number and a text: rename N TEXT"]
         }
         try await list.rename(item.id, to: String(parts[1]))
@@ -100,13 +132,13 @@ public final class TodoSession {
     }
 
     private func toggle(_ argument: String) async throws -> [String] {
-        guard let item = item(argument) else { return ["error: done needs an item number: done N"] }
+        guard let item = try item(argument) else { return ["error: done needs an item number: done N"] }
         try await list.toggle(item.id)
         return ["\(TodoList.quote(item.text)) is \(item.isDone ? "not done" : "done")"]
     }
 
     private func remove(_ argument: String) async throws -> [String] {
-        guard let item = item(argument) else { return ["error: remove needs an item number: remove N"] }
+        guard let item = try item(argument) else { return ["error: remove needs an item number: remove N"] }
         try await list.remove(item.id)
         return ["removed \(TodoList.quote(item.text))"]
     }
@@ -124,7 +156,7 @@ public final class TodoSession {
             try await stack.performUndo()
             return [title]
         } catch {
-            return ["error: \(title) failed: \(Self.explain(error))"]
+            return ["error: \(title) failed: \(Self.explain(error))\(await discardBrokenStep())"]
         }
     }
 
@@ -136,8 +168,23 @@ public final class TodoSession {
             try await stack.performRedo()
             return [title]
         } catch {
-            return ["error: \(title) failed: \(Self.explain(error))"]
+            return ["error: \(title) failed: \(Self.explain(error))\(await discardBrokenStep())"]
         }
+    }
+
+    /// Takes a broken step out of the history, if the operation that just failed left one, and
+    /// reads the list again; returns what to add to the error, or "" when no step is broken.
+    ///
+    /// Until a broken step is discarded or retried, the stack refuses every undo and redo, and the
+    /// user of `todo` has no command for either. A retry would not help: it runs every action of
+    /// the step again, from the state the database is in, and the rows already put back are there.
+    private func discardBrokenStep() async -> String {
+        guard list.undoStack.brokenStep != nil else { return "" }
+        list.undoStack.discardBrokenStep()
+        // The list is what the database holds already (a write that fails changes neither), unless
+        // another connection changed the rows; reading them again shows what is there.
+        try? await list.reload()
+        return ": it leaves the history, and the list shows what the database holds"
     }
 
     private func fail(_ argument: String) async throws -> [String] {
@@ -159,12 +206,23 @@ public final class TodoSession {
         return ["error: fail needs on, off or after K"]
     }
 
-    /// The item numbered `argument` (from 1) in the list.
-    private func item(_ argument: String) -> TodoItem? {
-        guard let number = Int(argument.trimmingPrefix(" ")), list.items.indices.contains(number - 1) else {
-            return nil
-        }
+    /// The item numbered `argument` (from 1) in the list; nil when `argument` is not a number.
+    ///
+    /// - Throws: ``NoSuchItem`` when it is a number that names no item, so that the error says so
+    ///   rather than asking for a number.
+    private func item(_ argument: String) throws -> TodoItem? {
+        guard let number = Int(argument.trimmingPrefix(" ")) else { return nil }
+        guard list.items.indices.contains(number - 1) else { throw NoSuchItem(number: number, count: list.items.count) }
         return list.items[number - 1]
+    }
+
+    /// A command named an item number that the list does not have.
+    private struct NoSuchItem: Error, CustomStringConvertible {
+        var number: Int
+        var count: Int
+        var description: String {
+            "there is no item \(number); " + (count == 0 ? "the list is empty" : "the list has \(count)")
+        }
     }
 
     /// Says which action failed, why, and what the rollback did, for a person.
