@@ -16,22 +16,19 @@ import Testing
 /// Probes of collaborative undo on a shared board: interleavings of two and three users.
 @MainActor
 struct SharedBoardProbeTests {
+    /// The suite whose helpers these probes share (joining, the figures, the status line).
+    let shared = SharedBoardTests()
+
     func join(_ database: TemporaryDatabase, terminal: String? = nil) throws -> SharedBoard {
-        try SharedBoard.join(path: database.path, terminal: terminal).board
+        try shared.join(database, terminal: terminal)
     }
 
-    func layout(_ board: SharedBoard) -> String {
-        let figures = board.session.board.figures
-        guard !figures.isEmpty else { return "none" }
-        return figures.map { "#\($0.id) \($0.position) \($0.color.rawValue) r=\($0.cornerRadius)" }
-            .joined(separator: ", ")
-    }
+    func layout(_ board: SharedBoard) -> String { shared.layout(board) }
 
-    func status(_ board: SharedBoard) -> String {
-        board.session.render().last ?? ""
-    }
+    func status(_ board: SharedBoard) -> String { shared.status(board) }
 
-    /// The answers of `commands`, past what arrived from the others.
+    /// The answers of `commands`, past what arrived from the others (refusals included, unlike
+    /// `SharedBoardTests.run`, which expects every command to succeed).
     @discardableResult
     func run(_ board: SharedBoard, _ commands: String...) -> [String] {
         commands.map { command in
