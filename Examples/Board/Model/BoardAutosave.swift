@@ -33,7 +33,10 @@ public import Foundation
 // document, and the journal's record for it is the one before). At the next launch with
 // `--autosave`, the board opens from them: the document, and the histories the journal last
 // recorded for it, saved marks included, so `* unsaved` still names what `save` has not written
-// to FILE. `quit` removes both files: the user saved, or chose to leave without saving.
+// to FILE. `quit` removes both files, and the lock file (below): the user saved, or chose to
+// leave without saving. A board that starts with no FILE.autosave starts the journal over; one
+// that recovers from them appends to the journal it recovered from, so that a crash before its
+// first record still finds the histories.
 //
 // The recorder here makes whole archives (the board has one history per figure, and a recorder
 // of what changed follows one stack), once per command: the session asks it to record at the end
@@ -45,8 +48,8 @@ public import Foundation
 //
 // One board at a time keeps a FILE's autosave: a second `board --autosave FILE` would take the
 // first one's live files for a crash's, write over them, and remove them at its `quit` while the
-// first still counts on them. The board holds a lock (`BoardAutosave.Lock`) from before it reads
-// the files until `quit`, and a second board is refused while it does.
+// first still counts on them. The board holds a lock (`BoardAutosave.Lock`, on FILE.lock) from
+// before it reads the files until `quit`, and a second board is refused while it does.
 
 /// Why a board's autosave could not be opened or started. Nothing was changed when one is thrown:
 /// the autosave's files and FILE are as they were.
