@@ -22,7 +22,7 @@ func todoExecutable() throws -> URL {
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TodoExecutableTests {
     @Test func pipedSessionUndoesThroughTheDatabase() async throws {
         let directory = FileManager.default.temporaryDirectory

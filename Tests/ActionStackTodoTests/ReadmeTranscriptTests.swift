@@ -14,7 +14,7 @@ import Testing
 /// The README's to-do transcript is what the program prints: its commands, fed to the built
 /// `todo` after the three it leaves out, print every line it shows, in order ("..." stands for
 /// lines left out). So the README counts the failed actions as the program (and the library) do.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TodoReadmeTranscriptTests {
     /// The first commands of the session, which the README leaves out ("from the fourth command
     /// on").

@@ -68,7 +68,7 @@ func actionFailure(_ error: ActionStack.OperationError) -> ActionStack.ActionFai
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TodoListTests {
     @Test func addUndoRedo() async throws {
         let fixture = try await Fixture()

@@ -28,7 +28,7 @@ func holdsHiddenCharacter(_ line: String) -> Bool {
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TodoSessionTests {
     /// An item's text is stored as typed, but printed with each control or invisible format
     /// character as "?": an escape sequence in a text (an arrow key that a terminal without line

@@ -26,7 +26,7 @@ import Testing
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct CrashSafetyTests {
     /// How many times the writer is killed.
     static let kills = 30

@@ -26,7 +26,7 @@ import Testing
 /// branching history time moves, jumps to nodes and branches); each time, the journal's last record, replayed, is
 /// the history a full save would have saved after the step it names. The branching walk's journal
 /// defers its flushes (`HistoryJournal.Durability.within`), so kills also fall while a flush runs.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct RecorderCrashTests {
     static let kills = 8
 

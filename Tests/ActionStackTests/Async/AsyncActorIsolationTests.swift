@@ -17,7 +17,7 @@ import Testing
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncActorIsolationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncActorIsolationTests {
     @Test func anActorOwnedUndoTakesAForeignChangeFromAnotherTaskOnTheActorAsANewStep() async throws {
         let doc = ProbeDocActor2()
         await doc.recordBoxStep(1)

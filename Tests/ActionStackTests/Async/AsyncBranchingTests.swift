@@ -18,7 +18,7 @@ import Testing
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncBranchingTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncBranchingTests {
     /// 0 -> 1 -> 2, and 1 -> 3: the async tree these tests walk.
     func makeTree() async throws -> (ActionStack, RemoteValue) { try await makeAsyncTree() }
 

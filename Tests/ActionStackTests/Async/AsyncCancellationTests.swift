@@ -38,7 +38,7 @@ private func awaitValue(_ request: ActionStack.OperationRequest) async -> ProbeO
 }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncCancellationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncCancellationTests {
     /// An Edit menu's undo of a step whose server never answers, and a window that awaits it.
     private func startedUndo() async throws -> (ActionStack, Gate, RemoteValue, ActionStack.OperationRequest) {
         let stack = makeAsyncStack()

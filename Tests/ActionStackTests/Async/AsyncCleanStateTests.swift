@@ -63,7 +63,7 @@ private struct HalfUndone {
 }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncCleanStateTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncCleanStateTests {
     @Test func aMarkWhileTheActionsRunIsCleanUntilTheOperationMovesTheDocument() async throws {
         let run = try await HalfUndone.make()
         run.stack.markClean()

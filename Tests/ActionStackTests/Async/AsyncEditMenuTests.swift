@@ -18,7 +18,7 @@ import Testing
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncEditMenuTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncEditMenuTests {
     @Test func aStartedRequestCanBeAwaitedFromSeveralTasksAndAWaitersCancellationStopsOnlyItsWait() async throws {
         let stack = makeStack()
         let gate = Gate()

@@ -17,7 +17,7 @@ import Testing
 private struct BodyFailed: Error {}
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncGroupNotificationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncGroupNotificationTests {
     @Test func aThrowingScopedGroupPairsItsOpenNotification() {
         // The reference.
         let stack = makeStack()

@@ -16,7 +16,7 @@ import Testing
 // trimmed between the steps of a jump (issue 28, item 5).
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncLimitTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncLimitTests {
     /// Five steps on one gated value, 1 to 5.
     private func fiveSteps() async throws -> (ActionStack, Gate, RemoteValue) {
         let stack = makeAsyncStack()

@@ -18,7 +18,7 @@ import Testing
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncNotificationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncNotificationTests {
     @Test func everyWillIsFollowedByExactlyOneDidOrFailAcrossAMixedSession() async throws {
         let stack = makeStack()
         let log = OperationLog(stack)

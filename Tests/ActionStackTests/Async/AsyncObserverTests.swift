@@ -46,7 +46,7 @@ private final class ObserverReadings: @unchecked Sendable {  // the stack posts 
 }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncObserverTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncObserverTests {
     private let expectedUndoRedo = [
         "WillUndo undoing true redoing false level 0", "DidUndo undoing true redoing false level 0",
         "WillRedo undoing false redoing true level 0", "DidRedo undoing false redoing true level 0",

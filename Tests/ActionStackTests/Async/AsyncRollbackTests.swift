@@ -18,7 +18,7 @@ import Testing
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncRollbackTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncRollbackTests {
     @Test(arguments: [0, 2, 4])
     func aFailureAtEachAsyncIndexOfAMixedStepRestoresEverything(failing index: Int) async throws {
         let stack = makeStack()

@@ -298,7 +298,7 @@ final class AsyncSchedule {
     nonisolated static let soakEvents =
         Int(ProcessInfo.processInfo.environment["ACTIONSTACK_ASYNC_SOAK_EVENTS"] ?? "") ?? 0
 
-    @Test(.timeLimit(.minutes(5)), arguments: 0..<50)
+    @Test(.timeLimit(.minutes(10)), arguments: 0..<50)
     func aSeededScheduleKeepsEveryPromise(seed: Int) async throws {
         if let only = ProcessInfo.processInfo.environment["ASYNC_SCHEDULE_SEED"], Int(only) != seed { return }
         try await run(seed: UInt64(seed), events: Workload.scaled(2_000))

@@ -17,7 +17,7 @@ import Testing
 // item 6).
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncTargetRemovalTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncTargetRemovalTests {
     @Test func anInverseRegisteredAfterTheRemovalDoesNotBringTheStepBack() async throws {
         // The sequence: a one-action step on e; while its action awaits, the removal; the
         // handler then registers its inverse on e.

@@ -439,7 +439,7 @@ final class RFPEvents: @unchecked Sendable {  // appended on the thread that use
 // MARK: - 1. Awaited operations against the synchronous ones
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedOperationsWhereFeaturesMeetTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AwaitedOperationsWhereFeaturesMeetTests {
     /// "`performUndo(isolation:)`, `performRedo(isolation:)` and `performJump(to:isolation:)` are
     /// the awaitable forms of `undo()`, `redo()` and `jump(to:)` ... They work on any step; a
     /// synchronous step runs as `undo()` would." Also "A move ..., synchronous or awaited, is

@@ -15,7 +15,7 @@ import Testing
 /// history of awaited steps is bounded by `levelsOfUndo` (the documented choice, in
 /// `maximumCost`'s docs and "Undoing through a server or a database").
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedStepCostTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AwaitedStepCostTests {
     final class Box {
         var value = 0
     }

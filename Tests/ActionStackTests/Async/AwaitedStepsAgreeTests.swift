@@ -21,7 +21,7 @@ import Testing
 /// are compared after every operation with each other, not with a model: a rule that the model and
 /// the awaited path share cannot hide a difference from the synchronous one (the trim of the
 /// group an undo closes first was such a rule).
-@Suite(.timeLimit(.minutes(5))) @MainActor struct AwaitedStepsAgreeTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct AwaitedStepsAgreeTests {
     /// One value of the document, the target of its own changes.
     final class Cell {
         var value = 0

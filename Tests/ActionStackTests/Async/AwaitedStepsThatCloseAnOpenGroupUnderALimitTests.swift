@@ -23,7 +23,7 @@ import Testing
 /// The two forms are also compared on two copies of one history (`TrimRulesFixtures`): in both
 /// shapes, under either limit, with an empty group that is dropped, with the event's automatic
 /// group, and for a jump to where the stack already is.
-@Suite(.timeLimit(.minutes(5))) @MainActor struct AwaitedStepsThatCloseAnOpenGroupUnderALimitTests: TrimRulesFixtures {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct AwaitedStepsThatCloseAnOpenGroupUnderALimitTests: TrimRulesFixtures {
     /// A value whose changes cost 1 and are undone synchronously or awaited: an awaited step holds
     /// an asynchronous action beside the synchronous one that states its cost (an asynchronous
     /// registration states none).

@@ -17,7 +17,7 @@ import Testing
 // Undo undo two steps.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedTimeMovesTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AwaitedTimeMovesTests {
     /// 0 -> 1 -> 2, and 1 -> 3 (the document at 3): each step awaits a server.
     func makeTree() async throws -> (ActionStack, RemoteValue) {
         let (stack, remote) = try await makeAsyncTree()

@@ -16,7 +16,7 @@ import Testing
 /// request decides whether it moves from where the document is, before it closes the group, as the
 /// synchronous move does; before, it closed the group first, so the group became a node and the
 /// move then found nothing to do from it.
-@MainActor @Suite(.serialized, .timeLimit(.minutes(5))) struct AwaitedTimeMovesThatWouldNotMoveTests {
+@MainActor @Suite(.serialized, .timeLimit(.minutes(10))) struct AwaitedTimeMovesThatWouldNotMoveTests {
     enum Move: String, CaseIterable, Sendable {
         case earlierByZero, laterAtTheNewest, earlierByNoTime, laterByAnHourAtTheNewest
 

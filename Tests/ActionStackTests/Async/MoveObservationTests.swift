@@ -43,7 +43,7 @@ private final class StateLog {
 private func notificationNames(_ log: OperationLog) -> [String] { log.events }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct MoveObservationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct MoveObservationTests {
     /// Three steps on a counter, which the caller keeps alive (the stack holds it weakly).
     @discardableResult
     private func threeSteps(_ stack: ActionStack, on counter: Counter = Counter()) -> Counter {

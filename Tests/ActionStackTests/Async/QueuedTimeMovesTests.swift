@@ -19,7 +19,7 @@ import Testing
 // cancellation, and a target that goes while they wait.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct QueuedTimeMovesTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct QueuedTimeMovesTests {
     /// One press of a key of the Edit menu or of vim's time moves.
     enum Press: CustomStringConvertible {
         case earlier(Int)

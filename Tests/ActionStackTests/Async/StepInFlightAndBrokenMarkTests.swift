@@ -16,7 +16,7 @@ import Testing
 // redo is in flight and that a step is broken.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct StepInFlightAndBrokenMarkTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct StepInFlightAndBrokenMarkTests {
     /// Two steps on a gated value, "One" and "Two".
     private func twoSteps(shape: ActionStack.HistoryShape = .linear) async throws -> (ActionStack, Gate, RemoteValue) {
         let stack = makeAsyncStack()

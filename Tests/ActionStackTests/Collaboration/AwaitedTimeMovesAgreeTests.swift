@@ -19,7 +19,7 @@ import Testing
 /// requests), agree after every operation, while a peer's changes leave steps dead, handlers of
 /// the steps a move takes free targets or register nothing, targets are freed and removed, and the
 /// branch limit changes.
-@Suite(.timeLimit(.minutes(5))) @MainActor struct AwaitedTimeMovesAgreeTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct AwaitedTimeMovesAgreeTests {
     final class Box {}
 
     /// The boxes the steps act on, held by the test (a step's handler may let one go).

@@ -42,7 +42,7 @@ struct AsyncTextCommand: AsyncUndoCommand, RebasableCommand {
 /// change whose closure throws, one that fits nothing, one that removes a target's actions, and
 /// one that kills the next step (its observers hear it) each leave the stack consistent.
 /// Serialized: the awaited command's gate and failures are shared by the tests.
-@Suite(.serialized, .timeLimit(.minutes(5))) @MainActor struct RemoteChangesWithTheOtherFeaturesTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) @MainActor struct RemoteChangesWithTheOtherFeaturesTests {
     func document(_ text: String = "", shape: ActionStack.HistoryShape = .linear) -> SharedText {
         let stack = ActionStack()
         stack.groupsByEvent = false

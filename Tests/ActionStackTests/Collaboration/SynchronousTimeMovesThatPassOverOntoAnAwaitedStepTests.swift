@@ -17,7 +17,7 @@ import Testing
 /// over it to a node whose way holds an asynchronous step, the rest of the move is started as a
 /// request, as a move with that step on its way from the start is (found by
 /// `AwaitedTimeMovesAgreeTests`, seed 58).
-@Suite(.timeLimit(.minutes(5))) @MainActor struct SynchronousTimeMovesThatPassOverOntoAnAwaitedStepTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct SynchronousTimeMovesThatPassOverOntoAnAwaitedStepTests {
     /// "xyz"; #1 types "E", awaited (then undone: a branch); #2 types "F"; the peer erases the "F"
     /// (#2 has nothing left to do, and nothing has looked at it); #3 types "G". Back by one from #3
     /// is #2, reached by undoing #3 (a synchronous step): #2 found dead, the move passes over it to

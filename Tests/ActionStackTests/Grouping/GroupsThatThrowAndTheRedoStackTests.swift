@@ -16,7 +16,7 @@ import Testing
 /// a branch, and the rollback leaves the tree as it was, redo choice included);
 /// `asyncGroup(named:isolation:_:)` holds them apart until the group closes, so the redo stack
 /// stays as it was, in both shapes, and under a limit nothing below is trimmed.
-@Suite(.timeLimit(.minutes(5))) @MainActor struct GroupsThatThrowAndTheRedoStackTests: TrimRulesFixtures {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct GroupsThatThrowAndTheRedoStackTests: TrimRulesFixtures {
     struct Failure: Error {}
 
     final class Value {

@@ -24,7 +24,7 @@ import Testing
 /// move stopped early (a freed target, a cancellation) is trimmed where it stopped; a move refused
 /// as a misuse changes nothing; and a recovery after a trimmed move is the full save. Serialized:
 /// one test cancels an awaited jump while a step of it runs, and waits for that step to start.
-@Suite(.serialized, .timeLimit(.minutes(5))) @MainActor struct MovesTrimOnceAtTheirEndTests: TrimRulesFixtures {
+@Suite(.serialized, .timeLimit(.minutes(10))) @MainActor struct MovesTrimOnceAtTheirEndTests: TrimRulesFixtures {
     /// A value whose changes cost `cost`, undone synchronously or awaited.
     final class Value {
         var value = 0

@@ -18,7 +18,7 @@ import Testing
 /// until the move had ended (a limit set during a move waits; this one was set before it), so the
 /// move went into a branch the synchronous move had already lost with the old root, and reached
 /// another node (found by `AwaitedTimeMovesAgreeTests`, seed 1).
-@Suite(.timeLimit(.minutes(5))) @MainActor struct TreeMovesThatCloseAnOpenGroupUnderALimitTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct TreeMovesThatCloseAnOpenGroupUnderALimitTests {
     /// "" at 1000 s; #1 types "A" at 1010 s; #2 types "B" at 1020 s; both undone; #3 types "C" at
     /// 1030 s (#1 and #2 a branch of the root); the undo levels set to 1; a group typing "D" is open
     /// at 1040 s. Back by 25 s: the group closes (#4) and the trim makes #3 the root, which drops

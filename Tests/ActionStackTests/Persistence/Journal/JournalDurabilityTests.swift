@@ -35,7 +35,7 @@ private func eventually(within seconds: Double = 20, _ condition: () -> Bool) as
     return true
 }
 
-@Suite(.timeLimit(.minutes(2))) struct JournalDurabilityTests {
+@Suite(.timeLimit(.minutes(10))) struct JournalDurabilityTests {
     /// The default, and `synchronizesAppends: true`: each append is flushed before it returns.
     @Test func everyAppendFlushesEachAppendBeforeItReturns() throws {
         let (journal, cleanUp) = try durabilityJournal(.everyAppend)

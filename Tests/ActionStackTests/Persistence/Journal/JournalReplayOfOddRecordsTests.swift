@@ -14,7 +14,7 @@ import Testing
 /// The journal's replay of records that are valid but unusual: a history whose root is numbered
 /// above other nodes keeps every date, and a record of many chain operations replays in linear
 /// time. (Both were found broken by replaying about 48,000 damaged journals, none of which crashed.)
-@Suite(.timeLimit(.minutes(5))) @MainActor struct JournalReplayOfOddRecordsTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct JournalReplayOfOddRecordsTests {
     final class Note {
         let id = "n"
         var value = 0

@@ -25,7 +25,7 @@ import Testing
 // coalesced keystrokes, removals, trims, tree moves, changes made by observers and by onError.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RecordedChangesTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecordedChangesTests {
     @Test func everyChangeIsRecordedOnceAndQueriesAreNot() throws {
         let url = hrTemporaryURL("once.journal")
         defer { try? FileManager.default.removeItem(at: url) }

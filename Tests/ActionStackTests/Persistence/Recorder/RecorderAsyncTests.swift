@@ -26,7 +26,7 @@ import Testing
 // leaves in the journal, whatever happens while it awaits.)
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RecorderAsyncTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecorderAsyncTests {
     /// A two-action async step whose undo fails on its second action: the first is rolled back; the
     /// history ends where it started; no error, no misuse, no record of anything in between.
     @Test func aFailingAsyncUndoRollsBackAndTheJournalEndsWhereItStarted() async throws {

@@ -24,7 +24,7 @@ import Testing
 // A journal that cannot take a record changes no stack: the recorder reports and tries again.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RecorderJournalFailureTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecorderJournalFailureTests {
     /// The journal's path is a directory: every append fails, each change reports, no stack changes.
     @Test func anUnwritableJournalChangesNoStack() throws {
         let files = try RecorderFiles()

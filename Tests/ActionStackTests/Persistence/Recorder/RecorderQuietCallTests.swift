@@ -17,7 +17,7 @@ import Testing
 // recorder, a stack group, the clean-state notification.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RecorderQuietCallTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecorderQuietCallTests {
     @Test func anObserverAddedAfterTheRecorderHearsEveryChangeAndTheRecorderRecordsIt() throws {
         let url = hrTemporaryURL("quiet-observer.journal")
         defer { try? FileManager.default.removeItem(at: url) }

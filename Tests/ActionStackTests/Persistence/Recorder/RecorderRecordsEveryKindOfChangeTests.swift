@@ -82,7 +82,7 @@ private final class GatedProbe {
 }
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(3))) struct RecorderRecordsEveryKindOfChangeTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecorderRecordsEveryKindOfChangeTests {
     // MARK: Changes alone
 
     @Test(arguments: [ActionStack.HistoryShape.linear, .tree])

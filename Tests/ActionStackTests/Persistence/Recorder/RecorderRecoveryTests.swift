@@ -25,7 +25,7 @@ import Testing
 // and foreign files, and a recorder that goes on appending after a reset or a damaged record.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RecorderRecoveryTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecorderRecoveryTests {
     /// After a relaunch the app sets up its stack and recorder, then recovers: the recorder records
     /// nothing until a change, so recover() still finds the three steps (it once recorded the empty
     /// history at once, under the fingerprint of the document opened).

@@ -21,7 +21,7 @@ import Testing
 // while the other lives.
 
 @MainActor
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RecorderReentrancyTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RecorderReentrancyTests {
     /// A board step's undo handler clears a figure's stack (both watched by one recorder): the
     /// figure's call ends inside the board's undo, the recorder records from the figure's
     /// observer and calls board.savedHistory() in the middle of the board's undo.

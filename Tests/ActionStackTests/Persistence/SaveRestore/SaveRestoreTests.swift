@@ -411,7 +411,7 @@ struct WriteValue: AsyncUndoCommand {
 // The limit catches a hang. It is generous because these tests share the main actor with
 // seconds-long seeded walks, and under a sanitizer on two cores a test can wait a minute for
 // its turns.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct AsyncCommandSaveRestoreTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AsyncCommandSaveRestoreTests {
     @Test func anAsyncCommandHistoryIsSavedRestoredAndUndoneAsAnOperation() async throws {
         let stack = makeAsyncStack()
         let server = ServerValue()
