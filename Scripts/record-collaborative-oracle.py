@@ -42,9 +42,12 @@ Usage:
     python3 -m venv /tmp/oracle-venv
     /tmp/oracle-venv/bin/pip install -r Scripts/requirements-oracle.txt
     /tmp/oracle-venv/bin/python Scripts/record-collaborative-oracle.py [--sequences N] [--out DIR]
+        [--first-seed S]
 
 The output, by default Tests/Fixtures/CollaborativeUndo/{yjs,loro}-{text,list,records}.json, is
-deterministic: running the script again writes the same bytes. Its README describes the format.
+deterministic: running the script again writes the same bytes. `--first-seed S --out DIR` records
+other seeds into another folder, which the replay tests read when `COLLABORATIVE_ORACLE_FIXTURES`
+names it (the golden sequences are recorded there too). Its README describes the format.
 """
 
 import argparse
@@ -1290,6 +1293,12 @@ def main():
         default=None,
         help="random sequences per model (default: %s)" % DEFAULT_SEQUENCES,
     )
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the first random seed (default 0, as the fixture; a later one explores beyond it)",
+    )
     parser.add_argument("--out", default=DEFAULT_OUT, help="the fixture folder")
     args = parser.parse_args()
     found = versions()
@@ -1302,7 +1311,7 @@ def main():
             for name in ENGINES:
                 recorded[name].append(per_engine[name])
         count = args.sequences if args.sequences is not None else DEFAULT_SEQUENCES[model]
-        for seed in range(count):
+        for seed in range(args.first_seed, args.first_seed + count):
             per_engine = {name: record_random(name, model, seed) for name in ENGINES}
             mark_divergence(per_engine)
             for name in ENGINES:

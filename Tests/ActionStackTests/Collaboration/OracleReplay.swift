@@ -20,9 +20,15 @@ enum OracleReplay {
         let sequences: [[String: Any]]
     }
 
+    /// The recording `name` of the fixture, or of the folder that `COLLABORATIVE_ORACLE_FIXTURES`
+    /// names: the script's `--first-seed` and `--out` record other seeds there, to explore beyond
+    /// the fixture without changing it.
     static func load(_ name: String) throws -> Recording {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/CollaborativeUndo/\(name).json").standardized
+        let folder =
+            ProcessInfo.processInfo.environment["COLLABORATIVE_ORACLE_FIXTURES"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/CollaborativeUndo").standardized
+        let url = folder.appendingPathComponent("\(name).json")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
         return Recording(
             engine: object["engine"] as! String, model: object["model"] as! String,
