@@ -753,6 +753,24 @@ struct SaveRestoreDriverTests {
                 .saveRestore(limit: nil, unresolvedSlot: nil, releasedSlot: 1), .undo, .undo, .redo,
             ]
         ),
+        // A jump whose last redo freed the target of the oldest step: the stack looks for freed
+        // targets once more when it arrives and drops that step; the model kept it until the next
+        // sweep (the soak found it: the walk swept only before each step).
+        DriverCase(
+            seed: 92_000_300,
+            config: .init(
+                groupsByEvent: true, dropsEmptyGroups: false, logsMisuse: false, slots: 3, tree: true, commands: 100),
+            plan: [
+                .init(trigger: .notification(.didRedo), nth: nil, every: 4, op: .free(slot: 0))
+            ],
+            ops: [
+                .command(slot: 0, delta: 66, options: .plain), .end, .command(slot: 1, delta: 7, options: .plain),
+                .endEvent, .setValue(slot: 2, value: 9, name: "Draw"), .undo,
+                .command(slot: 2, delta: 48, options: .init(cost: 3)), .endEvent,
+                .saveRestore(limit: 3, unresolvedSlot: nil), .command(slot: 1, delta: 56, options: .plain), .undo,
+                .undo, .command(slot: 1, delta: 54, options: .plain), .endEvent, .jumpToNode(-2),
+            ]
+        ),
     ]
 
     static let environment = ProcessInfo.processInfo.environment

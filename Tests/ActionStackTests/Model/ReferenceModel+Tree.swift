@@ -589,6 +589,10 @@ extension ReferenceModel {
                 if currentNode != child { continue plan }
             }
         }
+        // Arrived: the stack looks for freed targets once more before it finds no step left to
+        // take, so a step whose targets the last step's handlers or observers freed is dropped now,
+        // wherever it lies (BranchingHistory.md: "before each step and when it arrives").
+        sweep()
         return nil
     }
 
