@@ -73,12 +73,15 @@ fuzz_build_target() {
 # so they win).
 #
 # Leak detection is off, as in CI's sanitized tests: the Swift runtime's caches and weak-reference
-# side tables read as leaks to LeakSanitizer.
+# side tables read as leaks to LeakSanitizer. Swift's own backtracer is off: libFuzzer and
+# AddressSanitizer print the crash's stack, and the backtracer, started from a crash under
+# AddressSanitizer, was seen to hang, holding the output's pipe open past the run's end.
 fuzz_run() {
   local binary=$1 corpus=$2 seconds=$3 work=$4
   shift 4
   mkdir -p "$work"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+  export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
   "$binary" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
     -dict="Fuzz/$corpus.dict" -print_final_stats=1 -artifact_prefix="$fuzz_build/artifacts/" "$@" \
     "$work" "Fuzz/corpus/$corpus"

@@ -350,6 +350,70 @@ func checkFramed(_ data: Data) {
     } catch {
         fuzzFailure("recordedArchives threw \(type(of: error)), not a HistoryArchiveError: \(error)")
     }
+    // The history of the last payload that recovers, restored, goes on being recorded (last:
+    // the recorder's snapshot may compact the journal, dropping the records before it).
+    for index in indices.sorted().reversed() {
+        guard
+            let archive = try? HistoryRecorder.recover(from: journal, fingerprint: "p\(index)", registry: fuzzRegistry),
+            let history = archive.histories[HistoryRecorder.defaultHistoryName]
+        else { continue }
+        continueRecording(history, in: journal)
+        break
+    }
+}
+
+/// Restores `history` into a stack that a new recorder on `journal` watches, changes it, undoes
+/// the change and jumps to the start: a recovery at each of these calls' fingerprints is the full
+/// save the stack makes then.
+func continueRecording(_ history: SavedHistory, in journal: HistoryJournal) {
+    let stack = ActionStack()
+    stack.misusePolicy = .report
+    stack.groupsByEvent = true
+    stack.automaticGroupClosing = .manual
+    stack.historyShape = history.shape
+    var fingerprint = "continued-0"
+    let recorder = HistoryRecorder(journal: journal, stack: stack) { fingerprint }
+    var boxes: [String: FuzzBox] = [:]
+    do {
+        _ = try stack.restoreHistory(history) { key in
+            let box = FuzzBox(key)
+            boxes[key] = box
+            return box
+        }
+    } catch {
+        fuzzFailure("a recovered history was not restored: \(error)")
+    }
+    let box = boxes.values.first ?? FuzzBox("box")
+    var expected: [String: String] = [:]
+    func note() {
+        do {
+            let saved = try stack.savedHistory()
+            try saved.validate()
+            expected[fingerprint] = describe(
+                HistoryArchive(fingerprint: fingerprint, histories: [HistoryRecorder.defaultHistoryName: saved]))
+        } catch {
+            fuzzFailure("a restored stack cannot save its history: \(error)")
+        }
+    }
+    note()
+    fingerprint = "continued-1"
+    FuzzSet(value: 7).perform(on: box, in: stack)
+    stack.endEvent()
+    note()
+    fingerprint = "continued-2"
+    stack.undo()
+    note()
+    fingerprint = "continued-3"
+    stack.jump(to: 0)
+    note()
+    precondition(recorder.lastError == nil, "the recorder failed: \(String(describing: recorder.lastError))")
+    for (fingerprint, described) in expected {
+        let outcome = recover(journal, fingerprint)
+        // A call that changed nothing made no record: the one before it stands for it.
+        if outcome == Outcome.none { continue }
+        precondition(outcome == .archive(described), "a recovery at \(fingerprint) is not the save made then")
+    }
+    withExtendedLifetime((recorder, boxes, box)) {}
 }
 
 // MARK: - Entry points
