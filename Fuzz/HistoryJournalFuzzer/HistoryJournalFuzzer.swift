@@ -253,6 +253,24 @@ func checkFile(_ data: Data) {
     for (index, record) in records.enumerated().dropFirst() {
         precondition(record.sequence == records[index - 1].sequence &+ 1, "sequence numbers that do not count up")
     }
+    // The intact records are the file from its header on, and the ending says where they stop and
+    // what follows: nothing, a torn record to the end, or a damaged one whose bytes are dropped.
+    var end = records.isEmpty && data.count < 16 ? 0 : 16
+    for record in records { end += 28 + record.payload.count + (record.fingerprint?.utf8.count ?? 0) }
+    let ending = replay.ending
+    if ending == .complete {
+        precondition(end == data.count, "a complete replay of \(end) bytes of \(data.count)")
+    } else {
+        precondition(ending.offset == end, "the replay ended at \(String(describing: ending.offset)), not \(end)")
+        precondition(
+            (ending.length ?? ending.droppedBytes) == data.count - end, "the ending's bytes are not the rest")
+        precondition((ending.length == nil) != (ending.reason == nil), "an ending both torn and damaged")
+    }
+    for fingerprint in Set(records.suffix(4).compactMap(\.fingerprint)) {
+        let last = records.last { $0.fingerprint == fingerprint }
+        precondition(
+            (try? journal.lastRecord(matchingFingerprint: fingerprint)) == last, "lastRecord is not the last one")
+    }
     // The fingerprints to recover at: the last few distinct ones, and one that no record has.
     var fingerprints: [String] = []
     for record in records.reversed() {
