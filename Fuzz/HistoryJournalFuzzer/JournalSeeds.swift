@@ -212,7 +212,8 @@ let baseJournal: BaseJournal = {
 // MARK: - Seeds
 
 /// Writes the seed corpus: for each scenario the journal's file, and its payloads joined by 0xFF;
-/// for the first, a file with a torn last record and one with a damaged record in its middle.
+/// for the first, a file with a torn last record and one with a damaged record in its middle; and
+/// a recorder of its own archives' file.
 func writeSeeds(to folder: URL) {
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     func write(_ data: Data, _ name: String) {
@@ -252,6 +253,42 @@ func writeSeeds(to folder: URL) {
             damaged[damaged.count / 2] ^= 0x20
             write(damaged, "\(scenario.name)-damaged.journal")
         }
+    }
+    // Branches made, entered, moved and dropped (the operations "fork", "enter", "anchor" and
+    // "drop"), by a fixed round of operations.
+    do {
+        let file = fuzzDirectory.appendingPathComponent("seed.journal")
+        let recorded = RecordedStack(file: file, shape: .tree, prefix: "f")
+        let stack = recorded.stack
+        var numbers = SeededNumbers(state: 99)
+        for round in 0..<4 {
+            recorded.run { recorded.change() }
+            recorded.run { recorded.change(recorded.livePen(), name: "Pen") }
+            recorded.run { stack.undo() }
+            recorded.run { stack.undo() }
+            recorded.run { recorded.change() }
+            recorded.run {
+                let branches = stack.redoBranches
+                if !branches.isEmpty { try? stack.selectRedoBranch(branches[numbers.next(branches.count)]) }
+            }
+            recorded.run { stack.redo() }
+            recorded.run {
+                if let nodes = stack.historyTree?.nodes, !nodes.isEmpty {
+                    try? stack.jump(toNode: nodes[numbers.next(nodes.count)].id)
+                }
+            }
+            recorded.run { _ = try? stack.earlier(2) }
+            recorded.run { _ = try? stack.later(1) }
+            if round == 2 { recorded.run { stack.maximumBranchSteps = 3 } }
+            if round == 3, let pen = recorded.pen { recorded.run { stack.removeAllActions(withTarget: pen) } }
+        }
+        write((try? Data(contentsOf: file)) ?? Data(), "tree-branches.journal")
+        var framed = Data()
+        for (position, record) in recorded.records().enumerated() {
+            if position > 0 { framed.append(0xFF) }
+            framed.append(record.payload)
+        }
+        write(framed, "tree-branches.framed")
     }
     // A recorder of its own archives: whole archives in its records.
     let file = fuzzDirectory.appendingPathComponent("seed.journal")
