@@ -921,6 +921,21 @@ def record_goldens():
                 "undo",
             ],
         ),
+        (
+            "found.peer-emptied-slot-of-a-restore",
+            "A changed B's r1, deleted it and created another r1; B deleted A's r1: undoing the "
+            "creation and the deletion would refill the slot B emptied, so both are dead, and so "
+            "is the change to the record that never comes back: the press does nothing and "
+            "returns false.",
+            [
+                ("B", ("create", "r1", fields(x=1))),
+                ("A", ("set", "r1", "x", 100)),
+                ("A", ("delete", "r1")),
+                ("A", ("create", "r1", fields(y=103))),
+                ("B", ("delete", "r1")),
+                "undo",
+            ],
+        ),
     ]
 
 

@@ -108,6 +108,10 @@ enum RecordChange: Hashable, Sendable {
 ///   record at its id (unless this step also deletes that very record: a replace);
 /// - a peer's creation at an id kills this user's ops on the record it replaced and re-creations
 ///   at that id.
+///
+/// A re-creation killed so leaves the record it would have restored dead for the steps below: the
+/// peer's change reads to them as a deletion (or a replacement) of that record, so that their ops
+/// on it die too instead of staying live with nothing to do.
 struct RecordCommand: UndoCommand, RebasableCommand {
     static let commandType = "test.records"
     var ops: [RecordOp]
@@ -125,12 +129,18 @@ struct RecordCommand: UndoCommand, RebasableCommand {
         var current: RecordChange? = change
         for op in ops {
             guard let change = current else { return nil }
-            current = Self.pass(change, op)
+            current = pass(change, op)
         }
         return current
     }
 
-    private static func pass(_ change: RecordChange, _ op: RecordOp) -> RecordChange? {
+    /// Whether this step deletes the record `incarnation` at `id` (a replace deletes the record
+    /// that its re-creation then puts back).
+    private func deletes(_ incarnation: Int, at id: String) -> Bool {
+        ops.contains { $0 == .delete(incarnation: incarnation, id: id) }
+    }
+
+    private func pass(_ change: RecordChange, _ op: RecordOp) -> RecordChange? {
         switch (change, op) {
         case (.set(let incarnation, _, _, _), .delete(let deleted, _)):
             return incarnation == deleted ? nil : change
@@ -140,6 +150,11 @@ struct RecordCommand: UndoCommand, RebasableCommand {
             return id == at && replaced == deleted ? .create(id: id, fields: fields, replaced: nil) : change
         case (.create(let id, let fields, _), .create(let at, _, let restores)):
             return id == at ? .create(id: id, fields: fields, replaced: restores) : change
+        // A peer's deletion at the id this op would refill kills the re-creation (see `kills`):
+        // the record it restores never comes back, so below, the peer deleted that record (as a
+        // peer's creation there reads as replacing it, above), and the ops on it die too.
+        case (.delete(let incarnation, let id), .create(let at, _, let restores?)):
+            return id == at && !deletes(incarnation, at: id) ? .delete(incarnation: restores, id: id) : change
         default:
             return change
         }
@@ -156,8 +171,7 @@ struct RecordCommand: UndoCommand, RebasableCommand {
             case .set(let target, _, _, _), .delete(let target, _):
                 return target == incarnation
             case .create(let at, _, _):
-                let stepDeletesIt = ops.contains { $0 == .delete(incarnation: incarnation, id: id) }
-                return at == id && !stepDeletesIt
+                return at == id && !deletes(incarnation, at: id)
             }
         case (.create(let id, _, let replaced), _):
             switch op {
