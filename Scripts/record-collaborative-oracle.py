@@ -936,6 +936,22 @@ def record_goldens():
                 "undo",
             ],
         ),
+        (
+            "found.peer-deleted-record-an-undo-brought-back",
+            "B created r2; A deleted it, created another r2, deleted that and undid the deletion "
+            "(A's r2 back); B deleted r2: undoing A's creation would leave the slot empty as it is, "
+            "and undoing A's first deletion would refill the slot B emptied, so the press leaves "
+            "it empty (Loro); Yjs brings back B's first r2 there.",
+            [
+                ("B", ("create", "r2", fields(y=3, c="teal"))),
+                ("A", ("delete", "r2")),
+                ("A", ("create", "r2", fields(y=100, c="pink!"))),
+                ("A", ("delete", "r2")),
+                "undo",
+                ("B", ("delete", "r2")),
+                "undo",
+            ],
+        ),
     ]
 
 
