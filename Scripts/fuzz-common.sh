@@ -52,17 +52,20 @@ fuzz_build_module() {
     -emit-module -emit-module-path "$fuzz_modules/$module.swiftmodule" -o "$object"
 }
 
-# Builds the target in Fuzz/<name> into the binary, with the library's modules, when it is stale.
+# Builds the target in Fuzz/<name>, with the checks both targets share (Fuzz/Shared), into the
+# binary, with the library's modules, when it is stale.
 fuzz_build_target() {
   local name=$1 binary=$2
   fuzz_build_module ActionStackCore
   fuzz_build_module ActionStackArchive
   local objects=("$fuzz_build/ActionStackCore.o" "$fuzz_build/ActionStackArchive.o")
-  if [ -x "$binary" ] && [ -z "$(find "Fuzz/$name" "${objects[@]}" -newer "$binary")" ]; then
+  if [ -x "$binary" ] && [ -z "$(find "Fuzz/$name" Fuzz/Shared "${objects[@]}" -newer "$binary")" ]; then
     return
   fi
-  local files
+  local files shared
   fuzz_sources "Fuzz/$name" files
+  fuzz_sources Fuzz/Shared shared
+  files+=("${shared[@]}")
   echo "building $binary" >&2
   swiftc "${fuzz_flags[@]}" -module-name "$name" -I "$fuzz_modules" "${files[@]}" "${objects[@]}" -o "$binary"
 }

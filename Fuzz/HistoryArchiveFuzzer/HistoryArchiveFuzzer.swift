@@ -66,50 +66,10 @@ private struct FuzzReplace: UndoCommand {
 
 private final class FuzzTarget {}
 
-/// An object of a class no command changes: a key resolved to it cuts the history there.
-private final class FuzzStranger {}
-
-/// Restores `history` into a new stack of its shape, resolving keys to objects that live through
-/// the walk, to nothing, to an object of the wrong class, or to one nobody keeps (by the key's
-/// first byte), then undoes and redoes everything restored: the restore reads saved steps through
-/// pointers and hands its targets around unretained, and this is where AddressSanitizer sees it.
+/// Restores `history` and walks it (Fuzz/Shared/RestoreWalk.swift), with this target's commands'
+/// target.
 private func restoreAndWalk(_ history: SavedHistory) {
-    let stack = ActionStack()
-    stack.misusePolicy = .report
-    stack.historyShape = history.shape
-    var kept: [String: AnyObject] = [:]
-    let report: ActionStack.RestoreReport
-    do {
-        report = try stack.restoreHistory(history) { key in
-            switch (key.utf8.first ?? 0) % 4 {
-            case 0: return nil
-            case 1: return FuzzStranger()
-            case 2: return FuzzTarget()  // kept by no one: freed when the restore lets go
-            default:
-                let object = FuzzTarget()
-                kept[key] = object
-                return object
-            }
-        }
-    } catch {
-        preconditionFailure("a history that validated was not restored: \(error)")
-    }
-    precondition(report.restoredSteps <= history.steps.count, "restored more steps than saved")
-    var moves = 0
-    while stack.canUndo && moves < 10_000 {
-        stack.undo()
-        moves += 1
-    }
-    while stack.canRedo && moves < 20_000 {
-        stack.redo()
-        moves += 1
-    }
-    do {
-        try stack.savedHistory().validate()
-    } catch {
-        preconditionFailure("the restored stack saves a history that does not validate: \(error)")
-    }
-    withExtendedLifetime(kept) {}
+    restoreAndWalk(history, makeTarget: { _ in FuzzTarget() }, fail: { preconditionFailure($0) })
 }
 
 private let registry: CommandRegistry = {

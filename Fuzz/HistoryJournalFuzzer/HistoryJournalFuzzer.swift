@@ -72,9 +72,6 @@ struct FuzzNote: UndoCommand {
     }
 }
 
-/// An object of a class no command changes: a key resolved to it cuts the history there.
-private final class FuzzStranger {}
-
 let fuzzRegistry: CommandRegistry = {
     var registry = CommandRegistry()
     registry.register(FuzzSet.self)
@@ -126,42 +123,7 @@ func checkRecovered(_ archive: HistoryArchive) {
         } catch {
             fuzzFailure("history \(name) was recovered but does not validate: \(error)")
         }
-        let stack = ActionStack()
-        stack.misusePolicy = .report
-        stack.historyShape = history.shape
-        var kept: [String: AnyObject] = [:]
-        let report: ActionStack.RestoreReport
-        do {
-            report = try stack.restoreHistory(history) { key in
-                switch (key.utf8.first ?? 0) % 4 {
-                case 0: return nil
-                case 1: return FuzzStranger()
-                case 2: return FuzzBox(key)  // kept by no one: freed when the restore lets go
-                default:
-                    let box = FuzzBox(key)
-                    kept[key] = box
-                    return box
-                }
-            }
-        } catch {
-            fuzzFailure("a recovered history that validated was not restored: \(error)")
-        }
-        precondition(report.restoredSteps <= history.steps.count, "restored more steps than saved")
-        var moves = 0
-        while stack.canUndo && moves < 10_000 {
-            stack.undo()
-            moves += 1
-        }
-        while stack.canRedo && moves < 20_000 {
-            stack.redo()
-            moves += 1
-        }
-        do {
-            try stack.savedHistory().validate()
-        } catch {
-            fuzzFailure("the restored stack saves a history that does not validate: \(error)")
-        }
-        withExtendedLifetime(kept) {}
+        restoreAndWalk(history, makeTarget: { FuzzBox($0) }, fail: fuzzFailure)
     }
 }
 
