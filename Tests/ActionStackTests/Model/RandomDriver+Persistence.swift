@@ -775,11 +775,13 @@ struct SaveRestoreDriverTests {
 
     /// A divergence a soak found (seed 81002151, shrunk) and not yet explained, kept visible: an
     /// empty step named "Type" is undone, and an observer of its checkpoint registers a command
-    /// into it while it is undone (so its redo now changes the document); a new change makes the
-    /// redo side a branch; a jump back onto that step; then a save. The stack saves the clean
-    /// state on that step's node, the model on the root (where nothing marked it either way: the
-    /// initial state). Which one the docs promise for a step that was empty when it closed and
-    /// gained an action while undone is open.
+    /// while it is undone (so its redo now changes the document); a new change makes the redo
+    /// side a branch; a jump back onto that step; then a save. The stack saves the clean state on
+    /// that step's node, the model on the root (nothing was ever marked: the initial state is the
+    /// saved one). After the jump the document holds what it held at the start (every slot 0),
+    /// which the stack's answer says and the model's does not (the root now holds the observer's
+    /// +16), so the model is the likelier one to be wrong: CleanStateAndHistory.md's exact states
+    /// say how a registration from that checkpoint should count, and the model should follow it.
     static let unexplainedDivergence =
         DriverCase(
             seed: 81_002_151,
